@@ -1,0 +1,3 @@
+module github.com/cpactl/cpactl
+
+go 1.26.8
