@@ -375,8 +375,13 @@ func bucketWhy(h Host, refused string, bucket int, t Thresholds, effLIT int) str
 		if !h.Features.Default() {
 			why = append(why, fmt.Sprintf("lacks default features (%s)", strings.Join(missingFeatures(h.Features), ", ")))
 		}
-		if !below {
+		switch {
+		case !below:
 			why = append(why, fmt.Sprintf("%s >= LIT %d", li, t.LIT))
+		case h.LoadIndex < 0:
+			why = append(why, li)
+		default:
+			why = append(why, fmt.Sprintf("%s < LIT %d", li, t.LIT))
 		}
 		if h.Connecting >= t.CST {
 			why = append(why, conn())
