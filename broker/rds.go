@@ -134,18 +134,35 @@ func SelectHost(farm Farm, hosts []Host, req HostRequest, t Thresholds) HostSele
 // as the farm's own) and sorts them in name order, the order every listing
 // and the bucket-1 rotation use.
 func farmHosts(farm Farm, hosts []Host) []Host {
-	out := make([]Host, 0, len(hosts))
+	type keyed struct {
+		lower string
+		host  Host
+	}
+	var ks []keyed
 	for _, h := range hosts {
 		if h.Farm == "" || farm.Name == "" || strings.EqualFold(h.Farm, farm.Name) {
-			out = append(out, h)
+			ks = append(ks, keyed{strings.ToLower(h.Name), h})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return nameLess(out[i].Name, out[j].Name) })
+	// Lower-case each name once rather than in every comparison: big farms
+	// are sorted once per storm.
+	sort.SliceStable(ks, func(i, j int) bool {
+		if ks[i].lower != ks[j].lower {
+			return ks[i].lower < ks[j].lower
+		}
+		return ks[i].host.Name < ks[j].host.Name
+	})
+	out := make([]Host, len(ks))
+	for i, k := range ks {
+		out[i] = k.host
+	}
 	return out
 }
 
-// nameLess is the name order of hosts: case-insensitive, as the directory
-// matches names, with the exact spelling breaking ties so the order is total.
+// nameLess is the name order of the package (hosts, and the resolve
+// engine's listings): case-insensitive, as the directory matches names, with
+// the exact spelling breaking ties so the order is total. farmHosts sorts by
+// the same order with the lower-case names computed once.
 func nameLess(a, b string) bool {
 	la, lb := strings.ToLower(a), strings.ToLower(b)
 	if la != lb {
