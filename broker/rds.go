@@ -131,7 +131,7 @@ func SelectHost(farm Farm, hosts []Host, req HostRequest, t Thresholds) HostSele
 }
 
 // farmHosts keeps the hosts of farm (a host with no farm recorded is taken
-// as the farm's own) and sorts them in name order, the order every listing
+// as the farm's own, and a farm with no name takes every host) and sorts them in name order, the order every listing
 // and the bucket-1 rotation use.
 func farmHosts(farm Farm, hosts []Host) []Host {
 	type keyed struct {

@@ -104,16 +104,23 @@ type BucketChange struct {
 // NaiveStorm is the burst placed naively: each request on the candidate
 // with the lowest load index, ties by name, step 1 still applying.
 type NaiveStorm struct {
-	Placed        int         `json:"placed"`
-	Unplaced      int         `json:"unplaced"`
-	FirstUnplaced int         `json:"first_unplaced"`
-	Hosts         []NaiveHost `json:"hosts"`
+	// Placed and Unplaced count the requests that found a host or none.
+	Placed   int `json:"placed"`
+	Unplaced int `json:"unplaced"`
+	// FirstUnplaced is the number (1-based) of the first request that found
+	// no host; 0 when every request was placed.
+	FirstUnplaced int `json:"first_unplaced"`
+	// Hosts lists every host of the farm in name order.
+	Hosts []NaiveHost `json:"hosts"`
 }
 
 // NaiveHost is one host's part in the naive placement.
 type NaiveHost struct {
-	Host         string  `json:"host"`
-	Placed       int     `json:"placed"`
+	Host string `json:"host"`
+	// Placed counts the requests the host took.
+	Placed int `json:"placed"`
+	// SharePercent is Placed as a percentage of all placed requests,
+	// rounded to two decimals.
 	SharePercent float64 `json:"share_percent"`
 }
 
