@@ -1,0 +1,25 @@
+// Command cpactl manages and explains a Horizon 8 Cloud Pod Architecture
+// federation kept in OpenLDAP. See README.md and `cpactl --help`.
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/cpactl/cpactl/commands"
+)
+
+func main() {
+	// Ctrl-C outside a prompt: LDAP writes are single operations or
+	// transactions, so stopping between them leaves nothing half-written.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		fmt.Fprintln(os.Stderr, "cpactl: interrupted")
+		os.Exit(commands.ExitInterrupted)
+	}()
+	os.Exit(commands.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,137 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/broker"
+	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/prompt"
+)
+
+// Exit codes (SPEC §5). `cpactl help exit-codes` prints this table.
+const (
+	ExitOK          = 0   // success
+	ExitError       = 1   // error: bad input, unreachable server, refused operation
+	ExitDiff        = 2   // differences found (diff, schema check, lint with findings)
+	ExitNotFound    = 3   // a named object does not exist
+	ExitAuth        = 4   // authentication failed or access refused
+	ExitConflict    = 5   // someone else changed the object first
+	ExitNoSession   = 6   // resolve: the request would get no session
+	ExitInterrupted = 130 // interrupted
+)
+
+var exitCodeHelp = []struct {
+	code int
+	text string
+}{
+	{ExitOK, "success"},
+	{ExitError, "error: bad input (the message names the flag or value), unreachable server, refused operation"},
+	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings"},
+	{ExitNotFound, "a named object (site, pod, user, entitlement, ...) does not exist"},
+	{ExitAuth, "authentication failed or access refused (bind, insufficient access)"},
+	{ExitConflict, "conflict: someone else changed the object first; re-read and retry"},
+	{ExitNoSession, "resolve: the request would get no session (DENIED, UNAVAILABLE, NO_CAPACITY)"},
+	{ExitInterrupted, "interrupted (Ctrl-C)"},
+}
+
+// Failure carries an exit code, the one-line error and an optional hint.
+// A nil Err with a code means "the output already said it" (exit 2 or 6).
+type Failure struct {
+	Code int
+	Err  error
+	Hint string
+}
+
+func (e *Failure) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *Failure) Unwrap() error { return e.Err }
+
+// errorf returns an exit-1 error with a hint.
+func errorf(hint string, format string, args ...any) error {
+	return &Failure{Code: ExitError, Err: fmt.Errorf(format, args...), Hint: hint}
+}
+
+// notFound returns the exit-3 error for a named object.
+func notFound(kind, name string) error {
+	return &Failure{Code: ExitNotFound, Err: &directory.NotFoundError{Kind: kind, Name: name}}
+}
+
+// silentExit ends the command with code after its output said why.
+func silentExit(code int) error { return &Failure{Code: code} }
+
+// ExitCode maps an error to its exit code: the one place where that happens.
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *Failure
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	var nf *directory.NotFoundError
+	var bnf *broker.NotFoundError
+	var conflict *directory.ConflictError
+	var auth *directory.AuthError
+	switch {
+	case errors.Is(err, prompt.ErrInterrupted):
+		return ExitInterrupted
+	case errors.As(err, &nf), errors.As(err, &bnf):
+		return ExitNotFound
+	case errors.As(err, &conflict):
+		return ExitConflict
+	case errors.As(err, &auth):
+		return ExitAuth
+	}
+	var le *ldap.Error
+	if errors.As(err, &le) {
+		switch le.ResultCode {
+		case ldap.LDAPResultInvalidCredentials, ldap.LDAPResultInsufficientAccessRights,
+			ldap.LDAPResultInappropriateAuthentication, ldap.LDAPResultStrongAuthRequired,
+			ldap.LDAPResultConfidentialityRequired:
+			return ExitAuth
+		case ldap.LDAPResultNoSuchObject:
+			return ExitNotFound
+		case ldap.LDAPResultAssertionFailed:
+			return ExitConflict
+		}
+	}
+	if strings.Contains(err.Error(), "insufficient access (50)") {
+		return ExitAuth
+	}
+	return ExitError
+}
+
+// hintOf returns the hint attached to err, if any.
+func hintOf(err error) string {
+	var ee *Failure
+	if errors.As(err, &ee) && ee.Hint != "" {
+		return ee.Hint
+	}
+	var conflict *directory.ConflictError
+	if errors.As(err, &conflict) {
+		return "re-read the object and apply your change again"
+	}
+	var re *broker.RequestError
+	if errors.As(err, &re) {
+		return re.Hint
+	}
+	return ""
+}
+
+// oneLine keeps an error message on one line, lower case first letter.
+func oneLine(err error) string {
+	msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " ")
+	if msg != "" && !strings.HasPrefix(msg, "LDAP") {
+		msg = strings.ToLower(msg[:1]) + msg[1:]
+	}
+	return msg
+}

@@ -1,0 +1,282 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/go-ldap/ldap/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/output"
+)
+
+func newSchemaCommand(g *Globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "schema",
+		Short: "Print, install and check cpactl's LDAP schema",
+		Long: `cpactl owns an LDAP schema (attribute types and object classes under the OID
+arc ` + ldapschema.Arc + `). It loads into a stock slapd after core,
+cosine, nis and inetorgperson. See docs/schema.md for every attribute.`,
+	}
+	cmd.AddCommand(newSchemaPrintCommand(g), newSchemaInstallCommand(g), newSchemaCheckCommand(g))
+	return cmd
+}
+
+type schemaPrintOptions struct {
+	g      *Globals
+	Format string
+	File   string
+}
+
+func newSchemaPrintCommand(g *Globals) *cobra.Command {
+	o := &schemaPrintOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "print",
+		Short: "Print the schema as a slapd.conf .schema file or a cn=config LDIF",
+		Example: `  # for slapd.conf: include /etc/ldap/schema/cpactl.schema
+  cpactl schema print > /etc/ldap/schema/cpactl.schema
+  # for cn=config
+  cpactl schema print --format ldif | ldapadd -Y EXTERNAL -H ldapi:///`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+	}
+	cmd.Flags().StringVar(&o.Format, "format", "schema", "schema (slapd.conf include), ldif (cn=config) or markdown (docs/schema.md)")
+	cmd.Flags().StringVarP(&o.File, "output-file", "O", "", "write to this file instead of stdout")
+	return cmd
+}
+
+func (o *schemaPrintOptions) run() error {
+	var text string
+	switch strings.ToLower(o.Format) {
+	case "schema":
+		text = ldapschema.SchemaFile()
+	case "ldif":
+		text = ldapschema.ConfigLDIF()
+	case "markdown", "md":
+		text = ldapschema.Markdown()
+	default:
+		return errorf("use --format schema, ldif or markdown", "unknown schema format %q", o.Format)
+	}
+	if o.File != "" {
+		return os.WriteFile(o.File, []byte(text), 0o644)
+	}
+	_, err := io.WriteString(o.g.IO.Out, text)
+	return err
+}
+
+type schemaInstallOptions struct {
+	g *Globals
+	writeFlags
+}
+
+func newSchemaInstallCommand(g *Globals) *cobra.Command {
+	o := &schemaInstallOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "install",
+		Short: "Add cpactl's schema to a server's cn=config (idempotent)",
+		Long: `Adds the schema to cn=schema,cn=config. It needs a connection that may write
+cn=config: ldapi:// with SASL EXTERNAL as root (no -D), or a bind such as
+-D cn=admin,cn=config. Elements are compared by OID: missing ones are added,
+identical ones left alone ("unchanged"), and ones whose definition differs
+are listed and left alone (exit 2), since an OID never changes meaning.`,
+		Example: `  sudo cpactl schema install -H ldapi://%2Fvar%2Frun%2Fslapd%2Fldapi
+  cpactl schema install -H ldap://ldap.example.com -Z -D cn=admin,cn=config -W`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+	}
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+const schemaConfigBase = "cn=schema,cn=config"
+
+func (o *schemaInstallOptions) run() error {
+	c, err := o.g.Dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	res, err := c.Search(ldap.NewSearchRequest(schemaConfigBase, ldap.ScopeSingleLevel, ldap.NeverDerefAliases, 0, 0,
+		false, "(objectClass=olcSchemaConfig)", []string{"cn", "olcAttributeTypes", "olcObjectClasses"}, nil))
+	if err != nil || res == nil || len(res.Entries) == 0 {
+		if err == nil {
+			err = fmt.Errorf("no schema entries visible")
+		}
+		return &Failure{Code: ExitCode(err), Err: fmt.Errorf("cannot read %s: %s", schemaConfigBase, directory.Describe(err)),
+			Hint: "connect with ldapi:// as root (SASL EXTERNAL, no -D) or bind as the cn=config root DN"}
+	}
+	var defs []string
+	ourDN := ""
+	for _, e := range res.Entries {
+		defs = append(defs, e.GetEqualFoldAttributeValues("olcAttributeTypes")...)
+		defs = append(defs, e.GetEqualFoldAttributeValues("olcObjectClasses")...)
+		if strings.EqualFold(cnConfigName(e.GetAttributeValue("cn")), ldapschema.SchemaName) {
+			ourDN = e.DN
+		}
+	}
+	findings := ldapschema.Compare(defs)
+	var addAttrs, addClasses []string
+	var different []ldapschema.Finding
+	unchanged := 0
+	for i, f := range findings {
+		switch f.Status {
+		case "missing":
+			if i < len(ldapschema.Attributes) {
+				addAttrs = append(addAttrs, ldapschema.Attributes[i].Definition())
+			} else {
+				addClasses = append(addClasses, ldapschema.Classes[i-len(ldapschema.Attributes)].Definition())
+			}
+		case "different":
+			different = append(different, f)
+		default:
+			unchanged++
+		}
+	}
+	added := len(addAttrs) + len(addClasses)
+	if added > 0 && !o.DryRun {
+		if ourDN != "" {
+			req := ldap.NewModifyRequest(ourDN, nil)
+			if len(addAttrs) > 0 {
+				req.Add("olcAttributeTypes", addAttrs)
+			}
+			if len(addClasses) > 0 {
+				req.Add("olcObjectClasses", addClasses)
+			}
+			err = c.Modify(req)
+		} else {
+			req := ldap.NewAddRequest(ldapschema.ConfigDN, nil)
+			req.Attribute("objectClass", []string{"olcSchemaConfig"})
+			req.Attribute("cn", []string{ldapschema.SchemaName})
+			if len(addAttrs) > 0 {
+				req.Attribute("olcAttributeTypes", addAttrs)
+			}
+			if len(addClasses) > 0 {
+				req.Attribute("olcObjectClasses", addClasses)
+			}
+			err = c.Add(req)
+		}
+		if err != nil {
+			return &Failure{Code: ExitCode(err), Err: fmt.Errorf("installing the schema: %s", directory.Describe(err)),
+				Hint: "the connection must be allowed to write cn=config"}
+		}
+	}
+	verb := "added"
+	if o.DryRun {
+		verb = "would add"
+	}
+	for _, f := range findings {
+		if f.Status == "missing" {
+			o.g.report("%s %s %s (%s)", verb, f.Kind, f.Name, f.OID)
+		}
+	}
+	for _, f := range different {
+		o.g.report("differs: %s %s (%s): %s", f.Kind, f.Name, f.OID, strings.Join(f.Differences, "; "))
+	}
+	switch {
+	case added == 0 && len(different) == 0:
+		o.g.report("schema %s: unchanged (%d elements)", ldapschema.SchemaName, unchanged)
+	default:
+		o.g.report("schema %s: %d %s, %d unchanged, %d different", ldapschema.SchemaName, added, verb, unchanged, len(different))
+	}
+	if len(different) > 0 {
+		return &Failure{Code: ExitDiff, Err: fmt.Errorf("%d schema elements differ from cpactl's definition and were left alone", len(different)),
+			Hint: "an OID never changes meaning: remove the conflicting definitions from the server by hand"}
+	}
+	return nil
+}
+
+// cnConfigName strips OpenLDAP's "{N}" ordering prefix from a cn=config RDN
+// value.
+func cnConfigName(cn string) string {
+	if strings.HasPrefix(cn, "{") {
+		if i := strings.IndexByte(cn, '}'); i > 0 {
+			return cn[i+1:]
+		}
+	}
+	return cn
+}
+
+type schemaCheckOptions struct {
+	g      *Globals
+	Output string
+}
+
+func newSchemaCheckCommand(g *Globals) *cobra.Command {
+	o := &schemaCheckOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Compare the server's schema with cpactl's definition (exit 2 on differences)",
+		Long: `Reads the server's subschema (any bind that may read it, no cn=config rights
+needed) and compares each of cpactl's attribute types and object classes by
+OID. Lists every element that is missing or different and exits 2 if any.`,
+		Example: `  cpactl schema check -H ldap://ldap.example.com
+  cpactl schema check -o json | jq '.[] | select(.status != "ok")'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+	}
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", "output format: table, json or yaml")
+	return cmd
+}
+
+func (o *schemaCheckOptions) run() error {
+	format, err := output.ParseFormat(o.Output)
+	if err != nil {
+		return errorf("", "%v", err)
+	}
+	c, err := o.g.Dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	subschema := "cn=Subschema"
+	if res, err := c.Search(ldap.NewSearchRequest("", ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
+		"(objectClass=*)", []string{"subschemaSubentry"}, nil)); err == nil && len(res.Entries) > 0 {
+		if v := res.Entries[0].GetEqualFoldAttributeValue("subschemaSubentry"); v != "" {
+			subschema = v
+		}
+	}
+	res, err := c.Search(ldap.NewSearchRequest(subschema, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
+		"(objectClass=subschema)", []string{"attributeTypes", "objectClasses"}, nil))
+	if err != nil || len(res.Entries) == 0 {
+		if err == nil {
+			err = fmt.Errorf("empty answer")
+		}
+		return &Failure{Code: ExitCode(err), Err: fmt.Errorf("cannot read the subschema %s: %s", subschema, directory.Describe(err))}
+	}
+	e := res.Entries[0]
+	defs := append(e.GetEqualFoldAttributeValues("attributeTypes"), e.GetEqualFoldAttributeValues("objectClasses")...)
+	findings := ldapschema.Compare(defs)
+	var bad []ldapschema.Finding
+	for _, f := range findings {
+		if f.Status != "ok" {
+			bad = append(bad, f)
+		}
+	}
+	p := output.Printer{Format: format, Out: o.g.IO.Out}
+	err = p.Print(findings, func(w io.Writer) error {
+		if len(bad) == 0 {
+			_, err := fmt.Fprintf(w, "schema %s: all %d elements match\n", ldapschema.SchemaName, len(findings))
+			return err
+		}
+		rows := make([][]string, 0, len(bad))
+		for _, f := range bad {
+			rows = append(rows, []string{f.Kind, f.Name, f.OID, f.Status, strings.Join(f.Differences, "; ")})
+		}
+		if err := output.Rows(w, []string{"kind", "name", "oid", "status", "differences"}, rows); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(w, "%d of %d elements missing or different: run `cpactl schema install`\n", len(bad), len(findings))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if len(bad) > 0 {
+		return silentExit(ExitDiff)
+	}
+	return nil
+}

@@ -1,0 +1,332 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/output"
+)
+
+type initOptions struct {
+	g *Globals
+	writeFlags
+}
+
+func newInitCommand(g *Globals) *cobra.Command {
+	o := &initOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Create the base containers and cn=Common (idempotent)",
+		Long: `Creates, under the base DN, the containers of cpactl's layout (ou=Properties,
+ou=Global, ou=Sites, ou=Pods, ou=Entitlements, ou=HomeSites, ou=People,
+ou=Groups, ou=Computers, ou=Sessions, ou=Assignments) and the global
+settings entry cn=Common,ou=Global,ou=Properties. Entries that exist are left
+alone; the base entry itself is created when it is a missing dc= or o= entry.`,
+		Example: `  cpactl init -H ldap://ldap.example.com -D cn=admin,dc=vdiglobal,dc=vmware,dc=int -W`,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, args []string) error { return o.run() },
+	}
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+func (o *initOptions) run() error {
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	steps, err := st.Init(o.DryRun)
+	created := 0
+	for _, s := range steps {
+		if s.Created {
+			created++
+			if o.DryRun {
+				o.g.report("would create %s", s.DN)
+			} else {
+				o.g.report("created %s", s.DN)
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if created == 0 {
+		o.g.report("init: unchanged (%d entries already there)", len(steps))
+	}
+	return nil
+}
+
+func newSettingsCommand(g *Globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "settings",
+		Short: "Show and change the five federation-wide settings of cn=Common",
+		Long:  "The global settings are Horizon's own attributes of cn=Common,ou=Global,ou=Properties:\n\n" + settingsTable(),
+	}
+	cmd.AddCommand(newSettingsShowCommand(g), newSettingsSetCommand(g), newSettingsResetCommand(g))
+	return cmd
+}
+
+func settingsTable() string {
+	var b strings.Builder
+	for _, s := range ldapschema.Settings {
+		fmt.Fprintf(&b, "  %-34s %-34s %-8s default %-4d %s\n", s.Attr, s.Alias, s.Range(), s.Default, s.UsedBy)
+	}
+	return b.String()
+}
+
+// SettingView is one setting as `settings show` prints it (JSON contract).
+type SettingView struct {
+	Name      string `json:"name"`
+	Alias     string `json:"alias"`
+	Value     int    `json:"value"`
+	Default   int    `json:"default"`
+	IsDefault bool   `json:"is_default"`
+	Min       int    `json:"min"`
+	Max       int    `json:"max"`
+	UsedBy    string `json:"used_by"`
+}
+
+type settingsShowOptions struct {
+	g *Globals
+	readFlags
+}
+
+func newSettingsShowCommand(g *Globals) *cobra.Command {
+	o := &settingsShowOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "show",
+		Short: "Print each setting's effective value, its default and whether the default is in force",
+		Example: `  cpactl settings show
+  cpactl settings show -o json | jq '.[] | select(.is_default | not)'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+	}
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *settingsShowOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	rec, err := st.Settings()
+	if err != nil {
+		return err
+	}
+	views := make([]SettingView, 0, len(ldapschema.Settings))
+	for _, s := range ldapschema.Settings {
+		v, isDefault := rec.Value(s)
+		views = append(views, SettingView{Name: s.Attr, Alias: s.Alias, Value: v, Default: s.Default,
+			IsDefault: isDefault, Min: s.Min, Max: s.Max, UsedBy: s.UsedBy})
+	}
+	return p.Print(views, func(w io.Writer) error {
+		rows := make([][]string, 0, len(views))
+		for _, v := range views {
+			source := "set"
+			if v.IsDefault {
+				source = "default"
+			}
+			rows = append(rows, []string{v.Name, strconv.Itoa(v.Value), strconv.Itoa(v.Default), source,
+				fmt.Sprintf("%d-%d", v.Min, v.Max)})
+		}
+		return output.Rows(w, []string{"setting", "value", "default", "source", "range"}, rows)
+	})
+}
+
+type settingsSetOptions struct {
+	g *Globals
+	writeFlags
+	Pairs []string
+}
+
+func newSettingsSetCommand(g *Globals) *cobra.Command {
+	o := &settingsSetOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "set KEY=VALUE...",
+		Short: "Change settings; every pair is validated before any is written, all in one modify",
+		Long: `Sets one or more settings. KEY is Horizon's attribute name or its kebab-case
+alias:
+
+` + settingsTable() + `
+Every pair is validated first; if any is wrong nothing is written (exit 1).
+All pairs are written in one modify. Values equal to the stored ones are
+reported as unchanged.`,
+		Example: `  cpactl settings set pae-LoadThresholdForSite=90
+  cpactl settings set rds-load-index-threshold=30 min-rds-servers-in-lb-queue=6 --dry-run`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Pairs = args
+			return o.run()
+		},
+	}
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+type settingChange struct {
+	set   ldapschema.Setting
+	value int
+}
+
+// parseSettingPairs validates every KEY=VALUE before anything is written.
+func parseSettingPairs(pairs []string) ([]settingChange, error) {
+	var out []settingChange
+	seen := map[string]string{}
+	for _, pair := range pairs {
+		key, val, ok := strings.Cut(pair, "=")
+		if !ok {
+			return nil, errorf("write KEY=VALUE, e.g. pae-LoadThresholdForSite=90", "%q is not KEY=VALUE", pair)
+		}
+		set, ok := ldapschema.LookupSetting(strings.TrimSpace(key))
+		if !ok {
+			return nil, errorf("see `cpactl settings set --help` for the five settings", "unknown setting %q", key)
+		}
+		if prev, dup := seen[set.Attr]; dup {
+			return nil, errorf("give each setting once", "%s is given twice (%s and %s)", set.Attr, prev, pair)
+		}
+		seen[set.Attr] = pair
+		v, err := strconv.Atoi(strings.TrimSpace(val))
+		if err != nil {
+			return nil, errorf("", "%s=%q is not an integer: it takes an integer %s", set.Attr, val, set.Range())
+		}
+		if err := set.Check(v); err != nil {
+			return nil, errorf("", "%v", err)
+		}
+		out = append(out, settingChange{set: set, value: v})
+	}
+	return out, nil
+}
+
+func (o *settingsSetOptions) run() error {
+	changes, err := parseSettingPairs(o.Pairs)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	return applySettings(o.g, st, o.DryRun, func(rec ldapschema.SettingsRecord, next ldapschema.Attrs) {
+		for _, c := range changes {
+			next.SetInt(c.set.Attr, c.value)
+		}
+	}, attrsOf(changes))
+}
+
+func attrsOf(changes []settingChange) []string {
+	out := make([]string, len(changes))
+	for i, c := range changes {
+		out[i] = c.set.Attr
+	}
+	return out
+}
+
+// applySettings reads cn=Common, lets edit set the new values of the
+// managed attributes, and writes the difference in one modify.
+func applySettings(g *Globals, st *directory.Store, dryRun bool, edit func(ldapschema.SettingsRecord, ldapschema.Attrs), managed []string) error {
+	e, err := st.Entry(st.DIT.Settings())
+	if err != nil {
+		return err
+	}
+	if e == nil {
+		return errorf("run `cpactl init` first", "the settings entry %s does not exist", st.DIT.Settings())
+	}
+	rec, err := ldapschema.SettingsFromEntry(e)
+	if err != nil {
+		return err
+	}
+	old := ldapschema.AttrsOf(e)
+	next := ldapschema.Attrs{}
+	for _, name := range managed {
+		if v, ok := rec.Stored[name]; ok {
+			next.SetInt(name, v)
+		}
+	}
+	edit(rec, next)
+	changes := next.Changes(old, managed...)
+	if len(changes) == 0 {
+		g.report("settings: unchanged")
+		return nil
+	}
+	for _, name := range managed {
+		set, _ := ldapschema.LookupSetting(name)
+		before, _ := rec.Value(set)
+		after := set.Default
+		if v := next[name]; len(v) > 0 {
+			after, _ = strconv.Atoi(v[0])
+		}
+		if _, stored := rec.Stored[name]; stored == (len(next[name]) > 0) && before == after {
+			continue
+		}
+		verb := "set"
+		if dryRun {
+			verb = "would set"
+		}
+		suffix := ""
+		if len(next[name]) == 0 {
+			suffix = " (default)"
+		}
+		g.report("%s %s: %d -> %d%s", verb, name, before, after, suffix)
+	}
+	if dryRun {
+		return nil
+	}
+	return st.ApplyChanges(st.Client, e.DN, changes)
+}
+
+type settingsResetOptions struct {
+	g *Globals
+	writeFlags
+	Keys []string
+}
+
+func newSettingsResetCommand(g *Globals) *cobra.Command {
+	o := &settingsResetOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "reset KEY...",
+		Short:   "Return settings to their defaults (removes the stored values)",
+		Example: `  cpactl settings reset pae-LoadThresholdForSite`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Keys = args
+			return o.run()
+		},
+	}
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+func (o *settingsResetOptions) run() error {
+	var managed []string
+	for _, k := range o.Keys {
+		set, ok := ldapschema.LookupSetting(k)
+		if !ok {
+			return errorf("see `cpactl settings --help` for the five settings", "unknown setting %q", k)
+		}
+		managed = append(managed, set.Attr)
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	return applySettings(o.g, st, o.DryRun, func(rec ldapschema.SettingsRecord, next ldapschema.Attrs) {
+		for _, name := range managed {
+			delete(next, name)
+		}
+	}, managed)
+}

@@ -1,0 +1,109 @@
+// Package directory is cpactl's access to the LDAP directory: a narrow
+// Client interface (search, add, modify, rename, delete and transactions)
+// with two implementations, a live connection (Dial) and a read-only LDIF
+// snapshot (LoadSnapshot), and a Store that reads and writes cpactl's
+// objects through either.
+//
+// Nothing here imports cobra; nothing above it imports go-ldap's Conn.
+package directory
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/go-ldap/ldap/v3"
+)
+
+// Writer is the write half of a Client. Inside a transaction the writes are
+// queued and applied together when the transaction ends.
+type Writer interface {
+	Add(req *ldap.AddRequest) error
+	Modify(req *ldap.ModifyRequest) error
+	ModifyDN(req *ldap.ModifyDNRequest) error
+	Del(req *ldap.DelRequest) error
+}
+
+// Client is everything cpactl asks of a directory.
+type Client interface {
+	Writer
+	Search(req *ldap.SearchRequest) (*ldap.SearchResult, error)
+	// Transaction runs fn in one LDAP transaction (RFC 5805): the writes fn
+	// makes through w are applied all at once or not at all. A read-only
+	// client refuses it.
+	Transaction(fn func(w Writer) error) error
+	Close() error
+}
+
+// ErrReadOnly is returned by writes to a snapshot.
+var ErrReadOnly = errors.New("an LDIF snapshot (--from) is read-only: run write commands against a server")
+
+// NotFoundError says a named object does not exist (exit code 3).
+type NotFoundError struct {
+	Kind string // "site", "pod", ...
+	Name string
+}
+
+func (e *NotFoundError) Error() string { return fmt.Sprintf("%s %q does not exist", e.Kind, e.Name) }
+
+// ConflictError says someone else changed an object between our read and
+// our write (exit code 5).
+type ConflictError struct {
+	What string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("%s was changed by someone else since it was read", e.What)
+}
+
+// ConnectError says no URI could be reached.
+type ConnectError struct {
+	URL string
+	Err error
+}
+
+func (e *ConnectError) Error() string {
+	return fmt.Sprintf("cannot reach %s: %v", e.URL, describe(e.Err))
+}
+
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// IsCode reports whether err carries the LDAP result code.
+func IsCode(err error, code uint16) bool {
+	var le *ldap.Error
+	return errors.As(err, &le) && le.ResultCode == code
+}
+
+// describe renders an error without go-ldap's "LDAP Result Code 49
+// \"Invalid Credentials\": " prefix style, as "invalid credentials (49): msg".
+func describe(err error) string {
+	var le *ldap.Error
+	if !errors.As(err, &le) {
+		return err.Error()
+	}
+	if le.ResultCode == ldap.ErrorNetwork && le.Err != nil {
+		return le.Err.Error()
+	}
+	text, ok := ldap.LDAPResultCodeMap[le.ResultCode]
+	if !ok {
+		text = "result"
+	}
+	msg := fmt.Sprintf("%s (%d)", lower(text), le.ResultCode)
+	if le.Err != nil && le.Err.Error() != "" {
+		msg += ": " + le.Err.Error()
+	}
+	return msg
+}
+
+// Describe renders any error from this package or go-ldap as one lower-case
+// line that keeps the LDAP result code and the server's message.
+func Describe(err error) string { return describe(err) }
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,291 @@
+package directory
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	ber "github.com/go-asn1-ber/asn1-ber"
+	"github.com/go-ldap/ldap/v3"
+)
+
+// Options says how to reach and bind to a server.
+type Options struct {
+	// URLs are tried in order; the first that answers is used. Schemes:
+	// ldap://, ldaps://, ldapi:// (a Unix socket, e.g.
+	// ldapi://%2Fvar%2Frun%2Fslapd%2Fldapi).
+	URLs []string
+	// BindDN and Password for a simple bind. Without a BindDN an ldapi://
+	// connection binds with SASL EXTERNAL (the peer's uid and gid) and any
+	// other connection stays anonymous.
+	BindDN   string
+	Password string
+	// StartTLS upgrades an ldap:// connection; a failed upgrade is an error,
+	// never a fall back to clear text.
+	StartTLS bool
+	// CAFile holds PEM certificates to trust instead of the system pool.
+	CAFile string
+	// InsecureSkipVerify turns certificate checks off (for tests only).
+	InsecureSkipVerify bool
+	// Timeout bounds dialing and every request (default 10s).
+	Timeout time.Duration
+}
+
+// Conn is a live directory connection.
+type Conn struct {
+	conn *ldap.Conn
+	URL  string
+}
+
+// Dial connects to the first reachable URL of opts, upgrades with StartTLS
+// when asked, and binds.
+func Dial(opts Options) (*Conn, error) {
+	if len(opts.URLs) == 0 {
+		return nil, errors.New("no server given: pass -H ldap://host or set CPACTL_URL (or use --from FILE.ldif for reads)")
+	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	tlsConfig, err := tlsConfigFor(opts)
+	if err != nil {
+		return nil, err
+	}
+	var lastErr error
+	for _, raw := range opts.URLs {
+		u, err := checkURL(raw)
+		if err != nil {
+			return nil, err
+		}
+		cfg := tlsConfig.Clone()
+		if host, _, err := net.SplitHostPort(u.Host); err == nil {
+			cfg.ServerName = host
+		} else if u.Scheme != "ldapi" {
+			cfg.ServerName = u.Host
+		}
+		c, err := ldap.DialURL(raw, ldap.DialWithDialer(&net.Dialer{Timeout: timeout}), ldap.DialWithTLSConfig(cfg))
+		if err != nil {
+			lastErr = &ConnectError{URL: raw, Err: tlsHint(err)}
+			continue
+		}
+		c.SetTimeout(timeout)
+		if opts.StartTLS {
+			if u.Scheme != "ldap" {
+				c.Close()
+				return nil, fmt.Errorf("--starttls applies to ldap:// URLs only, not %s", raw)
+			}
+			if err := c.StartTLS(cfg); err != nil {
+				c.Close()
+				return nil, &ConnectError{URL: raw, Err: fmt.Errorf("starttls failed, refusing to continue in clear text: %w", tlsHint(err))}
+			}
+		}
+		if err := bind(c, u, opts); err != nil {
+			c.Close()
+			return nil, err
+		}
+		return &Conn{conn: c, URL: raw}, nil
+	}
+	return nil, lastErr
+}
+
+func checkURL(raw string) (*url.URL, error) {
+	if strings.HasPrefix(raw, "ldapi://") {
+		return &url.URL{Scheme: "ldapi"}, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "ldap" && u.Scheme != "ldaps") || u.Host == "" {
+		return nil, fmt.Errorf("bad URI %q: use ldap://host[:port], ldaps://host[:port] or ldapi://socket", raw)
+	}
+	return u, nil
+}
+
+func bind(c *ldap.Conn, u *url.URL, opts Options) error {
+	var err error
+	switch {
+	case opts.BindDN != "":
+		if opts.Password == "" {
+			return fmt.Errorf("bind as %q needs a password: use -W, -y FILE or CPACTL_BIND_PASSWORD", opts.BindDN)
+		}
+		err = c.Bind(opts.BindDN, opts.Password)
+	case u.Scheme == "ldapi":
+		err = c.ExternalBind()
+	default:
+		return nil // anonymous
+	}
+	if err != nil {
+		return &AuthError{Who: opts.BindDN, Err: err}
+	}
+	return nil
+}
+
+// AuthError says the bind failed (exit code 4).
+type AuthError struct {
+	Who string
+	Err error
+}
+
+func (e *AuthError) Error() string {
+	who := e.Who
+	if who == "" {
+		who = "SASL EXTERNAL"
+	}
+	return fmt.Sprintf("bind as %s failed: %s", who, describe(e.Err))
+}
+
+func (e *AuthError) Unwrap() error { return e.Err }
+
+func tlsConfigFor(opts Options) (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: opts.InsecureSkipVerify}
+	if opts.CAFile != "" {
+		pem, err := os.ReadFile(opts.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read --ca-file: %v", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--ca-file %s holds no PEM certificate", opts.CAFile)
+		}
+		cfg.RootCAs = pool
+	}
+	return cfg, nil
+}
+
+// tlsHint makes certificate failures say so plainly.
+func tlsHint(err error) error {
+	var unknown x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	switch {
+	case errors.As(err, &unknown):
+		return fmt.Errorf("the server's certificate is signed by an unknown authority (pass the CA with --ca-file): %w", errors.Unwrap(err))
+	case errors.As(err, &hostErr):
+		return fmt.Errorf("the server's certificate does not match the host name: %v", hostErr.Error())
+	case errors.As(err, &invalid):
+		return fmt.Errorf("the server's certificate is invalid: %v", invalid.Error())
+	}
+	if strings.Contains(err.Error(), "certificate") {
+		return fmt.Errorf("certificate problem: %s", describe(err))
+	}
+	return err
+}
+
+// Raw returns the underlying go-ldap connection (for schema install, which
+// talks to cn=config).
+func (c *Conn) Raw() *ldap.Conn { return c.conn }
+
+// Close closes the connection.
+func (c *Conn) Close() error { return c.conn.Close() }
+
+// Search runs a search.
+func (c *Conn) Search(req *ldap.SearchRequest) (*ldap.SearchResult, error) { return c.conn.Search(req) }
+
+// Add adds an entry.
+func (c *Conn) Add(req *ldap.AddRequest) error { return c.conn.Add(req) }
+
+// Modify modifies an entry.
+func (c *Conn) Modify(req *ldap.ModifyRequest) error { return c.conn.Modify(req) }
+
+// ModifyDN renames or moves an entry.
+func (c *Conn) ModifyDN(req *ldap.ModifyDNRequest) error { return c.conn.ModifyDN(req) }
+
+// Del deletes an entry.
+func (c *Conn) Del(req *ldap.DelRequest) error { return c.conn.Del(req) }
+
+// RFC 5805 OIDs.
+const (
+	oidStartTxn = "1.3.6.1.1.21.1"
+	oidTxnSpec  = "1.3.6.1.1.21.2"
+	oidEndTxn   = "1.3.6.1.1.21.3"
+)
+
+// txnControl is the transaction specification control. go-ldap's
+// NewControlString drops an empty value, but slapd's transaction ID is empty
+// and the value must still be present, so this control always encodes it.
+type txnControl struct{ id string }
+
+func (t txnControl) GetControlType() string { return oidTxnSpec }
+
+func (t txnControl) String() string { return "transaction specification" }
+
+func (t txnControl) Encode() *ber.Packet {
+	p := ber.Encode(ber.ClassUniversal, ber.TypeConstructed, ber.TagSequence, nil, "Control")
+	p.AppendChild(ber.NewString(ber.ClassUniversal, ber.TypePrimitive, ber.TagOctetString, oidTxnSpec, "Control Type"))
+	p.AppendChild(ber.NewBoolean(ber.ClassUniversal, ber.TypePrimitive, ber.TagBoolean, true, "Criticality"))
+	p.AppendChild(ber.NewString(ber.ClassUniversal, ber.TypePrimitive, ber.TagOctetString, t.id, "Control Value"))
+	return p
+}
+
+// txnWriter adds the transaction control to every write.
+type txnWriter struct {
+	c   *ldap.Conn
+	ctl txnControl
+}
+
+func (w txnWriter) Add(req *ldap.AddRequest) error {
+	req.Controls = append(req.Controls, w.ctl)
+	return w.c.Add(req)
+}
+
+func (w txnWriter) Modify(req *ldap.ModifyRequest) error {
+	req.Controls = append(req.Controls, w.ctl)
+	return w.c.Modify(req)
+}
+
+func (w txnWriter) ModifyDN(req *ldap.ModifyDNRequest) error {
+	req.Controls = append(req.Controls, w.ctl)
+	return w.c.ModifyDN(req)
+}
+
+func (w txnWriter) Del(req *ldap.DelRequest) error {
+	req.Controls = append(req.Controls, w.ctl)
+	return w.c.Del(req)
+}
+
+// Transaction runs fn inside an RFC 5805 transaction on this connection. If
+// fn fails, the transaction is aborted and nothing is written; otherwise it
+// is committed, and the server applies every write or none.
+func (c *Conn) Transaction(fn func(w Writer) error) error {
+	resp, err := c.conn.Extended(ldap.NewExtendedRequest(oidStartTxn, nil))
+	if err != nil {
+		return fmt.Errorf("cannot start a transaction (the server needs back-mdb with transactions): %s", describe(err))
+	}
+	id := ""
+	if resp.Value != nil {
+		id = string(resp.Value.ByteValue)
+		if id == "" && resp.Value.Value != nil {
+			id, _ = resp.Value.Value.(string)
+		}
+	}
+	if err := fn(txnWriter{c: c.conn, ctl: txnControl{id: id}}); err != nil {
+		_ = c.endTxn(id, false)
+		return err
+	}
+	return c.endTxn(id, true)
+}
+
+func (c *Conn) endTxn(id string, commit bool) error {
+	seq := ber.Encode(ber.ClassUniversal, ber.TypeConstructed, ber.TagSequence, nil, "Txn End Request")
+	if !commit {
+		seq.AppendChild(ber.NewBoolean(ber.ClassUniversal, ber.TypePrimitive, ber.TagBoolean, false, "Commit"))
+	}
+	seq.AppendChild(ber.NewString(ber.ClassUniversal, ber.TypePrimitive, ber.TagOctetString, id, "Identifier"))
+	_, err := c.conn.Extended(ldap.NewExtendedRequest(oidEndTxn, seq))
+	return err
+}
+
+// AssertionControl returns the RFC 4528 assertion control for filter: the
+// server applies the operation only if the entry matches the filter, and
+// answers assertionFailed (122) otherwise.
+func AssertionControl(filter string) (ldap.Control, error) {
+	p, err := ldap.CompileFilter(filter)
+	if err != nil {
+		return nil, err
+	}
+	return ldap.NewControlString("1.3.6.1.1.12", true, string(p.Bytes())), nil
+}

@@ -1,0 +1,205 @@
+package directory
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// Store reads and writes cpactl's objects through a Client, under one base
+// DN. Its methods build every DN with ldapschema.DIT and every filter with
+// ldap.EscapeFilter.
+type Store struct {
+	Client Client
+	DIT    ldapschema.DIT
+}
+
+// NewStore returns a store for the directory under base.
+func NewStore(c Client, base string) *Store {
+	return &Store{Client: c, DIT: ldapschema.DIT{Base: base}}
+}
+
+// Filter builds "(attr=value)" with value escaped.
+func Filter(attr, value string) string { return "(" + attr + "=" + ldap.EscapeFilter(value) + ")" }
+
+// And combines filters.
+func And(filters ...string) string { return "(&" + strings.Join(filters, "") + ")" }
+
+// Or combines filters.
+func Or(filters ...string) string {
+	if len(filters) == 1 {
+		return filters[0]
+	}
+	return "(|" + strings.Join(filters, "") + ")"
+}
+
+// ClassFilter is "(objectClass=class)".
+func ClassFilter(class string) string { return Filter(ldapschema.AttrObjectClass, class) }
+
+// Entry reads one entry by DN; it returns nil, nil when it does not exist.
+func (s *Store) Entry(dn string, attrs ...string) (*ldap.Entry, error) {
+	if len(attrs) == 0 {
+		attrs = []string{"*"}
+	}
+	res, err := s.Client.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
+		"(objectClass=*)", attrs, nil))
+	if IsCode(err, ldap.LDAPResultNoSuchObject) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %s", dn, describe(err))
+	}
+	if len(res.Entries) == 0 {
+		return nil, nil
+	}
+	return res.Entries[0], nil
+}
+
+// Find searches under base; a missing base yields no entries rather than
+// an error (a directory before `cpactl init` is simply empty).
+func (s *Store) Find(base string, scope int, filter string, attrs ...string) ([]*ldap.Entry, error) {
+	if len(attrs) == 0 {
+		attrs = []string{"*"}
+	}
+	res, err := s.Client.Search(ldap.NewSearchRequest(base, scope, ldap.NeverDerefAliases, 0, 0, false,
+		filter, attrs, nil))
+	if IsCode(err, ldap.LDAPResultNoSuchObject) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("searching %s for %s: %s", base, filter, describe(err))
+	}
+	return res.Entries, nil
+}
+
+// FindOne searches for at most one entry; nil when none matches. More than
+// one match is an error naming the kind (names are unique within a kind).
+func (s *Store) FindOne(kind, name, base string, scope int, filter string) (*ldap.Entry, error) {
+	entries, err := s.Find(base, scope, filter)
+	if err != nil {
+		return nil, err
+	}
+	switch len(entries) {
+	case 0:
+		return nil, nil
+	case 1:
+		return entries[0], nil
+	}
+	dns := make([]string, len(entries))
+	for i, e := range entries {
+		dns[i] = e.DN
+	}
+	return nil, fmt.Errorf("%s %q is ambiguous: %d entries carry that name (%s); run `cpactl lint`", kind, name,
+		len(entries), strings.Join(dns, "; "))
+}
+
+// Add adds an entry, turning "already exists" into a clear error.
+func (s *Store) Add(w Writer, dn string, a ldapschema.Attrs) error {
+	if err := w.Add(a.AddRequest(dn)); err != nil {
+		return fmt.Errorf("adding %s: %s", dn, describe(err))
+	}
+	return nil
+}
+
+// ApplyChanges modifies dn with changes; it does nothing when there are
+// none.
+func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, controls ...ldap.Control) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	req := ldap.NewModifyRequest(dn, controls)
+	req.Changes = changes
+	if err := w.Modify(req); err != nil {
+		if IsCode(err, ldap.LDAPResultAssertionFailed) {
+			return &ConflictError{What: dn}
+		}
+		return fmt.Errorf("modifying %s: %s", dn, describe(err))
+	}
+	return nil
+}
+
+// Delete deletes one entry.
+func (s *Store) Delete(w Writer, dn string) error {
+	if err := w.Del(ldap.NewDelRequest(dn, nil)); err != nil {
+		return fmt.Errorf("deleting %s: %s", dn, describe(err))
+	}
+	return nil
+}
+
+// Settings reads cn=Common; a missing entry means every default.
+func (s *Store) Settings() (ldapschema.SettingsRecord, error) {
+	e, err := s.Entry(s.DIT.Settings())
+	if err != nil {
+		return ldapschema.SettingsRecord{}, err
+	}
+	rec, err := ldapschema.SettingsFromEntry(e)
+	if e == nil {
+		rec.DN = s.DIT.Settings()
+	}
+	return rec, err
+}
+
+// ErrNotInitialized says the base containers are missing.
+var ErrNotInitialized = errors.New("the directory has no cpactl layout under this base: run `cpactl init` first")
+
+// InitStep is one entry `cpactl init` considered.
+type InitStep struct {
+	DN      string `json:"dn"`
+	Created bool   `json:"created"`
+}
+
+// Init creates the base entry (when it is a dc= or o= entry that is
+// missing), the containers of SPEC §2.1 and cn=Common, skipping what exists.
+// With dryRun it reports what it would create.
+func (s *Store) Init(dryRun bool) ([]InitStep, error) {
+	type want struct {
+		dn    string
+		attrs ldapschema.Attrs
+	}
+	var wants []want
+	base, err := ldap.ParseDN(s.DIT.Base)
+	if err != nil || len(base.RDNs) == 0 {
+		return nil, fmt.Errorf("base %q is not a DN", s.DIT.Base)
+	}
+	first := base.RDNs[0].Attributes[0]
+	switch strings.ToLower(first.Type) {
+	case "dc":
+		wants = append(wants, want{s.DIT.Base, ldapschema.Attrs{ldapschema.AttrObjectClass: {"top", "domain"},
+			"dc": {first.Value}}})
+	case "o":
+		wants = append(wants, want{s.DIT.Base, ldapschema.Attrs{ldapschema.AttrObjectClass: {"top", "organization"},
+			"o": {first.Value}}})
+	}
+	for _, dn := range s.DIT.Containers() {
+		wants = append(wants, want{dn, ldapschema.Attrs{ldapschema.AttrObjectClass: {"top", ldapschema.ClassOrganizationalUnit},
+			ldapschema.AttrOU: {ldapschema.NameOf(dn)}}})
+	}
+	wants = append(wants, want{s.DIT.Settings(), ldapschema.Attrs{
+		ldapschema.AttrObjectClass: {"top", ldapschema.ClassGlobalSettings}, ldapschema.AttrCN: {"Common"}}})
+
+	var steps []InitStep
+	for _, w := range wants {
+		e, err := s.Entry(w.dn, "1.1")
+		if err != nil {
+			return steps, err
+		}
+		if e != nil {
+			steps = append(steps, InitStep{DN: w.dn})
+			continue
+		}
+		if !dryRun {
+			if err := s.Add(s.Client, w.dn, w.attrs); err != nil {
+				if w.dn == s.DIT.Base {
+					return steps, fmt.Errorf("%v (hint: the server has no database for %q? check -b)", err, s.DIT.Base)
+				}
+				return steps, err
+			}
+		}
+		steps = append(steps, InitStep{DN: w.dn, Created: true})
+	}
+	return steps, nil
+}

@@ -1,0 +1,330 @@
+// Package slapdtest starts a real, throwaway OpenLDAP slapd for tests: a
+// child process on 127.0.0.1 with a free port, a temporary directory,
+// back-mdb, the cpactl base DN, a root DN and password, an ldapi socket,
+// cn=config writable by the root DN (and by SASL EXTERNAL over ldapi), and
+// the project's schema rendered from package ldapschema. It can also serve
+// ldaps and StartTLS with a CA and server certificate generated in the test.
+//
+// When /usr/sbin/slapd is missing, Start skips the test with a message
+// saying how to install it, except when CI=true, where it fails.
+package slapdtest
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-ldap/ldap/v3"
+	"github.com/go-ldap/ldif"
+
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// Binary is the slapd the harness runs.
+var Binary = "/usr/sbin/slapd"
+
+// Credentials of every harness server.
+const (
+	RootPassword   = "cpactl-test-secret"
+	ConfigDN       = "cn=admin,cn=config"
+	ConfigPassword = "cpactl-config-secret"
+)
+
+// Config chooses what the server starts with.
+type Config struct {
+	// Base is the suffix of the database (default ldapschema.DefaultBase).
+	Base string
+	// Schema is the text of the cpactl schema file to include; nil means the
+	// project's schema, a pointer to "" means none (to test schema install).
+	Schema *string
+	// TLS serves ldaps on a second port and StartTLS on the ldap port.
+	TLS bool
+	// LDIF is loaded into the database (as the root DN) once slapd answers.
+	LDIF string
+	// WithBase adds the base entry (dc=...) before LDIF.
+	WithBase bool
+}
+
+// Server is a running slapd.
+type Server struct {
+	URL         string // ldap://127.0.0.1:PORT
+	LDAPSURL    string // ldaps://127.0.0.1:PORT2 when TLS
+	LDAPIURL    string // ldapi://<socket>
+	Base        string
+	RootDN      string
+	CAFile      string // the CA that signed the server certificate (TLS)
+	OtherCAFile string // a CA that did not (TLS)
+	Dir         string
+
+	cmd  *exec.Cmd
+	done chan error
+}
+
+// Available reports why slapd cannot run here, or nil.
+func Available() error {
+	if _, err := os.Stat(Binary); err != nil {
+		return fmt.Errorf("%s not found: install it with `apt-get install -y slapd ldap-utils` (see README)", Binary)
+	}
+	return nil
+}
+
+// Start starts a server for the test and stops it when the test ends.
+func Start(t testing.TB, cfg Config) *Server {
+	t.Helper()
+	if err := Available(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and slapd is missing: %v", err)
+		}
+		t.Skipf("skipping: %v", err)
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatalf("slapdtest: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Stop() })
+	return s
+}
+
+// New starts a server; the caller must Stop it.
+func New(cfg Config) (*Server, error) {
+	if cfg.Base == "" {
+		cfg.Base = ldapschema.DefaultBase
+	}
+	var lastErr error
+	// Another process may grab the port between our probe and slapd's bind:
+	// try a few ports.
+	for attempt := 0; attempt < 5; attempt++ {
+		s, err := start(cfg)
+		if err == nil {
+			return s, nil
+		}
+		lastErr = err
+	}
+	return nil, lastErr
+}
+
+func start(cfg Config) (s *Server, err error) {
+	// ldapi socket paths must stay under 108 bytes: a short temp dir.
+	dir, err := os.MkdirTemp("", "slapd")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(dir)
+		}
+	}()
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	s = &Server{Dir: dir, Base: cfg.Base, RootDN: "cn=admin," + cfg.Base,
+		URL: fmt.Sprintf("ldap://127.0.0.1:%d", port)}
+	socket := filepath.Join(dir, "ldapi")
+	s.LDAPIURL = "ldapi://" + url.PathEscape(socket)
+	listen := []string{s.URL + "/", s.LDAPIURL}
+	if cfg.TLS {
+		tlsPort, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		s.LDAPSURL = fmt.Sprintf("ldaps://127.0.0.1:%d", tlsPort)
+		listen = append(listen, s.LDAPSURL+"/")
+		if err := writeCertificates(s); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "db"), 0o700); err != nil {
+		return nil, err
+	}
+	schema := ldapschema.SchemaFile()
+	if cfg.Schema != nil {
+		schema = *cfg.Schema
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cpactl.schema"), []byte(schema), 0o600); err != nil {
+		return nil, err
+	}
+	conf := s.config(schema != "", cfg.TLS)
+	confPath := filepath.Join(dir, "slapd.conf")
+	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(Binary, "-d", "0", "-h", strings.Join(listen, " "), "-f", confPath)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cmd.Stdout = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting slapd: %v", err)
+	}
+	s.cmd = cmd
+	s.done = make(chan error, 1)
+	go func() { s.done <- cmd.Wait() }()
+	if err := s.waitReady(); err != nil {
+		_ = s.Stop()
+		return nil, fmt.Errorf("%v; slapd said: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	if cfg.WithBase {
+		if err := s.Load(baseEntry(cfg.Base)); err != nil {
+			_ = s.Stop()
+			return nil, err
+		}
+	}
+	if cfg.LDIF != "" {
+		if err := s.Load(cfg.LDIF); err != nil {
+			_ = s.Stop()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func baseEntry(base string) string {
+	dn, _ := ldap.ParseDN(base)
+	first := dn.RDNs[0].Attributes[0]
+	return fmt.Sprintf("dn: %s\nobjectClass: top\nobjectClass: domain\n%s: %s\n", base, first.Type, first.Value)
+}
+
+func (s *Server) config(withSchema, withTLS bool) string {
+	var b strings.Builder
+	for _, name := range []string{"core", "cosine", "nis", "inetorgperson"} {
+		fmt.Fprintf(&b, "include /etc/ldap/schema/%s.schema\n", name)
+	}
+	if withSchema {
+		fmt.Fprintf(&b, "include %s\n", filepath.Join(s.Dir, "cpactl.schema"))
+	}
+	fmt.Fprintf(&b, "pidfile %s\nargsfile %s\n", filepath.Join(s.Dir, "slapd.pid"), filepath.Join(s.Dir, "slapd.args"))
+	b.WriteString("modulepath /usr/lib/ldap\nmoduleload back_mdb.so\n")
+	if withTLS {
+		fmt.Fprintf(&b, "TLSCACertificateFile %s\nTLSCertificateFile %s\nTLSCertificateKeyFile %s\n",
+			s.CAFile, filepath.Join(s.Dir, "server.pem"), filepath.Join(s.Dir, "server.key"))
+	}
+	// cn=config: the config root DN, and SASL EXTERNAL as this process's own
+	// uid over ldapi, may manage it (what `cpactl schema install` uses).
+	fmt.Fprintf(&b, "database config\nrootdn %q\nrootpw %s\n", ConfigDN, ConfigPassword)
+	fmt.Fprintf(&b, "access to * by dn.exact=\"gidNumber=%d+uidNumber=%d,cn=peercred,cn=external,cn=auth\" manage by * break\n",
+		os.Getgid(), os.Getuid())
+	fmt.Fprintf(&b, "database mdb\nmaxsize 1073741824\ndbnosync\nsuffix %q\nrootdn %q\nrootpw %s\ndirectory %s\n",
+		s.Base, s.RootDN, RootPassword, filepath.Join(s.Dir, "db"))
+	b.WriteString("limits users size=unlimited\n")
+	b.WriteString("access to attrs=userPassword by self write by anonymous auth by * none\n")
+	b.WriteString("access to * by * read\n")
+	return b.String()
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func (s *Server) waitReady() error {
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-s.done:
+			s.done <- err
+			return fmt.Errorf("slapd exited early (%v)", err)
+		default:
+		}
+		c, err := ldap.DialURL(s.URL, ldap.DialWithDialer(&net.Dialer{Timeout: time.Second}))
+		if err == nil {
+			c.SetTimeout(2 * time.Second)
+			_, err = c.Search(ldap.NewSearchRequest("", ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
+				"(objectClass=*)", []string{"namingContexts"}, nil))
+			c.Close()
+			if err == nil {
+				// Our own child must be the one answering, not a stranger
+				// that holds the port.
+				select {
+				case err := <-s.done:
+					s.done <- err
+					return fmt.Errorf("slapd exited early (%v)", err)
+				default:
+					return nil
+				}
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return errors.New("slapd did not answer within 15s")
+}
+
+// Stop stops the server by its own PID and removes its directory.
+func (s *Server) Stop() error {
+	if s.cmd != nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.done:
+		case <-time.After(5 * time.Second):
+			_ = s.cmd.Process.Kill()
+			<-s.done
+		}
+		s.cmd = nil
+	}
+	return os.RemoveAll(s.Dir)
+}
+
+// Dial returns a connection bound as the root DN.
+func (s *Server) Dial() (*ldap.Conn, error) {
+	c, err := ldap.DialURL(s.URL)
+	if err != nil {
+		return nil, err
+	}
+	c.SetTimeout(10 * time.Second)
+	if err := c.Bind(s.RootDN, RootPassword); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Load adds the entries of an LDIF text as the root DN.
+func (s *Server) Load(text string) error {
+	l, err := ldif.Parse(text)
+	if err != nil {
+		return fmt.Errorf("slapdtest: parsing LDIF: %v", err)
+	}
+	c, err := s.Dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for _, e := range l.Entries {
+		req := e.Add
+		if e.Entry != nil {
+			req = ldap.NewAddRequest(e.Entry.DN, nil)
+			for _, a := range e.Entry.Attributes {
+				req.Attribute(a.Name, a.Values)
+			}
+		}
+		if req == nil {
+			return fmt.Errorf("slapdtest: only entries can be loaded")
+		}
+		if err := c.Add(req); err != nil {
+			return fmt.Errorf("slapdtest: adding %s: %v", req.DN, err)
+		}
+	}
+	return nil
+}
+
+// Env returns the environment that points cpactl at this server as the
+// root DN (for testscript).
+func (s *Server) Env() []string {
+	return []string{
+		"CPACTL_URL=" + s.URL,
+		"CPACTL_BASE=" + s.Base,
+		"CPACTL_BIND_DN=" + s.RootDN,
+		"CPACTL_BIND_PASSWORD=" + RootPassword,
+	}
+}

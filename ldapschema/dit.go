@@ -1,0 +1,185 @@
+package ldapschema
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/go-ldap/ldap/v3"
+)
+
+// DefaultBase is the base DN of Horizon's global data layer (SPEC §2.1).
+const DefaultBase = "dc=vdiglobal,dc=vmware,dc=int"
+
+// DIT builds the DNs of cpactl's directory layout under one base DN. Every
+// name is escaped with ldap.EscapeDN: no raw input ever reaches a DN.
+//
+//	<base>
+//	  ou=Properties / ou=Global / cn=Common
+//	  ou=Sites        cn=<site>
+//	  ou=Pods         cn=<pod> / cn=<connection server|pool|farm> / cn=<rds host>
+//	  ou=Entitlements cn=<global entitlement>
+//	  ou=HomeSites    cn=<row id>
+//	  ou=People       uid=<user>
+//	  ou=Groups       cn=<group>
+//	  ou=Computers    cn=<client computer>
+//	  ou=Sessions     cn=<session id>
+//	  ou=Assignments  cn=<row id>
+type DIT struct {
+	Base string
+}
+
+func (d DIT) under(rdn string) string { return rdn + "," + d.Base }
+
+func rdn(attr, value string) string { return attr + "=" + ldap.EscapeDN(value) }
+
+// Properties is ou=Properties,<base>.
+func (d DIT) Properties() string { return d.under("ou=Properties") }
+
+// Global is ou=Global,ou=Properties,<base>.
+func (d DIT) Global() string { return "ou=Global," + d.Properties() }
+
+// Settings is the DN of the global settings entry, cn=Common.
+func (d DIT) Settings() string { return "cn=Common," + d.Global() }
+
+// Sites is the container of sites.
+func (d DIT) Sites() string { return d.under("ou=Sites") }
+
+// Pods is the container of pods (and, below them, of Connection Servers,
+// pools, farms and RDS hosts).
+func (d DIT) Pods() string { return d.under("ou=Pods") }
+
+// Entitlements is the container of global entitlements.
+func (d DIT) Entitlements() string { return d.under("ou=Entitlements") }
+
+// HomeSites is the container of home-site rows.
+func (d DIT) HomeSites() string { return d.under("ou=HomeSites") }
+
+// People is the container of users.
+func (d DIT) People() string { return d.under("ou=People") }
+
+// Groups is the container of groups.
+func (d DIT) Groups() string { return d.under("ou=Groups") }
+
+// Computers is the container of client computers.
+func (d DIT) Computers() string { return d.under("ou=Computers") }
+
+// Sessions is the container of session records.
+func (d DIT) Sessions() string { return d.under("ou=Sessions") }
+
+// Assignments is the container of pod assignments.
+func (d DIT) Assignments() string { return d.under("ou=Assignments") }
+
+// Containers returns the organizational units cpactl creates, parents first.
+func (d DIT) Containers() []string {
+	return []string{d.Properties(), d.Global(), d.Sites(), d.Pods(), d.Entitlements(), d.HomeSites(),
+		d.People(), d.Groups(), d.Computers(), d.Sessions(), d.Assignments()}
+}
+
+// Site is the DN of the named site.
+func (d DIT) Site(name string) string { return rdn(AttrCN, name) + "," + d.Sites() }
+
+// Pod is the DN of the named pod.
+func (d DIT) Pod(name string) string { return rdn(AttrCN, name) + "," + d.Pods() }
+
+// ConnectionServer is the DN of a Connection Server of a pod.
+func (d DIT) ConnectionServer(pod, name string) string { return rdn(AttrCN, name) + "," + d.Pod(pod) }
+
+// Pool is the DN of a pool of a pod.
+func (d DIT) Pool(pod, name string) string { return rdn(AttrCN, name) + "," + d.Pod(pod) }
+
+// Farm is the DN of an RDS farm of a pod.
+func (d DIT) Farm(pod, name string) string { return rdn(AttrCN, name) + "," + d.Pod(pod) }
+
+// Host is the DN of an RDS host of a farm.
+func (d DIT) Host(pod, farm, name string) string { return rdn(AttrCN, name) + "," + d.Farm(pod, farm) }
+
+// Entitlement is the DN of the named global entitlement.
+func (d DIT) Entitlement(name string) string { return rdn(AttrCN, name) + "," + d.Entitlements() }
+
+// User is the DN of the user with this uid.
+func (d DIT) User(uid string) string { return rdn(AttrUID, uid) + "," + d.People() }
+
+// Group is the DN of the named group.
+func (d DIT) Group(name string) string { return rdn(AttrCN, name) + "," + d.Groups() }
+
+// Computer is the DN of the named client computer.
+func (d DIT) Computer(name string) string { return rdn(AttrCN, name) + "," + d.Computers() }
+
+// Session is the DN of the session with this ID.
+func (d DIT) Session(id string) string { return rdn(AttrCN, id) + "," + d.Sessions() }
+
+// HomeSite is the DN of the home-site row of a user or group (principalDN)
+// for one global entitlement (entitlementDN, "" for the global home site).
+// There is one row per (principal, entitlement): the RDN is derived from
+// both, so setting a home site again replaces the row.
+func (d DIT) HomeSite(principalDN, entitlementDN string) string {
+	return rdn(AttrCN, RowID(principalDN, entitlementDN)) + "," + d.HomeSites()
+}
+
+// Assignment is the DN of the pod assignment of a user for one entitlement.
+func (d DIT) Assignment(userDN, entitlementDN string) string {
+	return rdn(AttrCN, RowID(userDN, entitlementDN)) + "," + d.Assignments()
+}
+
+// RowID derives a stable row name from DNs, compared case-insensitively
+// and independent of spacing and escaping variants.
+func RowID(dns ...string) string {
+	h := sha256.New()
+	for _, dn := range dns {
+		fmt.Fprintf(h, "%s\x00", NormalizeDN(dn))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:20]
+}
+
+// NormalizeDN returns a canonical form of dn for comparisons and map keys:
+// attribute types and values lower-cased, escaping re-done by cpactl's
+// rules. A DN that does not parse is returned lower-cased.
+func NormalizeDN(dn string) string {
+	if dn == "" {
+		return ""
+	}
+	parsed, err := ldap.ParseDN(dn)
+	if err != nil {
+		return strings.ToLower(dn)
+	}
+	parts := make([]string, 0, len(parsed.RDNs))
+	for _, r := range parsed.RDNs {
+		avas := make([]string, 0, len(r.Attributes))
+		for _, a := range r.Attributes {
+			avas = append(avas, strings.ToLower(a.Type)+"="+ldap.EscapeDN(strings.ToLower(a.Value)))
+		}
+		parts = append(parts, strings.Join(avas, "+"))
+	}
+	return strings.Join(parts, ",")
+}
+
+// EqualDN reports whether two DNs name the same entry.
+func EqualDN(a, b string) bool { return NormalizeDN(a) == NormalizeDN(b) }
+
+// NameOf returns the value of the first RDN of dn: the object's name. It
+// returns "" when dn does not parse.
+func NameOf(dn string) string {
+	parsed, err := ldap.ParseDN(dn)
+	if err != nil || len(parsed.RDNs) == 0 || len(parsed.RDNs[0].Attributes) == 0 {
+		return ""
+	}
+	return parsed.RDNs[0].Attributes[0].Value
+}
+
+// ParentOf returns the DN of dn's parent, "" when it has none or does not
+// parse.
+func ParentOf(dn string) string {
+	parsed, err := ldap.ParseDN(dn)
+	if err != nil || len(parsed.RDNs) < 2 {
+		return ""
+	}
+	return (&ldap.DN{RDNs: parsed.RDNs[1:]}).String()
+}
+
+// IsUnder reports whether dn is base or inside base's subtree.
+func IsUnder(dn, base string) bool {
+	n, b := NormalizeDN(dn), NormalizeDN(base)
+	return n == b || strings.HasSuffix(n, ","+b)
+}
