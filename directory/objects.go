@@ -1,0 +1,357 @@
+package directory
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// Kind names used in messages and NotFoundError.
+const (
+	KindSite             = "site"
+	KindPod              = "pod"
+	KindConnectionServer = "connection server"
+	KindPool             = "pool"
+	KindFarm             = "farm"
+	KindHost             = "rds host"
+	KindEntitlement      = "entitlement"
+	KindUser             = "user"
+	KindGroup            = "group"
+	KindComputer         = "computer"
+	KindSession          = "session"
+)
+
+// findNamed finds the single entry of a class named name under base.
+func (s *Store) findNamed(kind, name, base string, scope int, class, nameAttr string) (*ldap.Entry, error) {
+	e, err := s.FindOne(kind, name, base, scope, And(ClassFilter(class), Filter(nameAttr, name)))
+	if err != nil {
+		return nil, err
+	}
+	if e == nil {
+		return nil, &NotFoundError{Kind: kind, Name: name}
+	}
+	return e, nil
+}
+
+// Site reads the named site.
+func (s *Store) Site(name string) (ldapschema.Site, error) {
+	e, err := s.findNamed(KindSite, name, s.DIT.Sites(), ldap.ScopeSingleLevel, ldapschema.ClassSite, ldapschema.AttrCN)
+	if err != nil {
+		return ldapschema.Site{}, err
+	}
+	return ldapschema.SiteFromEntry(e)
+}
+
+// Sites reads every site, sorted by name.
+func (s *Store) Sites() ([]ldapschema.Site, error) {
+	entries, err := s.Find(s.DIT.Sites(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassSite))
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.SiteFromEntry, func(x ldapschema.Site) string { return x.Name })
+}
+
+// Pod reads the named pod.
+func (s *Store) Pod(name string) (ldapschema.Pod, error) {
+	e, err := s.findNamed(KindPod, name, s.DIT.Pods(), ldap.ScopeSingleLevel, ldapschema.ClassPod, ldapschema.AttrCN)
+	if err != nil {
+		return ldapschema.Pod{}, err
+	}
+	return ldapschema.PodFromEntry(e)
+}
+
+// Pods reads every pod, sorted by name.
+func (s *Store) Pods() ([]ldapschema.Pod, error) {
+	entries, err := s.Find(s.DIT.Pods(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassPod))
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.PodFromEntry, func(x ldapschema.Pod) string { return x.Name })
+}
+
+// ConnectionServer reads the named Connection Server (names are unique
+// across the federation).
+func (s *Store) ConnectionServer(name string) (ldapschema.ConnectionServer, error) {
+	e, err := s.findNamed(KindConnectionServer, name, s.DIT.Pods(), ldap.ScopeWholeSubtree,
+		ldapschema.ClassConnectionServer, ldapschema.AttrCN)
+	if err != nil {
+		return ldapschema.ConnectionServer{}, err
+	}
+	return ldapschema.ConnectionServerFromEntry(e)
+}
+
+// ConnectionServers reads every Connection Server, sorted by name.
+func (s *Store) ConnectionServers() ([]ldapschema.ConnectionServer, error) {
+	entries, err := s.Find(s.DIT.Pods(), ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassConnectionServer))
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.ConnectionServerFromEntry, func(x ldapschema.ConnectionServer) string { return x.Name })
+}
+
+func poolFilter() string {
+	return Or(ClassFilter(ldapschema.ClassDesktopPool), ClassFilter(ldapschema.ClassFarmPool))
+}
+
+// Pool reads the named pool (desktop or farm-backed).
+func (s *Store) Pool(name string) (ldapschema.Pool, error) {
+	e, err := s.FindOne(KindPool, name, s.DIT.Pods(), ldap.ScopeWholeSubtree,
+		And(poolFilter(), Filter(ldapschema.AttrCN, name)))
+	if err != nil {
+		return ldapschema.Pool{}, err
+	}
+	if e == nil {
+		return ldapschema.Pool{}, &NotFoundError{Kind: KindPool, Name: name}
+	}
+	return ldapschema.PoolFromEntry(e)
+}
+
+// Pools reads every pool, sorted by name.
+func (s *Store) Pools() ([]ldapschema.Pool, error) {
+	entries, err := s.Find(s.DIT.Pods(), ldap.ScopeWholeSubtree, poolFilter())
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.PoolFromEntry, func(x ldapschema.Pool) string { return x.Name })
+}
+
+// Farm reads the named RDS farm.
+func (s *Store) Farm(name string) (ldapschema.Farm, error) {
+	e, err := s.findNamed(KindFarm, name, s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapschema.ClassRDSFarm, ldapschema.AttrCN)
+	if err != nil {
+		return ldapschema.Farm{}, err
+	}
+	return ldapschema.FarmFromEntry(e)
+}
+
+// Farms reads every farm, sorted by name.
+func (s *Store) Farms() ([]ldapschema.Farm, error) {
+	entries, err := s.Find(s.DIT.Pods(), ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassRDSFarm))
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.FarmFromEntry, func(x ldapschema.Farm) string { return x.Name })
+}
+
+// Host reads the named RDS host.
+func (s *Store) Host(name string) (ldapschema.Host, error) {
+	e, err := s.findNamed(KindHost, name, s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapschema.ClassRDSHost, ldapschema.AttrCN)
+	if err != nil {
+		return ldapschema.Host{}, err
+	}
+	return ldapschema.HostFromEntry(e)
+}
+
+// Hosts reads the RDS hosts of one farm (farmDN), or of every farm when
+// farmDN is "", sorted by name.
+func (s *Store) Hosts(farmDN string) ([]ldapschema.Host, error) {
+	base, scope := s.DIT.Pods(), ldap.ScopeWholeSubtree
+	if farmDN != "" {
+		base, scope = farmDN, ldap.ScopeSingleLevel
+	}
+	entries, err := s.Find(base, scope, ClassFilter(ldapschema.ClassRDSHost))
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.HostFromEntry, func(x ldapschema.Host) string { return x.Name })
+}
+
+// Entitlement reads the named global entitlement.
+func (s *Store) Entitlement(name string) (ldapschema.Entitlement, error) {
+	e, err := s.findNamed(KindEntitlement, name, s.DIT.Entitlements(), ldap.ScopeSingleLevel,
+		ldapschema.ClassGlobalEntitlement, ldapschema.AttrCN)
+	if err != nil {
+		return ldapschema.Entitlement{}, err
+	}
+	return ldapschema.EntitlementFromEntry(e)
+}
+
+// Entitlements reads every global entitlement, sorted by name.
+func (s *Store) Entitlements() ([]ldapschema.Entitlement, error) {
+	entries, err := s.Find(s.DIT.Entitlements(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassGlobalEntitlement))
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.EntitlementFromEntry, func(x ldapschema.Entitlement) string { return x.Name })
+}
+
+// UserName is a parsed user argument: "uid", "DOMAIN\uid" or "uid@domain".
+type UserName struct {
+	UID    string
+	Domain string // "" when the argument named none
+}
+
+// ParseUserName parses the three accepted forms of a user argument.
+func ParseUserName(arg string) (UserName, error) {
+	arg = strings.TrimSpace(arg)
+	var u UserName
+	if d, uid, ok := strings.Cut(arg, `\`); ok {
+		u = UserName{UID: uid, Domain: d}
+	} else if i := strings.LastIndex(arg, "@"); i >= 0 {
+		u = UserName{UID: arg[:i], Domain: arg[i+1:]}
+	} else {
+		u = UserName{UID: arg}
+	}
+	if u.UID == "" || (u.Domain == "" && arg != u.UID) {
+		return UserName{}, fmt.Errorf("user %q: write uid, DOMAIN\\uid or uid@domain", arg)
+	}
+	return u, nil
+}
+
+// User reads the user an argument names (uid, DOMAIN\uid or uid@domain).
+// A given domain must match the user's domain when the entry has one.
+func (s *Store) User(arg string) (ldapschema.User, error) {
+	n, err := ParseUserName(arg)
+	if err != nil {
+		return ldapschema.User{}, err
+	}
+	e, err := s.findNamed(KindUser, n.UID, s.DIT.People(), ldap.ScopeSingleLevel, ldapschema.ClassInetOrgPerson,
+		ldapschema.AttrUID)
+	if err != nil {
+		return ldapschema.User{}, err
+	}
+	u, err := ldapschema.UserFromEntry(e)
+	if err != nil {
+		return u, err
+	}
+	if n.Domain != "" && u.Domain != "" && !domainMatches(n.Domain, u.Domain) {
+		return ldapschema.User{}, fmt.Errorf("user %q is in domain %q, not %q", u.UID, u.Domain, n.Domain)
+	}
+	return u, nil
+}
+
+// domainMatches compares a NetBIOS or DNS domain name with the stored one:
+// equal ignoring case, or the first DNS label equal to a NetBIOS name.
+func domainMatches(given, stored string) bool {
+	if strings.EqualFold(given, stored) {
+		return true
+	}
+	first := func(d string) string { label, _, _ := strings.Cut(d, "."); return label }
+	return strings.EqualFold(first(given), first(stored))
+}
+
+// Users reads every user, sorted by uid.
+func (s *Store) Users() ([]ldapschema.User, error) {
+	entries, err := s.Find(s.DIT.People(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassInetOrgPerson))
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.UserFromEntry, func(x ldapschema.User) string { return x.UID })
+}
+
+// Group reads the named group.
+func (s *Store) Group(name string) (ldapschema.Group, error) {
+	e, err := s.findNamed(KindGroup, name, s.DIT.Groups(), ldap.ScopeSingleLevel, ldapschema.ClassGroup, ldapschema.AttrCN)
+	if err != nil {
+		return ldapschema.Group{}, err
+	}
+	return ldapschema.GroupFromEntry(e)
+}
+
+// Groups reads every group, sorted by name.
+func (s *Store) Groups() ([]ldapschema.Group, error) {
+	entries, err := s.Find(s.DIT.Groups(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassGroup))
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.GroupFromEntry, func(x ldapschema.Group) string { return x.Name })
+}
+
+// GroupsWithMember reads the groups whose member attribute holds any of
+// dns (one search).
+func (s *Store) GroupsWithMember(dns ...string) ([]ldapschema.Group, error) {
+	if len(dns) == 0 {
+		return nil, nil
+	}
+	var fs []string
+	for _, dn := range dns {
+		fs = append(fs, Filter(ldapschema.AttrMember, dn))
+	}
+	entries, err := s.Find(s.DIT.Groups(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassGroup), Or(fs...)))
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.GroupFromEntry, func(x ldapschema.Group) string { return x.Name })
+}
+
+// Computer reads the named client computer.
+func (s *Store) Computer(name string) (ldapschema.Computer, error) {
+	e, err := s.findNamed(KindComputer, name, s.DIT.Computers(), ldap.ScopeSingleLevel, ldapschema.ClassDevice,
+		ldapschema.AttrCN)
+	if err != nil {
+		return ldapschema.Computer{}, err
+	}
+	return ldapschema.ComputerFromEntry(e)
+}
+
+// Computers reads every client computer, sorted by name.
+func (s *Store) Computers() ([]ldapschema.Computer, error) {
+	entries, err := s.Find(s.DIT.Computers(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassDevice))
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.ComputerFromEntry, func(x ldapschema.Computer) string { return x.Name })
+}
+
+// HomeSites reads home-site rows matching filter (nil: every row).
+func (s *Store) HomeSites(filter string) ([]ldapschema.HomeSite, error) {
+	f := ClassFilter(ldapschema.ClassHomeSite)
+	if filter != "" {
+		f = And(f, filter)
+	}
+	entries, err := s.Find(s.DIT.HomeSites(), ldap.ScopeSingleLevel, f)
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.HomeSiteFromEntry, func(x ldapschema.HomeSite) string { return x.DN })
+}
+
+// Sessions reads session records matching filter ("" for all).
+func (s *Store) Sessions(filter string) ([]ldapschema.Session, error) {
+	f := ClassFilter(ldapschema.ClassSession)
+	if filter != "" {
+		f = And(f, filter)
+	}
+	entries, err := s.Find(s.DIT.Sessions(), ldap.ScopeSingleLevel, f)
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.SessionFromEntry, func(x ldapschema.Session) string { return x.ID })
+}
+
+// Assignments reads pod assignments matching filter ("" for all).
+func (s *Store) Assignments(filter string) ([]ldapschema.Assignment, error) {
+	f := ClassFilter(ldapschema.ClassPodAssignment)
+	if filter != "" {
+		f = And(f, filter)
+	}
+	entries, err := s.Find(s.DIT.Assignments(), ldap.ScopeSingleLevel, f)
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.AssignmentFromEntry, func(x ldapschema.Assignment) string { return x.DN })
+}
+
+// mapSorted maps entries to records and sorts them by key, case-insensitively.
+func mapSorted[T any](entries []*ldap.Entry, from func(*ldap.Entry) (T, error), key func(T) string) ([]T, error) {
+	out := make([]T, 0, len(entries))
+	for _, e := range entries {
+		r, err := from(e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := strings.ToLower(key(out[i])), strings.ToLower(key(out[j]))
+		if a != b {
+			return a < b
+		}
+		return key(out[i]) < key(out[j])
+	})
+	return out, nil
+}
