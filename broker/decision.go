@@ -1,0 +1,278 @@
+package broker
+
+// The result of Resolve and its errors. The JSON field names are a stable
+// contract (SPEC §5), pinned by TestDecisionJSONShape.
+
+import "fmt"
+
+// Outcome is what a connection request would get.
+type Outcome string
+
+// Outcome values (SPEC §3).
+const (
+	// OutcomePlaced: a new session at site/pod/pool[/farm/host].
+	OutcomePlaced Outcome = "PLACED"
+	// OutcomeReconnect: back to the one existing session.
+	OutcomeReconnect Outcome = "RECONNECT"
+	// OutcomeChooseSession: several existing sessions; the client asks the
+	// user which one.
+	OutcomeChooseSession Outcome = "CHOOSE_SESSION"
+	// OutcomeAssigned: a dedicated user goes straight back to the assigned
+	// pod (and machine).
+	OutcomeAssigned Outcome = "ASSIGNED"
+	// OutcomeDenied: the user or GE refuses the request (not entitled,
+	// filtered by tags or client restrictions, disabled, or a required home
+	// site is missing).
+	OutcomeDenied Outcome = "DENIED"
+	// OutcomeUnavailable: the dedicated assignment is on an offline pod; no
+	// second assignment is made.
+	OutcomeUnavailable Outcome = "UNAVAILABLE"
+	// OutcomeNoCapacity: nothing in scope can take the session.
+	OutcomeNoCapacity Outcome = "NO_CAPACITY"
+)
+
+// GetsSession reports whether the user would get a session (the CLI exits 0
+// for these outcomes, 6 for the others).
+func (o Outcome) GetsSession() bool {
+	switch o {
+	case OutcomePlaced, OutcomeReconnect, OutcomeChooseSession, OutcomeAssigned:
+		return true
+	}
+	return false
+}
+
+// Tier is the stage of the site search at which a site is considered.
+type Tier string
+
+// Tier values (SPEC §3 step 5).
+const (
+	TierStarting   Tier = "starting"   // the home site, or the connecting site when none applies
+	TierConnecting Tier = "connecting" // the connecting site, when the search started elsewhere
+	TierPreferred  Tier = "preferred"  // the connecting site's preferred sites, in rank order
+	TierRemaining  Tier = "remaining"  // every other site with an available pool
+)
+
+// SessionStatus says what became of an existing session in step 2.
+type SessionStatus string
+
+// SessionStatus values.
+const (
+	SessionOffered        SessionStatus = "offered"         // counts: reconnect or choose
+	SessionIgnoredOffline SessionStatus = "ignored_offline" // its pod is offline
+	SessionOutOfScope     SessionStatus = "out_of_scope"    // its pod is outside the GE's scope
+	SessionOtherClient    SessionStatus = "other_client"    // multiple sessions per user: another client computer
+	SessionUnknownPod     SessionStatus = "unknown_pod"     // its pod is not in the federation
+	SessionDenied         SessionStatus = "denied"          // would count, but step 1 denied the user
+)
+
+// Pool and pod statuses in the search listing.
+const (
+	StatusPlaced      = "placed"      // this pool took the session
+	StatusFull        = "full"        // no room
+	StatusNoHost      = "no_host"     // the farm yields no host for the request
+	StatusUnavailable = "unavailable" // not available (§3.1) or unfit for this GE
+	StatusNotTried    = "not_tried"   // a pool earlier in the order took the session
+	StatusSearched    = "searched"    // a pod whose pools were tried
+	StatusSkipped     = "skipped"     // a pod not searched, see skip_reason
+	StatusNotReached  = "not_reached" // a pod after the one that took the session
+)
+
+// Decision is the answer of Resolve: the outcome, where the session lands,
+// and everything the broker looked at on the way.
+type Decision struct {
+	Outcome Outcome `json:"outcome"`
+	// Reason explains the outcome in one sentence.
+	Reason string `json:"reason"`
+	// Request echoes the request as resolved: stored spellings, the
+	// connecting pod and site, the protocol in force.
+	Request RequestSummary `json:"request"`
+	// Placement is set for PLACED, ASSIGNED and RECONNECT; null otherwise.
+	Placement *Placement `json:"placement"`
+	// Checks are the step-1 entitlement checks, in order.
+	Checks   []Check        `json:"checks"`
+	HomeSite HomeSiteReport `json:"home_site"`
+	// HomeSiteRedirection is reported when pae-EnableSiteRedirection is 1;
+	// null otherwise.
+	HomeSiteRedirection *Redirection `json:"home_site_redirection"`
+	// SiteOrder lists the sites in the order considered, each with the pods,
+	// pools and hosts looked at there.
+	SiteOrder []SiteVisit `json:"site_order"`
+	// Sessions are the user's existing sessions of this GE, each with what
+	// step 2 made of it.
+	Sessions []SessionReport `json:"sessions"`
+	// AutoClean is set for CHOOSE_SESSION only: whether the sessions the user
+	// does not pick are logged off automatically.
+	AutoClean *bool `json:"auto_clean,omitempty"`
+	// Assignment is the user's pod assignment for a dedicated GE, when one
+	// exists.
+	Assignment *Assignment `json:"assignment"`
+	// Warnings report data the broker ignored or found inconsistent.
+	Warnings []string    `json:"warnings"`
+	Trace    []TraceStep `json:"trace"`
+	Seed     int64       `json:"seed"`
+}
+
+// RequestSummary is the request as Resolve understood it.
+type RequestSummary struct {
+	User             string          `json:"user"`
+	Entitlement      string          `json:"entitlement"`
+	EntitlementType  EntitlementType `json:"entitlement_type"`
+	Scope            Scope           `json:"scope"`
+	Policy           Policy          `json:"policy"`
+	Dedicated        bool            `json:"dedicated"`
+	ConnectionServer string          `json:"connection_server,omitempty"`
+	ConnectingPod    string          `json:"connecting_pod"`
+	ConnectingSite   string          `json:"connecting_site"`
+	Client           string          `json:"client,omitempty"`
+	Protocol         Protocol        `json:"protocol"`
+	Unauthenticated  bool            `json:"unauthenticated"`
+	// OfflinePods are the pods treated as offline: stored offline ones and
+	// the what-if ones, in name order.
+	OfflinePods []string `json:"offline_pods"`
+}
+
+// Placement is where the session goes.
+type Placement struct {
+	Site string `json:"site"`
+	Pod  string `json:"pod"`
+	Pool string `json:"pool,omitempty"`
+	// Farm, Host and EligibleHosts are set for farm-backed pools (and Host
+	// for a RECONNECT to an RDS session).
+	Farm          string   `json:"farm,omitempty"`
+	Host          string   `json:"host,omitempty"`
+	EligibleHosts []string `json:"eligible_hosts,omitempty"`
+	// Machine is the assigned machine of an ASSIGNED outcome, when known.
+	Machine string `json:"machine,omitempty"`
+	// Session is the ID of the session a RECONNECT goes back to.
+	Session string `json:"session,omitempty"`
+	// BecomesAssignment is set on a PLACED for a dedicated GE: the pod
+	// becomes the user's pod assignment.
+	BecomesAssignment bool `json:"becomes_assignment,omitempty"`
+	// HostSelection is the farm's host selection (SPEC §4) for a PLACED on
+	// a farm-backed pool.
+	HostSelection *HostSelection `json:"host_selection,omitempty"`
+}
+
+// Check is one step-1 entitlement check.
+type Check struct {
+	Check  string `json:"check"` // enabled, membership, connection_server_tags, client_restrictions, require_home_site
+	Passed bool   `json:"passed"`
+	Detail string `json:"detail"`
+}
+
+// HomeSiteReport is the home-site part of a Decision.
+type HomeSiteReport struct {
+	// Site is the user's home site for this GE; null when none applies
+	// (or the GE does not use home sites).
+	Site *string `json:"site"`
+	// Source is the winning row's level, or CONNECTING_SITE.
+	Source    HomeSiteSource     `json:"source"`
+	Conflicts []HomeSiteConflict `json:"conflicts"`
+	// UseHomeSite is the GE's Use Home Site: without it home sites play no
+	// part and Rows is empty.
+	UseHomeSite bool `json:"use_home_site"`
+	// OutsideScope is set when the home site lies outside a LOCAL or SITE
+	// scope: it is not searched (it still satisfies Require Home Site).
+	OutsideScope bool          `json:"outside_scope"`
+	Rows         []HomeSiteRow `json:"rows"`
+}
+
+// Redirection is what Home Site Redirection would do with this connection.
+type Redirection struct {
+	WouldRedirect bool `json:"would_redirect"`
+	// ToSite is the user's global home site when the connection would be
+	// redirected; null otherwise.
+	ToSite *string `json:"to_site"`
+	Detail string  `json:"detail"`
+}
+
+// SiteVisit is one site in the order considered.
+type SiteVisit struct {
+	Site string `json:"site"`
+	Tier Tier   `json:"tier"`
+	// Searched is set when the site's pods were looked at; Skipped when
+	// not, with SkipReason.
+	Searched   bool   `json:"searched"`
+	Skipped    bool   `json:"skipped"`
+	SkipReason string `json:"skip_reason"`
+	// Load is the site's load under the GE's policy (§3.1), rounded to two
+	// decimals; null under NONE or when the site has no available pool.
+	Load *float64 `json:"load"`
+	// Threshold is pae-LoadThresholdForSite when the load was compared with
+	// it (preferred sites with Ignore Preferred Sites with High Load).
+	Threshold *int `json:"threshold,omitempty"`
+	// PodOrder says how the pods were ordered.
+	PodOrder string     `json:"pod_order,omitempty"`
+	Pods     []PodVisit `json:"pods"`
+}
+
+// PodVisit is one pod of a site visit.
+type PodVisit struct {
+	Pod        string `json:"pod"`
+	Connecting bool   `json:"connecting"`
+	// Status is searched, skipped or not_reached.
+	Status     string      `json:"status"`
+	SkipReason string      `json:"skip_reason,omitempty"`
+	Load       *float64    `json:"load"`
+	Pools      []PoolVisit `json:"pools"`
+}
+
+// PoolVisit is one pool of the GE in a pod, in the order tried.
+type PoolVisit struct {
+	Pool string   `json:"pool"`
+	Kind PoolKind `json:"kind"`
+	Farm string   `json:"farm,omitempty"`
+	// Status is placed, full, no_host, unavailable or not_tried.
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+	// Load is the pool's load under the GE's policy; null under NONE or
+	// for an unavailable pool.
+	Load          *float64       `json:"load"`
+	HostSelection *HostSelection `json:"host_selection,omitempty"`
+}
+
+// SessionReport is one existing session considered in step 2.
+type SessionReport struct {
+	ID     string        `json:"id"`
+	Site   string        `json:"site"`
+	Pod    string        `json:"pod"`
+	Pool   string        `json:"pool"`
+	Host   string        `json:"host,omitempty"`
+	State  SessionState  `json:"state"`
+	Client string        `json:"client,omitempty"`
+	Status SessionStatus `json:"status"`
+	Detail string        `json:"detail"`
+}
+
+// TraceStep is one line of the trace.
+type TraceStep struct {
+	// Step names the part of the search: request, entitlement, sessions,
+	// assignment, home_site, redirection, tiers, site, pod, random,
+	// not_modelled, outcome.
+	Step    string `json:"step"`
+	Message string `json:"message"`
+}
+
+// NotFoundError is returned when the request names a user, global
+// entitlement, Connection Server, pod, client computer or offline pod that
+// does not exist (the CLI exits 3).
+type NotFoundError struct {
+	Kind string // user, entitlement, connection server, pod, computer, site
+	Name string
+}
+
+// Error implements error.
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("%s %q not found", e.Kind, e.Name)
+}
+
+// RequestError is returned for a request that cannot be resolved as given:
+// both or neither of Connection Server and pod, connecting through an offline
+// pod, an unknown protocol (the CLI exits 1).
+type RequestError struct {
+	Message string // one line, lower case
+	Hint    string // the fix, or ""
+}
+
+// Error implements error.
+func (e *RequestError) Error() string { return e.Message }

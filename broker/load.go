@@ -1,0 +1,315 @@
+package broker
+
+// Availability and load (SPEC §3.1).
+//
+// Loads are exact rational numbers: no integer division, no rounding, and
+// every comparison (orderings, ties, the "strictly greater than
+// pae-LoadThresholdForSite" test) is made on exact values. Only output
+// rounds, to two decimals (FormatLoad).
+
+import (
+	"fmt"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// unlimitedSessionsPerHost is what a farm's "unlimited" (0) max sessions per
+// host counts as under the SESSION policy.
+const unlimitedSessionsPerHost = 150
+
+// poolUnavailable says why pool p takes no part in any load, capacity or
+// candidate list, or returns "" when it is available: an offline or unknown
+// pod, a disabled pool, or a pool that can hold no session (capacity 0, a
+// farm that does not exist or has no enabled host).
+func (ix *index) poolUnavailable(p *Pool) string {
+	pod := ix.pod(p.Pod)
+	switch {
+	case !p.Enabled:
+		return "pool is disabled"
+	case pod == nil:
+		return fmt.Sprintf("pod %q does not exist", p.Pod)
+	case ix.isOffline(pod.Name):
+		return fmt.Sprintf("pod %s is offline", pod.Name)
+	}
+	if !p.Kind.FarmBacked() {
+		if p.Capacity <= 0 {
+			return "capacity 0: the pool can hold no session"
+		}
+		return ""
+	}
+	farm := ix.farm(p.Farm)
+	if farm == nil {
+		return fmt.Sprintf("farm %q does not exist", p.Farm)
+	}
+	if len(enabledHosts(ix.hostsOf(farm.Name))) == 0 {
+		return fmt.Sprintf("farm %s has no enabled host", farm.Name)
+	}
+	return ""
+}
+
+// enabledHosts keeps the enabled hosts.
+func enabledHosts(hosts []Host) []Host {
+	var out []Host
+	for _, h := range hosts {
+		if h.Enabled {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// poolFigures are one available pool's load figures under one policy.
+type poolFigures struct {
+	// load is the pool load: sessions*100/capacity for a desktop pool;
+	// for a farm-backed pool the mean load index of the farm's enabled
+	// hosts (LOAD) or sessions*100/(hosts*max sessions per host) (SESSION).
+	load *big.Rat
+	// sessions and capacity are the SESSION policy's totals: a desktop
+	// pool's sessions and machines, a farm's enabled hosts' sessions and
+	// their session limits (unlimited counting as 150).
+	sessions, capacity int64
+	// farm is the folded name of the farm serving the pool, "" for a
+	// desktop pool: pools sharing a farm share its figures.
+	farm string
+}
+
+// figures computes the load figures of available pool p under policy, which
+// must be LOAD or SESSION.
+func (ix *index) figures(p *Pool, policy Policy) poolFigures {
+	if !p.Kind.FarmBacked() {
+		return poolFigures{
+			load:     big.NewRat(int64(p.Sessions)*100, int64(p.Capacity)),
+			sessions: int64(p.Sessions),
+			capacity: int64(p.Capacity),
+		}
+	}
+	farm := ix.farm(p.Farm)
+	hosts := enabledHosts(ix.hostsOf(farm.Name))
+	perHost := int64(farm.MaxSessionsPerHost)
+	if perHost <= 0 {
+		perHost = unlimitedSessionsPerHost
+	}
+	fig := poolFigures{farm: foldKey(farm.Name), capacity: perHost * int64(len(hosts))}
+	var indexSum, indexed int64
+	for _, h := range hosts {
+		fig.sessions += int64(h.Sessions)
+		if h.LoadIndex >= 0 { // -1: load balancing disabled, left out of the mean
+			indexSum += int64(h.LoadIndex)
+			indexed++
+		}
+	}
+	switch {
+	case policy == PolicySession:
+		fig.load = big.NewRat(fig.sessions*100, fig.capacity)
+	case indexed == 0:
+		fig.load = new(big.Rat)
+	default:
+		fig.load = big.NewRat(indexSum, indexed)
+	}
+	return fig
+}
+
+// aggregateLoad is the load of a pod or a site over the given available
+// pools: the mean pool load (LOAD), or total sessions over total capacity
+// times 100 (SESSION). Under SESSION a farm shared by several of the pools
+// is counted once, since its sessions are one set of sessions. nil when
+// pools is empty (nothing left: no load).
+func (ix *index) aggregateLoad(pools []*Pool, policy Policy) *big.Rat {
+	if len(pools) == 0 || !policyHasLoad(policy) {
+		return nil
+	}
+	if policy == PolicyLoad {
+		sum := new(big.Rat)
+		for _, p := range pools {
+			sum.Add(sum, ix.figures(p, policy).load)
+		}
+		return sum.Quo(sum, big.NewRat(int64(len(pools)), 1))
+	}
+	var sessions, capacity int64
+	seenFarm := map[string]bool{}
+	for _, p := range pools {
+		fig := ix.figures(p, policy)
+		if fig.farm != "" {
+			if seenFarm[fig.farm] {
+				continue
+			}
+			seenFarm[fig.farm] = true
+		}
+		sessions += fig.sessions
+		capacity += fig.capacity
+	}
+	return big.NewRat(sessions*100, capacity)
+}
+
+// policyHasLoad reports whether policy defines loads (LOAD and SESSION do;
+// NONE orders at random).
+func policyHasLoad(p Policy) bool { return p == PolicyLoad || p == PolicySession }
+
+// FormatLoad renders a load rounded to two decimals ("33.33"), or "-" when
+// there is none.
+func FormatLoad(load *big.Rat) string {
+	if load == nil {
+		return "-"
+	}
+	return load.FloatString(2)
+}
+
+// loadValue is a load as output shows it: rounded to two decimals, nil when
+// there is none.
+func loadValue(load *big.Rat) *float64 {
+	if load == nil {
+		return nil
+	}
+	v, err := strconv.ParseFloat(load.FloatString(2), 64)
+	if err != nil {
+		return nil
+	}
+	return &v
+}
+
+// PoolAvailability reports whether the named pool takes part in loads,
+// capacity tests and candidate lists (SPEC §3.1), and why not: offline pods
+// (stored as offline or listed in offlinePods), disabled pools and pools
+// that can hold no session (capacity 0, a farm with no enabled host) are left
+// out. A pool that does not exist is reported as unavailable.
+func PoolAvailability(f *Federation, pool string, offlinePods []string) (available bool, why string) {
+	ix := newIndex(f, offlinePods)
+	p := ix.pool(pool)
+	if p == nil {
+		return false, fmt.Sprintf("pool %q does not exist", pool)
+	}
+	why = ix.poolUnavailable(p)
+	return why == "", why
+}
+
+// PoolLoad returns the load of the named pool under policy (SPEC §3.1):
+// desktop pools sessions*100/capacity; farm-backed pools the mean load index
+// of the farm's enabled hosts, hosts at -1 left out, 0 when none is left
+// (LOAD), or sessions*100/(hosts*max sessions per host) over the enabled
+// hosts, unlimited counting as 150 (SESSION). It returns nil when the pool
+// is not available (see PoolAvailability) or the policy is NONE, which
+// defines no load.
+func PoolLoad(f *Federation, pool string, policy Policy, offlinePods []string) *big.Rat {
+	ix := newIndex(f, offlinePods)
+	p := ix.pool(pool)
+	if p == nil || !policyHasLoad(policy) || ix.poolUnavailable(p) != "" {
+		return nil
+	}
+	return ix.figures(p, policy).load
+}
+
+// PodLoad returns the load of a pod for the named global entitlement under
+// policy: over the entitlement's available pools in that pod, the mean pool
+// load (LOAD) or total sessions over total capacity times 100 (SESSION). It
+// returns nil when the pod has no available pool of the entitlement (nothing
+// left: no load), when the entitlement does not exist, or under NONE.
+func PodLoad(f *Federation, entitlement, pod string, policy Policy, offlinePods []string) *big.Rat {
+	ix := newIndex(f, offlinePods)
+	ge := ix.entitlement(entitlement)
+	if ge == nil {
+		return nil
+	}
+	return ix.aggregateLoad(ix.availablePools(ge, func(p *Pool) bool { return foldKey(p.Pod) == foldKey(pod) }), policy)
+}
+
+// SiteLoad returns the load of a site for the named global entitlement under
+// policy, computed like PodLoad over the entitlement's available pools in
+// the site's online pods. This is the load compared with
+// pae-LoadThresholdForSite when Ignore Preferred Sites with High Load
+// applies. nil when the site has no available pool of the entitlement, when
+// the entitlement does not exist, or under NONE.
+func SiteLoad(f *Federation, entitlement, site string, policy Policy, offlinePods []string) *big.Rat {
+	ix := newIndex(f, offlinePods)
+	ge := ix.entitlement(entitlement)
+	if ge == nil {
+		return nil
+	}
+	return ix.siteLoad(ge, site, policy)
+}
+
+// siteLoad is SiteLoad over an index.
+func (ix *index) siteLoad(ge *Entitlement, site string, policy Policy) *big.Rat {
+	return ix.aggregateLoad(ix.availablePools(ge, func(p *Pool) bool { return ix.poolInSite(p, site) }), policy)
+}
+
+// podLoad is PodLoad over an index.
+func (ix *index) podLoad(ge *Entitlement, pod string, policy Policy) *big.Rat {
+	return ix.aggregateLoad(ix.availablePools(ge, func(p *Pool) bool { return foldKey(p.Pod) == foldKey(pod) }), policy)
+}
+
+// poolInSite reports whether pool p's pod belongs to site.
+func (ix *index) poolInSite(p *Pool, site string) bool {
+	pod := ix.pod(p.Pod)
+	return pod != nil && foldKey(pod.Site) == foldKey(site)
+}
+
+// gePool is one pool associated with a global entitlement, with why it is
+// unavailable ("" when available).
+type gePool struct {
+	name string // as listed by the entitlement, or the pool's stored name
+	pool *Pool  // nil when the pool does not exist
+	why  string
+}
+
+// entitlementPools lists the pools associated with ge in name order, each
+// with why it is unavailable for ge: the reasons of poolUnavailable, plus a
+// pool that cannot serve this entitlement (a desktop pool in an application
+// entitlement or the reverse, a floating pool in a dedicated entitlement or
+// the reverse: data lint reports).
+func (ix *index) entitlementPools(ge *Entitlement) []gePool {
+	var out []gePool
+	seen := map[string]bool{}
+	for _, name := range ge.Pools {
+		k := foldKey(name)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		p := ix.pool(name)
+		if p == nil {
+			out = append(out, gePool{name: name, why: fmt.Sprintf("pool %q does not exist", name)})
+			continue
+		}
+		out = append(out, gePool{name: p.Name, pool: p, why: ix.poolUnfit(ge, p)})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return nameLess(out[i].name, out[j].name) })
+	return out
+}
+
+// poolUnfit says why pool p cannot take ge's sessions, or "": a kind
+// mismatch (poolMismatch) or unavailability (poolUnavailable).
+func (ix *index) poolUnfit(ge *Entitlement, p *Pool) string {
+	if why := poolMismatch(ge, p); why != "" {
+		return why
+	}
+	return ix.poolUnavailable(p)
+}
+
+// poolMismatch says why a pool of this kind cannot serve ge, or "".
+func poolMismatch(ge *Entitlement, p *Pool) string {
+	app := strings.EqualFold(string(ge.Type), string(TypeApplication))
+	switch {
+	case app && p.Kind != KindApplication:
+		return fmt.Sprintf("a %s pool cannot serve an application entitlement", p.Kind)
+	case !app && p.Kind == KindApplication:
+		return "an application pool cannot serve a desktop entitlement"
+	case !app && ge.Dedicated && (p.Kind != KindDesktop || !p.Dedicated):
+		return "a floating pool cannot serve a dedicated entitlement"
+	case !app && !ge.Dedicated && p.Kind == KindDesktop && p.Dedicated:
+		return "a dedicated pool cannot serve a floating entitlement"
+	}
+	return ""
+}
+
+// availablePools returns ge's available pools that keep accepts.
+func (ix *index) availablePools(ge *Entitlement, keep func(*Pool) bool) []*Pool {
+	var out []*Pool
+	for _, gp := range ix.entitlementPools(ge) {
+		if gp.pool != nil && gp.why == "" && keep(gp.pool) {
+			out = append(out, gp.pool)
+		}
+	}
+	return out
+}

@@ -1,0 +1,112 @@
+package broker
+
+// Membership of global entitlements, through nested groups (SPEC §3 step 1).
+
+import (
+	"strings"
+)
+
+// memberGroups returns the folded names of the groups that are members of
+// ge.
+func memberGroups(ge *Entitlement) map[string]bool {
+	m := map[string]bool{}
+	for _, mem := range ge.Members {
+		if strings.EqualFold(string(mem.Kind), string(MemberGroup)) {
+			m[foldKey(mem.Name)] = true
+		}
+	}
+	return m
+}
+
+// directUserMember reports whether user is itself listed as a member of ge.
+func directUserMember(ge *Entitlement, user string) bool {
+	for _, mem := range ge.Members {
+		if strings.EqualFold(string(mem.Kind), string(MemberUser)) && strings.EqualFold(mem.Name, user) {
+			return true
+		}
+	}
+	return false
+}
+
+// groupName is the stored spelling of a group referenced as name.
+func (ix *index) groupName(name string) string {
+	if g := ix.group(name); g != nil {
+		return g.Name
+	}
+	return name
+}
+
+// groupChain searches, breadth first, from the immediate groups start up
+// through the groups they are members of, for a group in targets (folded
+// names). It returns the chain of groups from an immediate group to the
+// target (the shortest one; ties go to names in name order), or nil. Cycles
+// are tolerated: each group is visited once.
+func (ix *index) groupChain(start []string, targets map[string]bool) []string {
+	type step struct {
+		name   string
+		parent int // index in visited, -1 for an immediate group
+	}
+	var visited []step
+	seen := map[string]bool{}
+	enqueue := func(names []string, parent int) {
+		sorted := append([]string(nil), names...)
+		sortNames(sorted)
+		for _, n := range sorted {
+			k := foldKey(n)
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			visited = append(visited, step{name: ix.groupName(n), parent: parent})
+		}
+	}
+	enqueue(start, -1)
+	for i := 0; i < len(visited); i++ {
+		if targets[foldKey(visited[i].name)] {
+			var chain []string
+			for j := i; j >= 0; j = visited[j].parent {
+				chain = append([]string{visited[j].name}, chain...)
+			}
+			return chain
+		}
+		if g := ix.group(visited[i].name); g != nil {
+			enqueue(g.Groups, i)
+		}
+	}
+	return nil
+}
+
+// userEntitlement says how user is a member of ge: direct reports a direct
+// user membership; otherwise chain is the group chain from one of the user's
+// immediate groups to a group that is a member of ge. ok is false when the
+// user is not a member.
+func (ix *index) userEntitlement(ge *Entitlement, user *User) (direct bool, chain []string, ok bool) {
+	if directUserMember(ge, user.Name) {
+		return true, nil, true
+	}
+	chain = ix.groupChain(user.Groups, memberGroups(ge))
+	return false, chain, chain != nil
+}
+
+// computerEntitlement returns the group chain by which client computer c is
+// a member of a group that is itself a member of ge (client restrictions),
+// or nil.
+func (ix *index) computerEntitlement(ge *Entitlement, c *Computer) []string {
+	return ix.groupChain(c.Groups, memberGroups(ge))
+}
+
+// tagsMatch applies the Connection Server restriction tags: a GE without
+// tags may be brokered by any server; a GE with tags only by a server holding
+// at least one of them (so never by a server without tags). It returns the
+// tags the server and the GE share.
+func tagsMatch(geTags, serverTags []string) (ok bool, shared []string) {
+	if len(geTags) == 0 {
+		return true, nil
+	}
+	for _, t := range serverTags {
+		if containsFold(geTags, t) && !containsFold(shared, t) {
+			shared = append(shared, t)
+		}
+	}
+	return len(shared) > 0, shared
+}

@@ -1,0 +1,751 @@
+package broker
+
+// Resolve: the broker search of SPEC §3, step by step. The steps live in
+// this file in the order the spec gives them; the site and pod search (steps
+// 5-7) lives in search.go, loads in load.go, home sites in homesite.go.
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Request is one connection request to resolve.
+type Request struct {
+	// User and Entitlement name the user and the global entitlement.
+	User, Entitlement string
+	// ConnectionServer is the server the user connected through; its pod
+	// and that pod's site are the connecting pod and site, and its tags are
+	// matched in step 1. Exactly one of ConnectionServer and Pod is given.
+	ConnectionServer string
+	// Pod connects as if through a Connection Server of that pod with no
+	// tags.
+	Pod string
+	// Client is the client computer, "" when not given.
+	Client string
+	// Protocol is the display protocol; "" means the GE's default protocol
+	// (BLAST when the GE has none). Case-insensitive.
+	Protocol Protocol
+	// Unauthenticated asks for unauthenticated access: hosts must support
+	// it. Only application GEs publish to unauthenticated users, so Resolve
+	// returns a RequestError for a desktop GE rather than silently ignoring
+	// the flag.
+	Unauthenticated bool
+	// OfflinePods are pods to treat as offline (what-if), in addition to
+	// those stored as offline.
+	OfflinePods []string
+	// Seed seeds every random order (SPEC §3 "Randomness").
+	Seed int64
+}
+
+// Resolve dry-runs the broker's search for one connection request (SPEC §3)
+// over the federation data f, and explains it.
+//
+// Errors, not outcomes: a *NotFoundError when the request names a user,
+// global entitlement, Connection Server, pod, client computer or offline pod
+// that does not exist (or the connecting pod's site is missing from f); a
+// *RequestError for both or neither of ConnectionServer and Pod, connecting
+// through an offline pod, an unknown protocol, or Unauthenticated on a
+// desktop GE. Every other result, refusals included, is a Decision.
+//
+// Resolve does not modify f.
+func Resolve(f *Federation, r Request) (*Decision, error) {
+	if f == nil {
+		return nil, &RequestError{Message: "no federation data to resolve against"}
+	}
+	if (r.ConnectionServer == "") == (r.Pod == "") {
+		return nil, &RequestError{
+			Message: "give exactly one of a connection server and a pod to connect through",
+			Hint:    "name the connection server the user reached, or a pod to connect as if through an untagged server of that pod",
+		}
+	}
+	ix := newIndex(f, nil)
+	rs := &resolver{ix: ix, req: r}
+	if rs.user = ix.user(r.User); rs.user == nil {
+		return nil, &NotFoundError{Kind: "user", Name: r.User}
+	}
+	if rs.ge = ix.entitlement(r.Entitlement); rs.ge == nil {
+		return nil, &NotFoundError{Kind: "entitlement", Name: r.Entitlement}
+	}
+	if r.ConnectionServer != "" {
+		if rs.cs = ix.server(r.ConnectionServer); rs.cs == nil {
+			return nil, &NotFoundError{Kind: "connection server", Name: r.ConnectionServer}
+		}
+		if rs.pod = ix.pod(rs.cs.Pod); rs.pod == nil {
+			return nil, &NotFoundError{Kind: "pod", Name: rs.cs.Pod}
+		}
+	} else if rs.pod = ix.pod(r.Pod); rs.pod == nil {
+		return nil, &NotFoundError{Kind: "pod", Name: r.Pod}
+	}
+	if rs.site = ix.site(rs.pod.Site); rs.site == nil {
+		return nil, &NotFoundError{Kind: "site", Name: rs.pod.Site}
+	}
+	if r.Client != "" {
+		if rs.client = ix.computer(r.Client); rs.client == nil {
+			return nil, &NotFoundError{Kind: "computer", Name: r.Client}
+		}
+	}
+	for _, p := range r.OfflinePods {
+		if ix.pod(p) == nil {
+			return nil, &NotFoundError{Kind: "pod", Name: p}
+		}
+	}
+	rs.ix = newIndex(f, r.OfflinePods)
+	if err := rs.settle(); err != nil {
+		return nil, err
+	}
+	if rs.ix.isOffline(rs.pod.Name) {
+		via := "pod " + rs.pod.Name
+		if rs.cs != nil {
+			via = fmt.Sprintf("connection server %s (pod %s)", rs.cs.Name, rs.pod.Name)
+		}
+		return nil, &RequestError{
+			Message: fmt.Sprintf("cannot connect through %s: the pod is offline", via),
+			Hint:    "pick a connection server of an online pod",
+		}
+	}
+	return rs.run(), nil
+}
+
+// resolver carries one Resolve call.
+type resolver struct {
+	ix     *index
+	req    Request
+	user   *User
+	ge     *Entitlement
+	cs     *ConnectionServer // nil when connecting through a pod
+	pod    *Pod              // connecting pod
+	site   *Site             // connecting site
+	client *Computer         // nil when not given
+
+	// The GE's settings in force: defaults filled in, options that do not
+	// apply to this kind of GE switched off (with a warning).
+	geType             EntitlementType
+	scope              Scope
+	policy             Policy
+	dedicated          bool
+	requireHomeSite    bool
+	ignoreHighLoad     bool
+	autoClean          bool
+	multipleSessions   bool
+	clientRestrictions bool
+	protocol           Protocol
+	protocolSource     string
+
+	home     *HomeSiteResolution // the user's home site for the GE, when it uses home sites
+	homeSite *Site               // the home site that applies, nil when none
+	visited  map[string]bool     // folded names of the sites searched (or found empty)
+	admxNote bool                // the ADMX not-modelled note was given
+	started  bool                // the trace has begun: warnings are traced as they come
+	d        *Decision
+}
+
+// settle fills in the GE's defaults and the protocol, and rejects what the
+// request cannot ask of this GE.
+func (rs *resolver) settle() error {
+	ge := rs.ge
+	rs.d = &Decision{
+		Checks:    []Check{},
+		SiteOrder: []SiteVisit{},
+		Sessions:  []SessionReport{},
+		Warnings:  []string{},
+		Trace:     []TraceStep{},
+		Seed:      rs.req.Seed,
+	}
+	rs.geType = EntitlementType(strings.ToUpper(string(ge.Type)))
+	switch rs.geType {
+	case TypeDesktop, TypeApplication:
+	case "":
+		rs.geType = TypeDesktop
+	default:
+		rs.warn("entitlement %s has unknown type %q; treated as DESKTOP", ge.Name, ge.Type)
+		rs.geType = TypeDesktop
+	}
+	rs.scope = Scope(strings.ToUpper(string(ge.Scope)))
+	switch rs.scope {
+	case ScopeAny, ScopeSite, ScopeLocal:
+	case "":
+		rs.scope = ScopeAny
+	default:
+		rs.warn("entitlement %s has unknown scope %q; treated as ANY", ge.Name, ge.Scope)
+		rs.scope = ScopeAny
+	}
+	rs.policy = Policy(strings.ToUpper(string(ge.Policy)))
+	switch rs.policy {
+	case PolicyNone, PolicyLoad, PolicySession:
+	case "":
+		rs.policy = PolicyNone
+	default:
+		rs.warn("entitlement %s has unknown session load distribution policy %q; treated as NONE", ge.Name, ge.Policy)
+		rs.policy = PolicyNone
+	}
+	floatingDesktop := rs.geType == TypeDesktop && !ge.Dedicated
+	rs.dedicated = ge.Dedicated
+	if ge.Dedicated && rs.geType != TypeDesktop {
+		rs.warn("entitlement %s is an application entitlement marked dedicated; dedicated applies to desktop entitlements only and is ignored", ge.Name)
+		rs.dedicated = false
+	}
+	rs.requireHomeSite = ge.RequireHomeSite && ge.UseHomeSite
+	if ge.RequireHomeSite && !ge.UseHomeSite {
+		rs.warn("entitlement %s has Require Home Site without Use Home Site; Require Home Site is ignored", ge.Name)
+	}
+	rs.ignoreHighLoad = ge.IgnoreHighLoad && policyHasLoad(rs.policy)
+	if ge.IgnoreHighLoad && !policyHasLoad(rs.policy) {
+		rs.warn("entitlement %s has Ignore Preferred Sites with High Load but no session load distribution policy; the option is ignored (it needs LOAD or SESSION to measure a site's load)", ge.Name)
+	}
+	rs.autoClean = ge.AutoClean && (floatingDesktop || rs.geType == TypeApplication)
+	if ge.AutoClean && !rs.autoClean {
+		rs.warn("entitlement %s has automatic clean-up of redundant sessions, which applies only to floating desktop and application entitlements; ignored", ge.Name)
+	}
+	rs.multipleSessions = ge.MultipleSessionsPerUser && floatingDesktop
+	if ge.MultipleSessionsPerUser && !rs.multipleSessions {
+		rs.warn("entitlement %s has multiple sessions per user, which applies only to floating desktop entitlements; ignored", ge.Name)
+	}
+	rs.clientRestrictions = ge.ClientRestrictions && (floatingDesktop || rs.geType == TypeApplication)
+	if ge.ClientRestrictions && !rs.clientRestrictions {
+		rs.warn("entitlement %s has client restrictions, which apply only to floating desktop and application entitlements; ignored", ge.Name)
+	}
+
+	switch {
+	case rs.req.Protocol != "":
+		rs.protocol, rs.protocolSource = Protocol(strings.ToUpper(string(rs.req.Protocol))), "requested"
+	case ge.DefaultProtocol != "":
+		rs.protocol, rs.protocolSource = Protocol(strings.ToUpper(string(ge.DefaultProtocol))), "the entitlement's default protocol"
+	default:
+		rs.protocol, rs.protocolSource = ProtocolBlast, "the entitlement names no default protocol; Horizon's default"
+	}
+	switch rs.protocol {
+	case ProtocolBlast, ProtocolPCoIP, ProtocolRDP:
+	default:
+		if rs.req.Protocol != "" {
+			return &RequestError{Message: fmt.Sprintf("unknown protocol %q", rs.req.Protocol), Hint: "use blast, pcoip or rdp"}
+		}
+		rs.warn("entitlement %s has unknown default protocol %q; BLAST is used", ge.Name, ge.DefaultProtocol)
+		rs.protocol, rs.protocolSource = ProtocolBlast, "the entitlement's default protocol is unknown; Horizon's default"
+	}
+	if rs.req.Unauthenticated && rs.geType != TypeApplication {
+		return &RequestError{
+			Message: fmt.Sprintf("unauthenticated access applies to application entitlements only, and %s is a desktop entitlement", ge.Name),
+			Hint:    "drop the unauthenticated option, or resolve an application entitlement",
+		}
+	}
+	return nil
+}
+
+// trace appends a line to the trace.
+func (rs *resolver) trace(step, format string, args ...any) {
+	rs.d.Trace = append(rs.d.Trace, TraceStep{Step: step, Message: fmt.Sprintf(format, args...)})
+}
+
+// warn records a warning (once) and traces it.
+func (rs *resolver) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	for _, w := range rs.d.Warnings {
+		if w == msg {
+			return
+		}
+	}
+	rs.d.Warnings = append(rs.d.Warnings, msg)
+	if rs.started {
+		rs.trace("warning", "%s", msg)
+	}
+}
+
+// finish sets the outcome and its one-sentence reason, and traces it.
+func (rs *resolver) finish(o Outcome, format string, args ...any) *Decision {
+	rs.d.Outcome = o
+	rs.d.Reason = fmt.Sprintf(format, args...)
+	rs.trace("outcome", "%s: %s", o, rs.d.Reason)
+	return rs.d
+}
+
+// run performs steps 1-7.
+func (rs *resolver) run() *Decision {
+	rs.describeRequest()
+	for _, w := range rs.d.Warnings { // found while settling the GE's options
+		rs.trace("warning", "%s", w)
+	}
+	rs.started = true
+	if rs.ge.UseHomeSite {
+		h := rs.ix.resolveHomeSite(rs.user.Name, rs.ge.Name)
+		rs.home = &h
+		if h.Site != nil {
+			rs.homeSite = rs.ix.site(*h.Site)
+		}
+	}
+	rs.fillHomeSiteReport()
+
+	denial := rs.checkEntitlement() // step 1
+	offered := rs.existingSessions(denial != "")
+	assignment := rs.findAssignment(denial != "")
+	rs.redirection()
+	if denial != "" {
+		return rs.finish(OutcomeDenied, "%s", denial)
+	}
+
+	// Step 2.
+	switch len(offered) {
+	case 0:
+	case 1:
+		return rs.reconnect(offered[0])
+	default:
+		return rs.chooseSession(offered)
+	}
+
+	// Step 3.
+	if assignment != nil {
+		return rs.assigned(assignment)
+	}
+
+	// Step 4, then 5-7.
+	rs.traceHomeSite()
+	return rs.search()
+}
+
+// describeRequest echoes the request and traces it.
+func (rs *resolver) describeRequest() {
+	ge := rs.ge
+	sum := RequestSummary{
+		User:            rs.user.Name,
+		Entitlement:     ge.Name,
+		EntitlementType: rs.geType,
+		Scope:           rs.scope,
+		Policy:          rs.policy,
+		Dedicated:       rs.dedicated,
+		ConnectingPod:   rs.pod.Name,
+		ConnectingSite:  rs.site.Name,
+		Protocol:        rs.protocol,
+		Unauthenticated: rs.req.Unauthenticated,
+		OfflinePods:     []string{},
+	}
+	if rs.cs != nil {
+		sum.ConnectionServer = rs.cs.Name
+	}
+	if rs.client != nil {
+		sum.Client = rs.client.Name
+	}
+	for _, p := range rs.ix.f.Pods {
+		if rs.ix.isOffline(p.Name) && !containsFold(sum.OfflinePods, p.Name) {
+			sum.OfflinePods = append(sum.OfflinePods, p.Name)
+		}
+	}
+	sortNames(sum.OfflinePods)
+	rs.d.Request = sum
+
+	via := fmt.Sprintf("pod %s (as if through a connection server without tags)", rs.pod.Name)
+	if rs.cs != nil {
+		via = fmt.Sprintf("connection server %s (%s) in pod %s", rs.cs.Name, tagList(rs.cs.Tags), rs.pod.Name)
+	}
+	kind := "floating"
+	if rs.dedicated {
+		kind = "dedicated"
+	}
+	if rs.geType == TypeApplication {
+		kind = "application"
+	}
+	rs.trace("request", "%s asks for %s (%s entitlement, scope %s, policy %s) through %s, connecting site %s",
+		rs.user.Name, ge.Name, kind, rs.scope, rs.policy, via, rs.site.Name)
+	rs.trace("request", "protocol %s (%s); unauthenticated %t; client %s; seed %d",
+		rs.protocol, rs.protocolSource, rs.req.Unauthenticated, orNone(sum.Client), rs.req.Seed)
+	var stored, whatIf []string
+	for _, p := range rs.ix.f.Pods {
+		switch {
+		case !p.Online:
+			stored = append(stored, p.Name)
+		case containsFold(rs.ix.extraOffln, p.Name):
+			whatIf = append(whatIf, p.Name)
+		}
+	}
+	sortNames(stored)
+	sortNames(whatIf)
+	if len(stored)+len(whatIf) > 0 {
+		rs.trace("request", "offline pods: %s stored offline; %s offline by request (what-if)", listOrNone(stored), listOrNone(whatIf))
+	}
+}
+
+// checkEntitlement is step 1. It records every check and returns the reason
+// of the first failure, or "" when the user may use the GE.
+func (rs *resolver) checkEntitlement() string {
+	ge, user := rs.ge, rs.user
+	var denial string
+	check := func(name string, passed bool, format string, args ...any) {
+		c := Check{Check: name, Passed: passed, Detail: fmt.Sprintf(format, args...)}
+		rs.d.Checks = append(rs.d.Checks, c)
+		verdict := "passed"
+		if !passed {
+			verdict = "FAILED"
+			if denial == "" {
+				denial = c.Detail
+			}
+		}
+		rs.trace("entitlement", "%s %s: %s", name, verdict, c.Detail)
+	}
+
+	if ge.Enabled {
+		check("enabled", true, "entitlement %s is enabled", ge.Name)
+	} else {
+		check("enabled", false, "entitlement %s is disabled", ge.Name)
+	}
+
+	if direct, chain, ok := rs.ix.userEntitlement(ge, user); !ok {
+		check("membership", false, "%s is not a member of %s, directly or through nested groups (immediate groups: %s)",
+			user.Name, ge.Name, listOrNone(sortedCopy(user.Groups)))
+	} else if direct {
+		check("membership", true, "%s is a direct member of %s", user.Name, ge.Name)
+	} else {
+		check("membership", true, "%s is a member of %s through group %s", user.Name, ge.Name, strings.Join(chain, " → "))
+	}
+
+	switch ok, shared := tagsMatch(ge.Tags, rs.serverTags()); {
+	case len(ge.Tags) == 0:
+		check("connection_server_tags", true, "%s has no restriction tags: any connection server may broker it", ge.Name)
+	case ok:
+		check("connection_server_tags", true, "connection server %s shares tag(s) %s with %s (restricted to %s)",
+			rs.cs.Name, strings.Join(shared, ", "), ge.Name, strings.Join(ge.Tags, ", "))
+	case rs.cs == nil:
+		check("connection_server_tags", false, "%s is restricted to tags %s, and connecting through pod %s counts as a connection server without tags, which cannot broker it",
+			ge.Name, strings.Join(ge.Tags, ", "), rs.pod.Name)
+	case len(rs.cs.Tags) == 0:
+		check("connection_server_tags", false, "%s is restricted to tags %s, and connection server %s has no tags, so it cannot broker it",
+			ge.Name, strings.Join(ge.Tags, ", "), rs.cs.Name)
+	default:
+		check("connection_server_tags", false, "%s is restricted to tags %s, and connection server %s has none of them (it has %s)",
+			ge.Name, strings.Join(ge.Tags, ", "), rs.cs.Name, strings.Join(rs.cs.Tags, ", "))
+	}
+
+	if rs.clientRestrictions {
+		switch {
+		case rs.client == nil:
+			check("client_restrictions", false, "%s has client restrictions and no client computer was given", ge.Name)
+		default:
+			if chain := rs.ix.computerEntitlement(ge, rs.client); chain != nil {
+				check("client_restrictions", true, "client computer %s is a member of %s through group %s",
+					rs.client.Name, ge.Name, strings.Join(chain, " → "))
+			} else {
+				check("client_restrictions", false, "%s has client restrictions and client computer %s is not in a group entitled to it (its groups: %s)",
+					ge.Name, rs.client.Name, listOrNone(sortedCopy(rs.client.Groups)))
+			}
+		}
+	}
+
+	if rs.requireHomeSite {
+		if rs.home.Site != nil {
+			check("require_home_site", true, "%s requires a home site and %s has one: %s (%s)", ge.Name, user.Name, *rs.home.Site, rs.home.Source)
+		} else {
+			check("require_home_site", false, "%s requires a home site and %s has none for it (Horizon offers such an entitlement only to users with a home site)", ge.Name, user.Name)
+		}
+	}
+	return denial
+}
+
+// serverTags are the connecting server's tags (none when connecting through
+// a pod).
+func (rs *resolver) serverTags() []string {
+	if rs.cs == nil {
+		return nil
+	}
+	return rs.cs.Tags
+}
+
+// inScope reports whether pod p is one of the scope pods: LOCAL the
+// connecting pod, SITE the pods of the connecting site, ANY every pod.
+func (rs *resolver) inScope(p *Pod) bool {
+	switch rs.scope {
+	case ScopeLocal:
+		return foldKey(p.Name) == foldKey(rs.pod.Name)
+	case ScopeSite:
+		return foldKey(p.Site) == foldKey(rs.site.Name)
+	}
+	return true
+}
+
+// scopeWords describes the scope pods.
+func (rs *resolver) scopeWords() string {
+	switch rs.scope {
+	case ScopeLocal:
+		return fmt.Sprintf("LOCAL: only the connecting pod %s", rs.pod.Name)
+	case ScopeSite:
+		return fmt.Sprintf("SITE: only the pods of the connecting site %s", rs.site.Name)
+	}
+	return "ANY: every pod"
+}
+
+// existingSessions is step 2: it lists the user's sessions of this GE with
+// what became of each, and returns the ones that count. When the user was
+// denied in step 1 none counts.
+func (rs *resolver) existingSessions(denied bool) []Session {
+	var mine []Session
+	for _, s := range rs.ix.f.Sessions {
+		if strings.EqualFold(s.User, rs.user.Name) && strings.EqualFold(s.Entitlement, rs.ge.Name) {
+			mine = append(mine, s)
+		}
+	}
+	sort.SliceStable(mine, func(i, j int) bool {
+		if foldKey(mine[i].ID) != foldKey(mine[j].ID) {
+			return nameLess(mine[i].ID, mine[j].ID)
+		}
+		return nameLess(mine[i].Pod, mine[j].Pod)
+	})
+	if len(mine) == 0 {
+		rs.trace("sessions", "%s has no session of %s", rs.user.Name, rs.ge.Name)
+		return nil
+	}
+	var offered []Session
+	for _, s := range mine {
+		rep := SessionReport{ID: s.ID, Pod: s.Pod, Pool: s.Pool, Host: s.Host, State: s.State, Client: s.Client}
+		pod := rs.ix.pod(s.Pod)
+		if pod != nil {
+			rep.Pod, rep.Site = pod.Name, pod.Site
+			if site := rs.ix.site(pod.Site); site != nil {
+				rep.Site = site.Name
+			}
+		}
+		if p := rs.ix.pool(s.Pool); p != nil {
+			rep.Pool = p.Name
+		}
+		switch {
+		case pod == nil:
+			rep.Status, rep.Detail = SessionUnknownPod, fmt.Sprintf("pod %q is not in the federation; ignored", s.Pod)
+		case rs.ix.isOffline(pod.Name):
+			rep.Status, rep.Detail = SessionIgnoredOffline, fmt.Sprintf("pod %s is offline; ignored", pod.Name)
+		case !rs.inScope(pod):
+			rep.Status, rep.Detail = SessionOutOfScope, fmt.Sprintf("pod %s is outside the scope (%s); not offered", pod.Name, rs.scopeWords())
+		case rs.multipleSessions && rs.client == nil:
+			rep.Status, rep.Detail = SessionOtherClient, "multiple sessions per user: no client computer given, so the request is a new device and no session counts"
+		case rs.multipleSessions && !strings.EqualFold(s.Client, rs.client.Name):
+			rep.Status, rep.Detail = SessionOtherClient, fmt.Sprintf("multiple sessions per user: recorded with client %s, not %s", orNone(s.Client), rs.client.Name)
+		case denied:
+			rep.Status, rep.Detail = SessionDenied, "in scope, but not offered: the user is denied in step 1"
+		default:
+			rep.Status, rep.Detail = SessionOffered, "in scope; offered"
+			offered = append(offered, s)
+		}
+		rs.d.Sessions = append(rs.d.Sessions, rep)
+		rs.trace("sessions", "session %s (%s, pod %s, pool %s%s): %s", orNone(s.ID), s.State, rep.Pod, rep.Pool, hostSuffix(s.Host), rep.Detail)
+	}
+	return offered
+}
+
+// hostSuffix renders ", host H" or "".
+func hostSuffix(h string) string {
+	if h == "" {
+		return ""
+	}
+	return ", host " + h
+}
+
+// reconnect is the outcome of one offered session.
+func (rs *resolver) reconnect(s Session) *Decision {
+	pl := &Placement{Pod: s.Pod, Pool: s.Pool, Host: s.Host, Session: s.ID}
+	if pod := rs.ix.pod(s.Pod); pod != nil {
+		pl.Pod, pl.Site = pod.Name, pod.Site
+		if site := rs.ix.site(pod.Site); site != nil {
+			pl.Site = site.Name
+		}
+	}
+	if p := rs.ix.pool(s.Pool); p != nil {
+		pl.Pool = p.Name
+		if p.Kind.FarmBacked() {
+			pl.Farm = p.Farm
+			if fm := rs.ix.farm(p.Farm); fm != nil {
+				pl.Farm = fm.Name
+			}
+		}
+	}
+	rs.d.Placement = pl
+	return rs.finish(OutcomeReconnect, "%s reconnects to the existing %s session %s on pod %s (site %s)",
+		rs.user.Name, strings.ToLower(string(s.State)), orNone(s.ID), pl.Pod, pl.Site)
+}
+
+// chooseSession is the outcome of several offered sessions.
+func (rs *resolver) chooseSession(ss []Session) *Decision {
+	clean := rs.autoClean
+	rs.d.AutoClean = &clean
+	var ids []string
+	for _, s := range ss {
+		ids = append(ids, s.ID)
+	}
+	after := "the others are left for manual logoff"
+	if clean {
+		after = "the others are logged off automatically (automatic clean-up of redundant sessions)"
+	}
+	return rs.finish(OutcomeChooseSession, "%s has %d sessions of %s in scope (%s): Horizon Client asks which one, and %s",
+		rs.user.Name, len(ss), rs.ge.Name, strings.Join(ids, ", "), after)
+}
+
+// findAssignment looks up the user's pod assignment for the GE (step 3)
+// and traces it. It returns the assignment when a dedicated GE holds one.
+func (rs *resolver) findAssignment(denied bool) *Assignment {
+	var found []Assignment
+	for _, a := range rs.ix.f.Assignments {
+		if strings.EqualFold(a.User, rs.user.Name) && strings.EqualFold(a.Entitlement, rs.ge.Name) {
+			found = append(found, a)
+		}
+	}
+	if len(found) == 0 {
+		if rs.dedicated {
+			rs.trace("assignment", "%s has no pod assignment for %s yet: the search below allocates one", rs.user.Name, rs.ge.Name)
+		}
+		return nil
+	}
+	sort.SliceStable(found, func(i, j int) bool { return nameLess(found[i].Pod, found[j].Pod) })
+	a := found[0]
+	if pod := rs.ix.pod(a.Pod); pod != nil {
+		a.Pod = pod.Name
+	}
+	if !rs.dedicated {
+		rs.trace("assignment", "a pod assignment of %s on pod %s is recorded, but %s is not dedicated; ignored", rs.user.Name, a.Pod, rs.ge.Name)
+		return nil
+	}
+	if len(found) > 1 {
+		rs.warn("%s has %d pod assignments for %s; the one on pod %s (first by name) is used", rs.user.Name, len(found), rs.ge.Name, a.Pod)
+	}
+	rs.d.Assignment = &a
+	if denied {
+		rs.trace("assignment", "%s is assigned to pod %s%s, but is denied in step 1", rs.user.Name, a.Pod, machineSuffix(a.Machine))
+	}
+	return &a
+}
+
+// machineSuffix renders ", machine M" or "".
+func machineSuffix(m string) string {
+	if m == "" {
+		return ""
+	}
+	return ", machine " + m
+}
+
+// assigned is step 3's outcome: the assigned pod, or UNAVAILABLE when it is
+// offline (no second assignment is made). The assignment ignores scope.
+func (rs *resolver) assigned(a *Assignment) *Decision {
+	pod := rs.ix.pod(a.Pod)
+	if pod == nil {
+		rs.trace("assignment", "%s is assigned to pod %q, which is not in the federation", rs.user.Name, a.Pod)
+		return rs.finish(OutcomeUnavailable, "%s's pod assignment for %s is on pod %q, which does not exist; no second assignment is made",
+			rs.user.Name, rs.ge.Name, a.Pod)
+	}
+	if rs.ix.isOffline(pod.Name) {
+		rs.trace("assignment", "%s is assigned to pod %s%s, which is offline; a dedicated user gets no second assignment", rs.user.Name, pod.Name, machineSuffix(a.Machine))
+		return rs.finish(OutcomeUnavailable, "%s's pod assignment for %s is on pod %s, which is offline, and no second assignment is made",
+			rs.user.Name, rs.ge.Name, pod.Name)
+	}
+	site := pod.Site
+	if s := rs.ix.site(pod.Site); s != nil {
+		site = s.Name
+	}
+	rs.d.Placement = &Placement{Site: site, Pod: pod.Name, Machine: a.Machine}
+	rs.trace("assignment", "%s is assigned to pod %s%s: straight there, scope and home site play no part", rs.user.Name, pod.Name, machineSuffix(a.Machine))
+	return rs.finish(OutcomeAssigned, "%s goes straight back to the assigned pod %s (site %s)%s",
+		rs.user.Name, pod.Name, site, machineSuffix(a.Machine))
+}
+
+// fillHomeSiteReport fills the home-site part of the decision.
+func (rs *resolver) fillHomeSiteReport() {
+	rep := HomeSiteReport{
+		Source:      SourceConnectingSite,
+		Conflicts:   []HomeSiteConflict{},
+		UseHomeSite: rs.ge.UseHomeSite,
+		Rows:        []HomeSiteRow{},
+	}
+	if rs.home != nil {
+		rep.Conflicts, rep.Rows = rs.home.Conflicts, rs.home.Rows
+		if rs.home.Site != nil {
+			site := *rs.home.Site
+			rep.Site, rep.Source = &site, rs.home.Source
+			rep.OutsideScope = rs.scope != ScopeAny && foldKey(site) != foldKey(rs.site.Name)
+		}
+	}
+	rs.d.HomeSite = rep
+}
+
+// traceHomeSite is step 4's trace.
+func (rs *resolver) traceHomeSite() {
+	if !rs.ge.UseHomeSite {
+		rs.trace("home_site", "%s does not use home sites: they play no part; the search starts at the connecting site %s", rs.ge.Name, rs.site.Name)
+		return
+	}
+	for _, r := range rs.home.Rows {
+		scope := "global"
+		if r.Entitlement != nil {
+			scope = "override for " + *r.Entitlement
+		}
+		if r.Won {
+			rs.trace("home_site", "%s %s → %s (%s, %s): wins", r.Kind, r.Name, r.Site, scope, r.Level)
+		} else {
+			rs.trace("home_site", "%s %s → %s (%s, %s): loses, %s", r.Kind, r.Name, r.Site, scope, r.Level, r.LostBecause)
+		}
+	}
+	for _, c := range rs.home.Conflicts {
+		var parts []string
+		for _, g := range c.Groups {
+			parts = append(parts, g.Group+" → "+g.Site)
+		}
+		effect := "outranked by a higher level, no effect"
+		if c.Decisive {
+			effect = "decides the home site"
+		}
+		rs.trace("home_site", "conflict at %s: %s; group %s sorts first, site %s (%s)", c.Level, strings.Join(parts, ", "), c.WinningGroup, c.Site, effect)
+	}
+	if rs.home.Site == nil {
+		rs.trace("home_site", "%s has no home site for %s: the connecting site %s serves (CONNECTING_SITE)", rs.user.Name, rs.ge.Name, rs.site.Name)
+		return
+	}
+	rs.trace("home_site", "home site %s (%s): the search starts there", *rs.home.Site, rs.home.Source)
+}
+
+// redirection reports Home Site Redirection when pae-EnableSiteRedirection
+// is 1. Redirection happens when the user logs in, before any entitlement is
+// chosen, so it follows the user's global home site (ResolveHomeSite with no
+// entitlement), not a per-GE override; the search shown stays the one for
+// the original connection.
+func (rs *resolver) redirection() {
+	if !rs.ix.f.Settings.EnableSiteRedirection {
+		return
+	}
+	global := rs.ix.resolveHomeSite(rs.user.Name, "")
+	red := &Redirection{}
+	switch {
+	case global.Site == nil:
+		red.Detail = fmt.Sprintf("%s has no global home site: no redirection", rs.user.Name)
+	case foldKey(*global.Site) == foldKey(rs.site.Name):
+		red.Detail = fmt.Sprintf("%s connected to the home site %s: no redirection", rs.user.Name, rs.site.Name)
+	default:
+		site := *global.Site
+		red.WouldRedirect, red.ToSite = true, &site
+		red.Detail = fmt.Sprintf("%s's global home site is %s but the connection reached %s: Horizon would redirect the client to %s; the search below is still the one for the original connection",
+			rs.user.Name, site, rs.site.Name, site)
+	}
+	rs.d.HomeSiteRedirection = red
+	rs.trace("redirection", "pae-EnableSiteRedirection is 1: %s", red.Detail)
+}
+
+// tagList renders a server's tags.
+func tagList(tags []string) string {
+	if len(tags) == 0 {
+		return "no tags"
+	}
+	return "tags " + strings.Join(tags, ", ")
+}
+
+// orNone renders "" as "none".
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// listOrNone renders a list, or "none".
+func listOrNone(l []string) string {
+	if len(l) == 0 {
+		return "none"
+	}
+	return strings.Join(l, ", ")
+}
+
+// sortedCopy returns names in name order, leaving names untouched.
+func sortedCopy(names []string) []string {
+	out := append([]string(nil), names...)
+	sortNames(out)
+	return out
+}
