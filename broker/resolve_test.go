@@ -1184,8 +1184,11 @@ func TestResolveMisc(t *testing.T) {
 			},
 		},
 		{
-			name:   "home site redirection is reported when enabled",
-			mutate: func(f *Federation) { f.Settings.EnableSiteRedirection = true; f.HomeSites = []HomeSite{{User: "alice", Site: "US"}} },
+			name: "home site redirection is reported when enabled",
+			mutate: func(f *Federation) {
+				f.Settings.EnableSiteRedirection = true
+				f.HomeSites = []HomeSite{{User: "alice", Site: "US"}}
+			},
 			check: func(t *testing.T, d *Decision) {
 				r := d.HomeSiteRedirection
 				if r == nil || !r.WouldRedirect || r.ToSite == nil || *r.ToSite != "US" {
@@ -1195,8 +1198,11 @@ func TestResolveMisc(t *testing.T) {
 			},
 		},
 		{
-			name:   "home site redirection: no redirect at the home site",
-			mutate: func(f *Federation) { f.Settings.EnableSiteRedirection = true; f.HomeSites = []HomeSite{{User: "alice", Site: "India"}} },
+			name: "home site redirection: no redirect at the home site",
+			mutate: func(f *Federation) {
+				f.Settings.EnableSiteRedirection = true
+				f.HomeSites = []HomeSite{{User: "alice", Site: "India"}}
+			},
 			check: func(t *testing.T, d *Decision) {
 				if r := d.HomeSiteRedirection; r == nil || r.WouldRedirect || r.ToSite != nil {
 					t.Fatalf("redirection %+v", r)
