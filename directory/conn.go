@@ -82,7 +82,7 @@ func Dial(opts Options) (*Conn, error) {
 			}
 			if err := c.StartTLS(cfg); err != nil {
 				c.Close()
-				return nil, &ConnectError{URL: raw, Err: fmt.Errorf("starttls failed, refusing to continue in clear text: %w", tlsHint(err))}
+				return nil, &ConnectError{URL: raw, Err: fmt.Errorf("starttls failed, refusing to continue in clear text: %s", describe(tlsHint(err)))}
 			}
 		}
 		if err := bind(c, u, opts); err != nil {
@@ -163,7 +163,7 @@ func tlsHint(err error) error {
 	var invalid x509.CertificateInvalidError
 	switch {
 	case errors.As(err, &unknown):
-		return fmt.Errorf("the server's certificate is signed by an unknown authority (pass the CA with --ca-file): %w", errors.Unwrap(err))
+		return fmt.Errorf("the server's certificate is signed by an unknown authority (pass its CA with --ca-file): %v", unknown.Error())
 	case errors.As(err, &hostErr):
 		return fmt.Errorf("the server's certificate does not match the host name: %v", hostErr.Error())
 	case errors.As(err, &invalid):
