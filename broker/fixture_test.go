@@ -150,13 +150,6 @@ func wantTrace(t *testing.T, d *Decision, substr string) {
 	}
 }
 
-func wantNoTrace(t *testing.T, d *Decision, substr string) {
-	t.Helper()
-	if strings.Contains(traceText(d), substr) {
-		t.Fatalf("trace has %q:\n%s", substr, traceText(d))
-	}
-}
-
 func wantWarning(t *testing.T, d *Decision, substr string) {
 	t.Helper()
 	for _, w := range d.Warnings {

@@ -49,21 +49,21 @@ func containsFold(list []string, name string) bool {
 // two objects of one kind whose names fold alike, the first one wins (lint
 // reports such duplicates).
 type index struct {
-	f          *Federation
-	sites      map[string]*Site
-	pods       map[string]*Pod
-	servers    map[string]*ConnectionServer
-	ges        map[string]*Entitlement
-	pools      map[string]*Pool
-	farms      map[string]*Farm
-	users      map[string]*User
-	groups     map[string]*Group
-	computers  map[string]*Computer
-	farmHosts  map[string][]Host // by folded farm name, name order
-	siteNames  []string          // every site, name order
-	sitePods   map[string][]*Pod // by folded site name, pods in name order
-	offline    map[string]bool   // folded pod names: stored offline or what-if
-	extraOffln []string          // what-if offline pods, stored spelling
+	f             *Federation
+	sites         map[string]*Site
+	pods          map[string]*Pod
+	servers       map[string]*ConnectionServer
+	ges           map[string]*Entitlement
+	pools         map[string]*Pool
+	farms         map[string]*Farm
+	users         map[string]*User
+	groups        map[string]*Group
+	computers     map[string]*Computer
+	farmHosts     map[string][]Host // by folded farm name, name order
+	siteNames     []string          // every site, name order
+	sitePods      map[string][]*Pod // by folded site name, pods in name order
+	offline       map[string]bool   // folded pod names: stored offline or what-if
+	whatIfOffline []string          // what-if offline pods, stored spelling
 }
 
 // newIndex indexes f. offlinePods are the what-if offline pods; they must
@@ -111,8 +111,8 @@ func newIndex(f *Federation, offlinePods []string) *index {
 	for _, name := range offlinePods {
 		if p := ix.pod(name); p != nil {
 			ix.offline[foldKey(p.Name)] = true
-			if !containsFold(ix.extraOffln, p.Name) {
-				ix.extraOffln = append(ix.extraOffln, p.Name)
+			if !containsFold(ix.whatIfOffline, p.Name) {
+				ix.whatIfOffline = append(ix.whatIfOffline, p.Name)
 			}
 		}
 	}
@@ -155,6 +155,8 @@ func putFirst[T any](m map[string]*T, name string, v *T) {
 	}
 }
 
+// Look-ups by name, case-insensitive; nil (or empty) when absent.
+
 func (ix *index) site(name string) *Site               { return ix.sites[foldKey(name)] }
 func (ix *index) pod(name string) *Pod                 { return ix.pods[foldKey(name)] }
 func (ix *index) server(name string) *ConnectionServer { return ix.servers[foldKey(name)] }
@@ -167,13 +169,3 @@ func (ix *index) computer(name string) *Computer       { return ix.computers[fol
 func (ix *index) hostsOf(farm string) []Host           { return ix.farmHosts[foldKey(farm)] }
 func (ix *index) podsOf(site string) []*Pod            { return ix.sitePods[foldKey(site)] }
 func (ix *index) isOffline(pod string) bool            { return ix.offline[foldKey(pod)] }
-func (ix *index) siteOfPod(pod string) (site string, ok bool) {
-	p := ix.pod(pod)
-	if p == nil {
-		return "", false
-	}
-	if s := ix.site(p.Site); s != nil {
-		return s.Name, true
-	}
-	return p.Site, false
-}

@@ -352,7 +352,7 @@ func (rs *resolver) describeRequest() {
 		switch {
 		case !p.Online:
 			stored = append(stored, p.Name)
-		case containsFold(rs.ix.extraOffln, p.Name):
+		case containsFold(rs.ix.whatIfOffline, p.Name):
 			whatIf = append(whatIf, p.Name)
 		}
 	}
