@@ -246,9 +246,9 @@ type SessionReport struct {
 
 // TraceStep is one line of the trace.
 type TraceStep struct {
-	// Step names the part of the search: request, entitlement, sessions,
-	// assignment, home_site, redirection, tiers, site, pod, random,
-	// not_modelled, outcome.
+	// Step names the part of the search: request, warning, entitlement,
+	// sessions, assignment, home_site, redirection, tiers, site, pod,
+	// random, host, not_modelled, outcome.
 	Step    string `json:"step"`
 	Message string `json:"message"`
 }

@@ -59,11 +59,12 @@ type index struct {
 	users         map[string]*User
 	groups        map[string]*Group
 	computers     map[string]*Computer
-	farmHosts     map[string][]Host // by folded farm name, name order
-	siteNames     []string          // every site, name order
-	sitePods      map[string][]*Pod // by folded site name, pods in name order
-	offline       map[string]bool   // folded pod names: stored offline or what-if
-	whatIfOffline []string          // what-if offline pods, stored spelling
+	farmHosts     map[string][]Host         // by folded farm name, name order
+	siteNames     []string                  // every site, name order
+	sitePods      map[string][]*Pod         // by folded site name, pods in name order
+	offline       map[string]bool           // folded pod names: stored offline or what-if
+	whatIfOffline []string                  // what-if offline pods, stored spelling
+	gePools       map[*Entitlement][]gePool // entitlementPools, computed once per GE
 }
 
 // newIndex indexes f. offlinePods are the what-if offline pods; they must
@@ -83,6 +84,7 @@ func newIndex(f *Federation, offlinePods []string) *index {
 		farmHosts: map[string][]Host{},
 		sitePods:  map[string][]*Pod{},
 		offline:   map[string]bool{},
+		gePools:   map[*Entitlement][]gePool{},
 	}
 	for i := range f.Sites {
 		k := foldKey(f.Sites[i].Name)

@@ -259,6 +259,9 @@ type gePool struct {
 // entitlement or the reverse, a floating pool in a dedicated entitlement or
 // the reverse: data lint reports).
 func (ix *index) entitlementPools(ge *Entitlement) []gePool {
+	if cached, ok := ix.gePools[ge]; ok {
+		return cached
+	}
 	var out []gePool
 	seen := map[string]bool{}
 	for _, name := range ge.Pools {
@@ -275,6 +278,7 @@ func (ix *index) entitlementPools(ge *Entitlement) []gePool {
 		out = append(out, gePool{name: p.Name, pool: p, why: ix.poolUnfit(ge, p)})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return nameLess(out[i].name, out[j].name) })
+	ix.gePools[ge] = out
 	return out
 }
 

@@ -48,7 +48,8 @@ type Request struct {
 // through an offline pod, an unknown protocol, or Unauthenticated on a
 // desktop GE. Every other result, refusals included, is a Decision.
 //
-// Resolve does not modify f.
+// f.Settings must hold the effective settings (DefaultSettings for the
+// attributes cn=Common does not set). Resolve does not modify f.
 func Resolve(f *Federation, r Request) (*Decision, error) {
 	if f == nil {
 		return nil, &RequestError{Message: "no federation data to resolve against"}
