@@ -1219,6 +1219,36 @@ func TestResolveMisc(t *testing.T) {
 			},
 		},
 		{
+			name: "connecting through a pod: that pod is the connecting pod",
+			req:  Request{Pod: "in-pod2", OfflinePods: []string{"jp-pod1"}},
+			mutate: func(f *Federation) {
+				ge(f).Scope = ScopeLocal
+				poolNamed(f, "in-desk2").Sessions = 0
+				podNamed(f, "us-pod1").Online = false
+			},
+			check: func(t *testing.T, d *Decision) {
+				wantPlaced(t, d, "India", "in-pod2", "in-desk2")
+				if r := d.Request; r.ConnectingPod != "in-pod2" || r.ConnectionServer != "" || !reflect.DeepEqual(r.OfflinePods, []string{"jp-pod1", "us-pod1"}) {
+					t.Fatalf("request %+v", r)
+				}
+				wantTrace(t, d, "offline pods: us-pod1 stored offline; jp-pod1 offline by request (what-if)")
+			},
+		},
+		{
+			name: "two pod assignments: the first by pod name is used, with a warning",
+			mutate: func(f *Federation) {
+				dedicate(f)
+				f.Assignments = []Assignment{{User: "alice", Entitlement: "Sales Desktop", Pod: "us-pod1"}, {User: "alice", Entitlement: "Sales Desktop", Pod: "uk-pod1"}}
+			},
+			check: func(t *testing.T, d *Decision) {
+				wantOutcome(t, d, OutcomeAssigned)
+				if d.Placement.Pod != "uk-pod1" || d.Assignment == nil || d.Assignment.Pod != "uk-pod1" {
+					t.Fatalf("placement %+v assignment %+v", d.Placement, d.Assignment)
+				}
+				wantWarning(t, d, "2 pod assignments")
+			},
+		},
+		{
 			name: "the seed is echoed",
 			req:  Request{Seed: 42},
 			check: func(t *testing.T, d *Decision) {
@@ -1229,4 +1259,15 @@ func TestResolveMisc(t *testing.T) {
 			},
 		},
 	})
+}
+
+func TestOutcomeGetsSession(t *testing.T) {
+	for o, want := range map[Outcome]bool{
+		OutcomePlaced: true, OutcomeReconnect: true, OutcomeChooseSession: true, OutcomeAssigned: true,
+		OutcomeDenied: false, OutcomeUnavailable: false, OutcomeNoCapacity: false,
+	} {
+		if o.GetsSession() != want {
+			t.Errorf("%s.GetsSession() = %t", o, !want)
+		}
+	}
 }

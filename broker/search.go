@@ -31,7 +31,7 @@ func (rs *resolver) search() *Decision {
 		}
 		tier := TierStarting
 		if rs.homeSite != nil && foldKey(rs.homeSite.Name) != foldKey(rs.site.Name) {
-			reason := fmt.Sprintf("home site outside the scope (%s): not searched", rs.scopeWords())
+			reason := fmt.Sprintf("the home site is outside the scope, %s", rs.scopeWords())
 			rs.d.SiteOrder = append(rs.d.SiteOrder, SiteVisit{
 				Site: rs.homeSite.Name, Tier: TierStarting, Skipped: true, SkipReason: reason,
 				Load: loadValue(rs.siteLoad(rs.homeSite)), Pods: []PodVisit{},
@@ -318,7 +318,11 @@ func (rs *resolver) searchSite(site *Site, tier Tier, threshold *int) *Decision 
 		return nil
 	}
 	v.Searched = true
-	rs.trace("site", "site %s (%s): searched, load %s", site.Name, tier, FormatLoad(rs.siteLoad(site)))
+	if policyHasLoad(rs.policy) {
+		rs.trace("site", "site %s (%s): searched, load %s", site.Name, tier, FormatLoad(rs.siteLoad(site)))
+	} else {
+		rs.trace("site", "site %s (%s): searched", site.Name, tier)
+	}
 
 	order := rs.orderPods(site, cands, &v)
 	var found *placed
