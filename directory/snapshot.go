@@ -229,7 +229,7 @@ func packetString(p *ber.Packet) string {
 	if s, ok := p.Value.(string); ok {
 		return s
 	}
-	return string(p.Data.Bytes())
+	return p.Data.String()
 }
 
 func substringMatch(v string, parts []*ber.Packet) bool {
