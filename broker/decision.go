@@ -80,7 +80,7 @@ const (
 // Decision is the answer of Resolve: the outcome, where the session lands,
 // and everything the broker looked at on the way.
 type Decision struct {
-	Outcome Outcome `json:"outcome"`
+	Outcome Outcome `json:"outcome"` // what the request gets
 	// Reason explains the outcome in one sentence.
 	Reason string `json:"reason"`
 	// Request echoes the request as resolved: stored spellings, the
@@ -90,7 +90,7 @@ type Decision struct {
 	Placement *Placement `json:"placement"`
 	// Checks are the step-1 entitlement checks, in order.
 	Checks   []Check        `json:"checks"`
-	HomeSite HomeSiteReport `json:"home_site"`
+	HomeSite HomeSiteReport `json:"home_site"` // step 4: the user's home site for this GE
 	// HomeSiteRedirection is reported when pae-EnableSiteRedirection is 1;
 	// null otherwise.
 	HomeSiteRedirection *Redirection `json:"home_site_redirection"`
@@ -108,24 +108,24 @@ type Decision struct {
 	Assignment *Assignment `json:"assignment"`
 	// Warnings report data the broker ignored or found inconsistent.
 	Warnings []string    `json:"warnings"`
-	Trace    []TraceStep `json:"trace"`
-	Seed     int64       `json:"seed"`
+	Trace    []TraceStep `json:"trace"` // every step, in order
+	Seed     int64       `json:"seed"`  // the seed of every random order
 }
 
 // RequestSummary is the request as Resolve understood it.
 type RequestSummary struct {
-	User             string          `json:"user"`
-	Entitlement      string          `json:"entitlement"`
-	EntitlementType  EntitlementType `json:"entitlement_type"`
-	Scope            Scope           `json:"scope"`
-	Policy           Policy          `json:"policy"`
-	Dedicated        bool            `json:"dedicated"`
-	ConnectionServer string          `json:"connection_server,omitempty"`
-	ConnectingPod    string          `json:"connecting_pod"`
-	ConnectingSite   string          `json:"connecting_site"`
-	Client           string          `json:"client,omitempty"`
-	Protocol         Protocol        `json:"protocol"`
-	Unauthenticated  bool            `json:"unauthenticated"`
+	User             string          `json:"user"`                        // the user's stored name
+	Entitlement      string          `json:"entitlement"`                 // the GE's stored name
+	EntitlementType  EntitlementType `json:"entitlement_type"`            // DESKTOP or APPLICATION
+	Scope            Scope           `json:"scope"`                       // the GE's scope in force (default ANY)
+	Policy           Policy          `json:"policy"`                      // the GE's load distribution policy in force (default NONE)
+	Dedicated        bool            `json:"dedicated"`                   // a dedicated desktop GE
+	ConnectionServer string          `json:"connection_server,omitempty"` // omitted when connecting through a pod
+	ConnectingPod    string          `json:"connecting_pod"`              // the connection server's pod, or the pod given
+	ConnectingSite   string          `json:"connecting_site"`             // the connecting pod's site
+	Client           string          `json:"client,omitempty"`            // the client computer, omitted when not given
+	Protocol         Protocol        `json:"protocol"`                    // the protocol in force (asked, or the GE's default)
+	Unauthenticated  bool            `json:"unauthenticated"`             // unauthenticated access asked
 	// OfflinePods are the pods treated as offline: stored offline ones and
 	// the what-if ones, in name order.
 	OfflinePods []string `json:"offline_pods"`
@@ -133,14 +133,14 @@ type RequestSummary struct {
 
 // Placement is where the session goes.
 type Placement struct {
-	Site string `json:"site"`
-	Pod  string `json:"pod"`
-	Pool string `json:"pool,omitempty"`
+	Site string `json:"site"`           // the pod's site
+	Pod  string `json:"pod"`            // the pod that hosts the session
+	Pool string `json:"pool,omitempty"` // omitted for ASSIGNED
 	// Farm, Host and EligibleHosts are set for farm-backed pools (and Host
 	// for a RECONNECT to an RDS session).
 	Farm          string   `json:"farm,omitempty"`
-	Host          string   `json:"host,omitempty"`
-	EligibleHosts []string `json:"eligible_hosts,omitempty"`
+	Host          string   `json:"host,omitempty"`           // the RDS host
+	EligibleHosts []string `json:"eligible_hosts,omitempty"` // the serving bucket in serving order (bucket 1: rotation order)
 	// Machine is the assigned machine of an ASSIGNED outcome, when known.
 	Machine string `json:"machine,omitempty"`
 	// Session is the ID of the session a RECONNECT goes back to.
@@ -155,9 +155,9 @@ type Placement struct {
 
 // Check is one step-1 entitlement check.
 type Check struct {
-	Check  string `json:"check"` // enabled, membership, connection_server_tags, client_restrictions, require_home_site
-	Passed bool   `json:"passed"`
-	Detail string `json:"detail"`
+	Check  string `json:"check"`  // enabled, membership, connection_server_tags, client_restrictions, require_home_site
+	Passed bool   `json:"passed"` // false denies the request
+	Detail string `json:"detail"` // what was checked and found
 }
 
 // HomeSiteReport is the home-site part of a Decision.
@@ -167,34 +167,34 @@ type HomeSiteReport struct {
 	Site *string `json:"site"`
 	// Source is the winning row's level, or CONNECTING_SITE.
 	Source    HomeSiteSource     `json:"source"`
-	Conflicts []HomeSiteConflict `json:"conflicts"`
+	Conflicts []HomeSiteConflict `json:"conflicts"` // group conflicts, see HomeSiteConflict
 	// UseHomeSite is the GE's Use Home Site: without it home sites play no
 	// part and Rows is empty.
 	UseHomeSite bool `json:"use_home_site"`
 	// OutsideScope is set when the home site lies outside a LOCAL or SITE
 	// scope: it is not searched (it still satisfies Require Home Site).
 	OutsideScope bool          `json:"outside_scope"`
-	Rows         []HomeSiteRow `json:"rows"`
+	Rows         []HomeSiteRow `json:"rows"` // every row considered, with why it lost
 }
 
 // Redirection is what Home Site Redirection would do with this connection.
 type Redirection struct {
-	WouldRedirect bool `json:"would_redirect"`
+	WouldRedirect bool `json:"would_redirect"` // the client would be sent to ToSite
 	// ToSite is the user's global home site when the connection would be
 	// redirected; null otherwise.
 	ToSite *string `json:"to_site"`
-	Detail string  `json:"detail"`
+	Detail string  `json:"detail"` // one sentence
 }
 
 // SiteVisit is one site in the order considered.
 type SiteVisit struct {
-	Site string `json:"site"`
-	Tier Tier   `json:"tier"`
+	Site string `json:"site"` // the site's stored name
+	Tier Tier   `json:"tier"` // starting, connecting, preferred or remaining
 	// Searched is set when the site's pods were looked at; Skipped when
 	// not, with SkipReason.
 	Searched   bool   `json:"searched"`
-	Skipped    bool   `json:"skipped"`
-	SkipReason string `json:"skip_reason"`
+	Skipped    bool   `json:"skipped"`     // not searched, see SkipReason
+	SkipReason string `json:"skip_reason"` // "" unless Skipped
 	// Load is the site's load under the GE's policy (§3.1), rounded to two
 	// decimals; null under NONE or when the site has no available pool.
 	Load *float64 `json:"load"`
@@ -203,45 +203,45 @@ type SiteVisit struct {
 	Threshold *int `json:"threshold,omitempty"`
 	// PodOrder says how the pods were ordered.
 	PodOrder string     `json:"pod_order,omitempty"`
-	Pods     []PodVisit `json:"pods"`
+	Pods     []PodVisit `json:"pods"` // searched pods in search order, then skipped ones
 }
 
 // PodVisit is one pod of a site visit.
 type PodVisit struct {
-	Pod        string `json:"pod"`
-	Connecting bool   `json:"connecting"`
+	Pod        string `json:"pod"`        // the pod's stored name
+	Connecting bool   `json:"connecting"` // the connecting pod
 	// Status is searched, skipped or not_reached.
 	Status     string      `json:"status"`
-	SkipReason string      `json:"skip_reason,omitempty"`
-	Load       *float64    `json:"load"`
-	Pools      []PoolVisit `json:"pools"`
+	SkipReason string      `json:"skip_reason,omitempty"` // offline, outside the scope, or no available pool
+	Load       *float64    `json:"load"`                  // the pod's load under the policy; null under NONE
+	Pools      []PoolVisit `json:"pools"`                 // the GE's pools in the pod, in the order tried, then unavailable ones
 }
 
 // PoolVisit is one pool of the GE in a pod, in the order tried.
 type PoolVisit struct {
-	Pool string   `json:"pool"`
-	Kind PoolKind `json:"kind"`
-	Farm string   `json:"farm,omitempty"`
+	Pool string   `json:"pool"`           // the pool's stored name
+	Kind PoolKind `json:"kind"`           // DESKTOP, RDS_DESKTOP or APPLICATION
+	Farm string   `json:"farm,omitempty"` // farm-backed pools only
 	// Status is placed, full, no_host, unavailable or not_tried.
 	Status string `json:"status"`
-	Detail string `json:"detail"`
+	Detail string `json:"detail"` // the capacity test, or why unavailable
 	// Load is the pool's load under the GE's policy; null under NONE or
 	// for an unavailable pool.
 	Load          *float64       `json:"load"`
-	HostSelection *HostSelection `json:"host_selection,omitempty"`
+	HostSelection *HostSelection `json:"host_selection,omitempty"` // SPEC §4 buckets, for a farm-backed pool tried
 }
 
 // SessionReport is one existing session considered in step 2.
 type SessionReport struct {
-	ID     string        `json:"id"`
-	Site   string        `json:"site"`
-	Pod    string        `json:"pod"`
-	Pool   string        `json:"pool"`
-	Host   string        `json:"host,omitempty"`
-	State  SessionState  `json:"state"`
-	Client string        `json:"client,omitempty"`
-	Status SessionStatus `json:"status"`
-	Detail string        `json:"detail"`
+	ID     string        `json:"id"`               // the session ID
+	Site   string        `json:"site"`             // the hosting pod's site
+	Pod    string        `json:"pod"`              // the hosting pod
+	Pool   string        `json:"pool"`             // the pool recorded
+	Host   string        `json:"host,omitempty"`   // the RDS host recorded, if any
+	State  SessionState  `json:"state"`            // CONNECTED or DISCONNECTED
+	Client string        `json:"client,omitempty"` // the client computer recorded, if any
+	Status SessionStatus `json:"status"`           // what step 2 made of it
+	Detail string        `json:"detail"`           // why, in one sentence
 }
 
 // TraceStep is one line of the trace.
@@ -250,7 +250,7 @@ type TraceStep struct {
 	// sessions, assignment, home_site, redirection, tiers, site, pod,
 	// random, host, not_modelled, outcome.
 	Step    string `json:"step"`
-	Message string `json:"message"`
+	Message string `json:"message"` // one sentence
 }
 
 // NotFoundError is returned when the request names a user, global
@@ -258,7 +258,7 @@ type TraceStep struct {
 // does not exist (the CLI exits 3).
 type NotFoundError struct {
 	Kind string // user, entitlement, connection server, pod, computer, site
-	Name string
+	Name string // the name as given
 }
 
 // Error implements error.

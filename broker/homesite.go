@@ -44,8 +44,8 @@ type HomeSiteRow struct {
 	Name string     `json:"name"` // the user's or group's name
 	// Entitlement is the GE the row overrides; nil for a global home site.
 	Entitlement *string        `json:"entitlement"`
-	Site        string         `json:"site"`
-	Level       HomeSiteSource `json:"level"`
+	Site        string         `json:"site"`  // the row's site
+	Level       HomeSiteSource `json:"level"` // USER_OVERRIDE, GROUP_OVERRIDE, USER_DEFAULT or GROUP_DEFAULT
 	// Won is set on the one row that decides the home site.
 	Won bool `json:"won"`
 	// LostBecause says why a row that did not win lost.
@@ -54,17 +54,17 @@ type HomeSiteRow struct {
 
 // GroupSite is one group's home site at a conflicting level.
 type GroupSite struct {
-	Group string `json:"group"`
-	Site  string `json:"site"`
+	Group string `json:"group"` // the group's name
+	Site  string `json:"site"`  // the group's home site at that level
 }
 
 // HomeSiteConflict is a set of immediate groups at the same level naming
 // different sites. The group whose name sorts first (case-insensitive) wins.
 type HomeSiteConflict struct {
-	Level        HomeSiteSource `json:"level"`
-	Groups       []GroupSite    `json:"groups"` // in name order
-	WinningGroup string         `json:"winning_group"`
-	Site         string         `json:"site"` // the winning group's site
+	Level        HomeSiteSource `json:"level"`         // GROUP_OVERRIDE or GROUP_DEFAULT
+	Groups       []GroupSite    `json:"groups"`        // in name order
+	WinningGroup string         `json:"winning_group"` // the group sorting first, case-insensitive
+	Site         string         `json:"site"`          // the winning group's site
 	// Decisive is set when this level decided the home site; a conflict at
 	// a level outranked by another row changes nothing.
 	Decisive bool `json:"decisive"`
@@ -73,7 +73,7 @@ type HomeSiteConflict struct {
 // HomeSiteResolution is a user's home site for a global entitlement (or
 // globally) and how it was decided, with every row considered.
 type HomeSiteResolution struct {
-	User string `json:"user"`
+	User string `json:"user"` // the user's stored name (as given when unknown)
 	// Entitlement is the GE asked about; nil for the global home site only.
 	Entitlement *string `json:"entitlement"`
 	// Site is the resolved home site; nil when no row applies.
@@ -82,7 +82,7 @@ type HomeSiteResolution struct {
 	Source HomeSiteSource `json:"source"`
 	// Groups are the user's immediate groups, whose rows count.
 	Groups    []string           `json:"groups"`
-	Conflicts []HomeSiteConflict `json:"conflicts"`
+	Conflicts []HomeSiteConflict `json:"conflicts"` // group conflicts at any level
 	// Rows lists every row considered, winner included, in precedence
 	// order (level, then member name, then site).
 	Rows []HomeSiteRow `json:"rows"`
