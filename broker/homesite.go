@@ -97,8 +97,9 @@ type HomeSiteResolution struct {
 // (case-insensitive), and listed. Rows for a user or group not entitled to
 // the GE count like any other row.
 //
-// A row naming a site absent from f.Sites loses ("site does not exist"), so
-// f must hold the sites. Duplicate rows for the same user or group and GE
+// f must hold the sites, the user (with its immediate groups) and the
+// home-site rows; a row naming a site absent from f.Sites loses ("site does
+// not exist"). Duplicate rows for the same user or group and GE
 // (the directory keeps one) are reported: the first by site name counts.
 // ResolveHomeSite never fails: an unknown user simply has no groups.
 func ResolveHomeSite(f *Federation, user, entitlement string) HomeSiteResolution {

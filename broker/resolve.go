@@ -60,7 +60,7 @@ func Resolve(f *Federation, r Request) (*Decision, error) {
 			Hint:    "name the connection server the user reached, or a pod to connect as if through an untagged server of that pod",
 		}
 	}
-	ix := newIndex(f, nil)
+	ix := newIndex(f, r.OfflinePods) // unknown offline pods are reported below
 	rs := &resolver{ix: ix, req: r}
 	if rs.user = ix.user(r.User); rs.user == nil {
 		return nil, &NotFoundError{Kind: "user", Name: r.User}
@@ -91,7 +91,6 @@ func Resolve(f *Federation, r Request) (*Decision, error) {
 			return nil, &NotFoundError{Kind: "pod", Name: p}
 		}
 	}
-	rs.ix = newIndex(f, r.OfflinePods)
 	if err := rs.settle(); err != nil {
 		return nil, err
 	}
