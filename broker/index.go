@@ -14,6 +14,26 @@ import (
 // accepts as equal: every rune is replaced by the smallest rune of its
 // simple case-folding orbit.
 func foldKey(s string) string {
+	// Fast path: the orbit of an ASCII letter has its upper case as its
+	// smallest rune (k, K and the Kelvin sign fold to K), and other ASCII
+	// runes fold to themselves.
+	ascii, lower := true, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			ascii = false
+			break
+		}
+		if 'a' <= c && c <= 'z' {
+			lower = true
+		}
+	}
+	if ascii {
+		if !lower {
+			return s
+		}
+		return strings.ToUpper(s)
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
@@ -64,7 +84,7 @@ type index struct {
 	sitePods      map[string][]*Pod         // by folded site name, pods in name order
 	offline       map[string]bool           // folded pod names: stored offline or what-if
 	whatIfOffline []string                  // what-if offline pods, stored spelling
-	gePools       map[*Entitlement][]gePool // entitlementPools, computed once per GE
+	gePools       map[*Entitlement]*gePools // poolsOf, computed once per GE
 }
 
 // newIndex indexes f. offlinePods are the what-if offline pods; they must
@@ -84,7 +104,7 @@ func newIndex(f *Federation, offlinePods []string) *index {
 		farmHosts: map[string][]Host{},
 		sitePods:  map[string][]*Pod{},
 		offline:   map[string]bool{},
-		gePools:   map[*Entitlement][]gePool{},
+		gePools:   map[*Entitlement]*gePools{},
 	}
 	for i := range f.Sites {
 		k := foldKey(f.Sites[i].Name)

@@ -211,7 +211,7 @@ func PodLoad(f *Federation, entitlement, pod string, policy Policy, offlinePods 
 	if ge == nil {
 		return nil
 	}
-	return ix.aggregateLoad(ix.availablePools(ge, func(p *Pool) bool { return foldKey(p.Pod) == foldKey(pod) }), policy)
+	return ix.podLoad(ge, pod, policy)
 }
 
 // SiteLoad returns the load of a site for the named global entitlement under
@@ -231,18 +231,12 @@ func SiteLoad(f *Federation, entitlement, site string, policy Policy, offlinePod
 
 // siteLoad is SiteLoad over an index.
 func (ix *index) siteLoad(ge *Entitlement, site string, policy Policy) *big.Rat {
-	return ix.aggregateLoad(ix.availablePools(ge, func(p *Pool) bool { return ix.poolInSite(p, site) }), policy)
+	return ix.aggregateLoad(available(ix.poolsOf(ge).bySite[foldKey(site)], nil), policy)
 }
 
 // podLoad is PodLoad over an index.
 func (ix *index) podLoad(ge *Entitlement, pod string, policy Policy) *big.Rat {
-	return ix.aggregateLoad(ix.availablePools(ge, func(p *Pool) bool { return foldKey(p.Pod) == foldKey(pod) }), policy)
-}
-
-// poolInSite reports whether pool p's pod belongs to site.
-func (ix *index) poolInSite(p *Pool, site string) bool {
-	pod := ix.pod(p.Pod)
-	return pod != nil && foldKey(pod.Site) == foldKey(site)
+	return ix.aggregateLoad(available(ix.poolsOf(ge).byPod[foldKey(pod)], nil), policy)
 }
 
 // gePool is one pool associated with a global entitlement, with why it is
@@ -251,6 +245,8 @@ type gePool struct {
 	name string // as listed by the entitlement, or the pool's stored name
 	pool *Pool  // nil when the pool does not exist
 	why  string
+	pod  string // folded name of the pool's pod, "" when unknown
+	site string // folded name of that pod's site, "" when unknown
 }
 
 // entitlementPools lists the pools associated with ge in name order, each
@@ -259,6 +255,19 @@ type gePool struct {
 // entitlement or the reverse, a floating pool in a dedicated entitlement or
 // the reverse: data lint reports).
 func (ix *index) entitlementPools(ge *Entitlement) []gePool {
+	return ix.poolsOf(ge).all
+}
+
+// gePools are the pools of one GE, whole and grouped by pod and by site
+// (folded names), each list in name order.
+type gePools struct {
+	all    []gePool
+	byPod  map[string][]gePool
+	bySite map[string][]gePool
+}
+
+// poolsOf lists and groups ge's pools, once per index.
+func (ix *index) poolsOf(ge *Entitlement) *gePools {
 	if cached, ok := ix.gePools[ge]; ok {
 		return cached
 	}
@@ -275,11 +284,22 @@ func (ix *index) entitlementPools(ge *Entitlement) []gePool {
 			out = append(out, gePool{name: name, why: fmt.Sprintf("pool %q does not exist", name)})
 			continue
 		}
-		out = append(out, gePool{name: p.Name, pool: p, why: ix.poolUnfit(ge, p)})
+		gp := gePool{name: p.Name, pool: p, why: ix.poolUnfit(ge, p)}
+		if pod := ix.pod(p.Pod); pod != nil {
+			gp.pod, gp.site = foldKey(pod.Name), foldKey(pod.Site)
+		}
+		out = append(out, gp)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return nameLess(out[i].name, out[j].name) })
-	ix.gePools[ge] = out
-	return out
+	g := &gePools{all: out, byPod: map[string][]gePool{}, bySite: map[string][]gePool{}}
+	for _, gp := range out {
+		if gp.pod != "" {
+			g.byPod[gp.pod] = append(g.byPod[gp.pod], gp)
+			g.bySite[gp.site] = append(g.bySite[gp.site], gp)
+		}
+	}
+	ix.gePools[ge] = g
+	return g
 }
 
 // poolUnfit says why pool p cannot take ge's sessions, or "": a kind
@@ -307,11 +327,11 @@ func poolMismatch(ge *Entitlement, p *Pool) string {
 	return ""
 }
 
-// availablePools returns ge's available pools that keep accepts.
-func (ix *index) availablePools(ge *Entitlement, keep func(*Pool) bool) []*Pool {
+// available keeps the available pools of a list.
+func available(list []gePool, keep func(gePool) bool) []*Pool {
 	var out []*Pool
-	for _, gp := range ix.entitlementPools(ge) {
-		if gp.pool != nil && gp.why == "" && keep(gp.pool) {
+	for _, gp := range list {
+		if gp.pool != nil && gp.why == "" && (keep == nil || keep(gp)) {
 			out = append(out, gp.pool)
 		}
 	}

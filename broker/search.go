@@ -196,9 +196,8 @@ func (rs *resolver) searchRemaining() *Decision {
 // siteLoadPools returns the GE's available pools in site within the scope,
 // or nil.
 func (rs *resolver) siteLoadPools(site *Site) []*Pool {
-	return rs.ix.availablePools(rs.ge, func(p *Pool) bool {
-		pod := rs.ix.pod(p.Pod)
-		return pod != nil && foldKey(pod.Site) == foldKey(site.Name) && rs.inScope(pod)
+	return available(rs.ix.poolsOf(rs.ge).bySite[foldKey(site.Name)], func(gp gePool) bool {
+		return rs.inScope(rs.ix.pods[gp.pod])
 	})
 }
 
@@ -210,10 +209,7 @@ func (rs *resolver) siteLoad(site *Site) *big.Rat {
 
 // podPools splits the GE's pools in pod into available ones and the others.
 func (rs *resolver) podPools(pod *Pod) (avail []*Pool, other []gePool) {
-	for _, gp := range rs.ix.entitlementPools(rs.ge) {
-		if gp.pool == nil || foldKey(gp.pool.Pod) != foldKey(pod.Name) {
-			continue
-		}
+	for _, gp := range rs.ix.poolsOf(rs.ge).byPod[foldKey(pod.Name)] {
 		if gp.why == "" {
 			avail = append(avail, gp.pool)
 		} else {
