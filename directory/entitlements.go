@@ -1,0 +1,103 @@
+package directory
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// NamedEntry reads the raw entry of the named entitlement, pool, farm or
+// RDS host (what an update compares against and a delete removes). A
+// missing object is a *NotFoundError.
+func (s *Store) NamedEntry(kind, name string) (*ldap.Entry, error) {
+	switch kind {
+	case KindEntitlement:
+		return s.findNamed(kind, name, s.DIT.Entitlements(), ldap.ScopeSingleLevel, ldapschema.ClassGlobalEntitlement,
+			ldapschema.AttrCN)
+	case KindPool:
+		e, err := s.FindOne(kind, name, s.DIT.Pods(), ldap.ScopeWholeSubtree, And(poolFilter(), Filter(ldapschema.AttrCN, name)))
+		if err == nil && e == nil {
+			err = &NotFoundError{Kind: kind, Name: name}
+		}
+		return e, err
+	case KindFarm:
+		return s.findNamed(kind, name, s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapschema.ClassRDSFarm, ldapschema.AttrCN)
+	case KindHost:
+		return s.findNamed(kind, name, s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapschema.ClassRDSHost, ldapschema.AttrCN)
+	}
+	return nil, fmt.Errorf("directory: NamedEntry does not know kind %q", kind)
+}
+
+// IsNotFound reports whether err says a named object does not exist.
+func IsNotFound(err error) bool {
+	var nf *NotFoundError
+	return errors.As(err, &nf)
+}
+
+// EntitlementsMatching reads the global entitlements that also match filter,
+// sorted by name.
+func (s *Store) EntitlementsMatching(filter string) ([]ldapschema.Entitlement, error) {
+	entries, err := s.Find(s.DIT.Entitlements(), ldap.ScopeSingleLevel,
+		And(ClassFilter(ldapschema.ClassGlobalEntitlement), filter))
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.EntitlementFromEntry, func(x ldapschema.Entitlement) string { return x.Name })
+}
+
+// EntitlementsWithMember reads the global entitlements whose members
+// include any of dns (users or groups), in one search.
+func (s *Store) EntitlementsWithMember(dns ...string) ([]ldapschema.Entitlement, error) {
+	if len(dns) == 0 {
+		return nil, nil
+	}
+	fs := make([]string, len(dns))
+	for i, dn := range dns {
+		fs[i] = Filter(ldapschema.AttrMember, dn)
+	}
+	return s.EntitlementsMatching(Or(fs...))
+}
+
+// EntitlementsWithPool reads the global entitlements that list the pool.
+func (s *Store) EntitlementsWithPool(poolDN string) ([]ldapschema.Entitlement, error) {
+	return s.EntitlementsMatching(Filter(ldapschema.AttrEntitlementPoolDN, poolDN))
+}
+
+// PoolsOfFarm reads the farm-backed pools a farm serves, sorted by name.
+func (s *Store) PoolsOfFarm(farmDN string) ([]ldapschema.Pool, error) {
+	entries, err := s.Find(s.DIT.Pods(), ldap.ScopeWholeSubtree,
+		And(ClassFilter(ldapschema.ClassFarmPool), Filter(ldapschema.AttrFarmDN, farmDN)))
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.PoolFromEntry, func(x ldapschema.Pool) string { return x.Name })
+}
+
+// GroupsAbove reads the groups dn is in, directly or through nested
+// groups: one search per level of nesting, each group read once (cycles
+// tolerated).
+func (s *Store) GroupsAbove(dn string) ([]ldapschema.Group, error) {
+	var all []ldapschema.Group
+	seen := map[string]bool{ldapschema.NormalizeDN(dn): true}
+	level := []string{dn}
+	for len(level) > 0 {
+		groups, err := s.GroupsWithMember(level...)
+		if err != nil {
+			return nil, err
+		}
+		level = nil
+		for _, g := range groups {
+			key := ldapschema.NormalizeDN(g.DN)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			all = append(all, g)
+			level = append(level, g.DN)
+		}
+	}
+	return all, nil
+}

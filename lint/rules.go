@@ -1,0 +1,277 @@
+// Package lint checks a federation's configuration for the mistakes the
+// broker would trip over: dangling references, preferred-site lists that
+// name missing sites, entitlement options that contradict each other, pools
+// that do not fit their entitlement, values out of range, and entitled users
+// who cannot reach any pool.
+//
+// The package is pure: it takes plain records (package ldapschema) and
+// returns findings; it imports neither LDAP access nor cobra. The per-object
+// rules (EntitlementRules, FarmRules, HostRules, PoolRules, PoolFits,
+// FarmFits) are the same ones the write commands apply before writing, so a
+// value a command refuses is a value lint reports.
+package lint
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// Finding classes (the "check" of a finding). They are a stable contract:
+// scripts may filter on them.
+const (
+	CheckUnreadable                  = "unreadable-value"
+	CheckDuplicateName               = "duplicate-name"
+	CheckDangling                    = "dangling-reference"
+	CheckPreferredMissing            = "preferred-site-missing"
+	CheckPreferredSelf               = "preferred-site-self"
+	CheckPreferredDuplicate          = "preferred-site-duplicate"
+	CheckPreferredRanks              = "preferred-rank-gap"
+	CheckIgnoreHighLoadWithoutPolicy = "ignore-high-load-without-policy"
+	CheckIgnoreHighLoadWithoutPrefer = "ignore-high-load-without-preferred-sites"
+	CheckPreferredSitesScope         = "preferred-sites-non-any-scope"
+	CheckRequireHomeSiteWithoutUse   = "require-home-site-without-use-home-site"
+	CheckOptionNotAllowed            = "option-not-allowed"
+	CheckPoolInTwoEntitlements       = "pool-in-two-entitlements"
+	CheckDedicatedFloatingMismatch   = "dedicated-floating-mismatch"
+	CheckPoolTypeMismatch            = "pool-type-mismatch"
+	CheckFarmInAnotherPod            = "farm-in-another-pod"
+	CheckOutOfRange                  = "out-of-range"
+	CheckEntitledUsersWithoutPool    = "entitled-users-without-pool"
+	CheckHomeSiteOverrideNotEntitled = "home-site-override-not-entitled"
+)
+
+// Violation is one rule an object breaks.
+type Violation struct {
+	// Check is the finding class lint reports it under.
+	Check string
+	// Message says what is wrong, one lower-case line naming the options as
+	// the command-line flags spell them.
+	Message string
+	// Fixes are the alternative flags (of the object's update command) that
+	// put it right; empty when no flag can (the fix is in Hint).
+	Fixes []string
+	// Hint is a fix in words, for violations no flag repairs.
+	Hint string
+	// Warning marks a violation that is allowed but probably not meant.
+	Warning bool
+}
+
+// FixText renders the fixes as a hint: "pass --a, or --b".
+func (v Violation) FixText() string {
+	if len(v.Fixes) == 0 {
+		return v.Hint
+	}
+	return "pass " + strings.Join(v.Fixes, ", or ")
+}
+
+// Errors returns the violations that are not warnings.
+func Errors(vs []Violation) []Violation { return filter(vs, false) }
+
+// Warnings returns the violations that are warnings.
+func Warnings(vs []Violation) []Violation { return filter(vs, true) }
+
+func filter(vs []Violation, warning bool) []Violation {
+	var out []Violation
+	for _, v := range vs {
+		if v.Warning == warning {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// isFloatingDesktop reports whether ge is a floating desktop entitlement.
+func isFloatingDesktop(ge ldapschema.Entitlement) bool {
+	return ge.Type == ldapschema.TypeDesktop && !ge.Dedicated
+}
+
+// EntitlementRules applies SPEC §1's rules on a global entitlement's
+// options (and §3 step 5's on Ignore Preferred Sites with High Load).
+func EntitlementRules(ge ldapschema.Entitlement) []Violation {
+	var vs []Violation
+	floatingOrApp := ge.Type == ldapschema.TypeApplication || isFloatingDesktop(ge)
+	if ge.RequireHomeSite && !ge.UseHomeSite {
+		vs = append(vs, Violation{Check: CheckRequireHomeSiteWithoutUse,
+			Message: "require-home-site needs use-home-site",
+			Fixes:   []string{"--use-home-site", "--no-require-home-site"}})
+	}
+	if ge.IgnoreHighLoad && (ge.LoadDistribution == "" || ge.LoadDistribution == ldapschema.PolicyNone) {
+		vs = append(vs, Violation{Check: CheckIgnoreHighLoadWithoutPolicy,
+			Message: "ignore-high-load-preferred-sites needs a load distribution policy other than none (a site's load is measured by it)",
+			Fixes:   []string{"--load-distribution load", "--load-distribution session", "--no-ignore-high-load-preferred-sites"}})
+	}
+	if ge.AutoClean && !floatingOrApp {
+		vs = append(vs, Violation{Check: CheckOptionNotAllowed,
+			Message: "multiple-session-auto-clean is for floating desktop and application entitlements, not dedicated ones",
+			Fixes:   []string{"--no-multiple-session-auto-clean"}})
+	}
+	if ge.ClientRestrictions && !floatingOrApp {
+		vs = append(vs, Violation{Check: CheckOptionNotAllowed,
+			Message: "client-restrictions is for floating desktop and application entitlements, not dedicated ones",
+			Fixes:   []string{"--no-client-restrictions"}})
+	}
+	if ge.MultipleSessionsPerUser && !isFloatingDesktop(ge) {
+		vs = append(vs, Violation{Check: CheckOptionNotAllowed,
+			Message: "multiple-sessions-per-user is for floating desktop entitlements only",
+			Fixes:   []string{"--no-multiple-sessions-per-user"}})
+	}
+	if ge.UsePreferredSites && ge.Scope != "" && ge.Scope != ldapschema.ScopeAny {
+		vs = append(vs, Violation{Check: CheckPreferredSitesScope, Warning: true,
+			Message: fmt.Sprintf("use-preferred-sites has no effect with scope %s: preferred sites apply only to scope ANY", ge.Scope),
+			Fixes:   []string{"--scope ANY", "--no-use-preferred-sites"}})
+	}
+	if ge.IgnoreHighLoad && !ge.UsePreferredSites {
+		vs = append(vs, Violation{Check: CheckIgnoreHighLoadWithoutPrefer, Warning: true,
+			Message: "ignore-high-load-preferred-sites has no effect without use-preferred-sites",
+			Fixes:   []string{"--use-preferred-sites", "--no-ignore-high-load-preferred-sites"}})
+	}
+	return vs
+}
+
+// Range is the accepted range of an integer field.
+type Range struct {
+	Field    string // the flag that sets it, without dashes
+	Min, Max int
+	NoMax    bool // only a lower bound
+}
+
+// The integer ranges of SPEC §1.
+var (
+	RangeCapacity                   = Range{Field: "capacity", Min: 0, NoMax: true}
+	RangePoolSessions               = Range{Field: "sessions", Min: 0, NoMax: true}
+	RangeAssigned                   = Range{Field: "assigned", Min: 0, NoMax: true}
+	RangeMaxSessionsPerHost         = Range{Field: "max-sessions-per-host", Min: 0, NoMax: true}
+	RangeHostLoadIndexThreshold     = Range{Field: "host-load-index-threshold", Min: 0, Max: 100}
+	RangeHostConnectingSessionLimit = Range{Field: "host-connecting-session-threshold", Min: 0, Max: 150}
+	RangeLoadIndex                  = Range{Field: "load-index", Min: -1, Max: 100}
+	RangeHostSessions               = Range{Field: "sessions", Min: 0, NoMax: true}
+	RangeConnecting                 = Range{Field: "connecting", Min: 0, NoMax: true}
+)
+
+// Text renders the range for messages: "0-100" or "0 or more".
+func (r Range) Text() string {
+	if r.NoMax {
+		return fmt.Sprintf("%d or more", r.Min)
+	}
+	return fmt.Sprintf("%d..%d", r.Min, r.Max)
+}
+
+// Check returns the violation of v, or nil.
+func (r Range) Check(v int) *Violation {
+	if v >= r.Min && (r.NoMax || v <= r.Max) {
+		return nil
+	}
+	return &Violation{Check: CheckOutOfRange,
+		Message: fmt.Sprintf("%s=%d is out of range: it takes an integer %s", r.Field, v, r.Text()),
+		Fixes:   []string{fmt.Sprintf("--%s with a value %s", r.Field, r.Text())}}
+}
+
+func checkRanges(pairs ...any) []Violation {
+	var vs []Violation
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if v := pairs[i].(Range).Check(pairs[i+1].(int)); v != nil {
+			vs = append(vs, *v)
+		}
+	}
+	return vs
+}
+
+// PoolRules checks a pool's own figures (ranges).
+func PoolRules(p ldapschema.Pool) []Violation {
+	if p.Kind != ldapschema.KindDesktop {
+		return nil
+	}
+	return checkRanges(RangeCapacity, p.Capacity, RangePoolSessions, p.Sessions, RangeAssigned, p.Assigned)
+}
+
+// FarmRules checks a farm's limit and host-side thresholds.
+func FarmRules(f ldapschema.Farm) []Violation {
+	return checkRanges(RangeMaxSessionsPerHost, f.MaxSessionsPerHost,
+		RangeHostLoadIndexThreshold, f.LoadIndexThreshold,
+		RangeHostConnectingSessionLimit, f.ConnectingSessionThreshold)
+}
+
+// HostRules checks an RDS host's figures and features.
+func HostRules(h ldapschema.Host) []Violation {
+	vs := checkRanges(RangeLoadIndex, h.LoadIndex, RangeHostSessions, h.Sessions, RangeConnecting, h.Connecting)
+	for _, f := range h.Features {
+		if !containsFold(ldapschema.AllFeatures, f) {
+			vs = append(vs, Violation{Check: CheckOutOfRange,
+				Message: fmt.Sprintf("feature %q is not one of %s", f, strings.ToLower(strings.Join(ldapschema.AllFeatures, ", "))),
+				Fixes:   []string{"--features with known features"}})
+		}
+	}
+	return vs
+}
+
+// FarmFits checks that a farm-backed pool's farm is in the pool's pod.
+func FarmFits(p ldapschema.Pool, f ldapschema.Farm) *Violation {
+	if strings.EqualFold(p.Pod, f.Pod) {
+		return nil
+	}
+	return &Violation{Check: CheckFarmInAnotherPod,
+		Message: fmt.Sprintf("farm %q is in pod %q, but pool %q is in pod %q: a farm-backed pool's farm must be in the same pod",
+			f.Name, f.Pod, p.Name, p.Pod),
+		Hint: fmt.Sprintf("pick a farm of pod %q (cpactl farm list)", p.Pod)}
+}
+
+// PoolFits checks that pool p may serve entitlement ge: desktop and
+// rds-desktop pools serve desktop entitlements, application pools serve
+// application entitlements; a dedicated entitlement holds only dedicated
+// desktop pools, a floating one only floating pools (farm-backed pools are
+// floating).
+func PoolFits(ge ldapschema.Entitlement, p ldapschema.Pool) *Violation {
+	wantApp := ge.Type == ldapschema.TypeApplication
+	if (p.Kind == ldapschema.KindApplication) != wantApp {
+		return &Violation{Check: CheckPoolTypeMismatch,
+			Message: fmt.Sprintf("pool %q is %s, entitlement %q is %s: desktop and rds-desktop pools serve desktop entitlements, application pools serve application entitlements",
+				p.Name, kindWords(p.Kind), ge.Name, typeWords(ge.Type)),
+			Hint: "associate the pool with an entitlement of its type"}
+	}
+	if wantApp {
+		return nil
+	}
+	poolDedicated := p.Kind == ldapschema.KindDesktop && p.Dedicated
+	if poolDedicated != ge.Dedicated {
+		return &Violation{Check: CheckDedicatedFloatingMismatch,
+			Message: fmt.Sprintf("pool %q is %s, entitlement %q is %s: a dedicated entitlement holds only dedicated pools, a floating one only floating pools",
+				p.Name, assignmentWords(poolDedicated), ge.Name, assignmentWords(ge.Dedicated)),
+			Hint: "associate the pool with an entitlement of the same user assignment"}
+	}
+	return nil
+}
+
+func assignmentWords(dedicated bool) string {
+	if dedicated {
+		return "dedicated"
+	}
+	return "floating"
+}
+
+func kindWords(kind string) string {
+	switch kind {
+	case ldapschema.KindApplication:
+		return "an application pool"
+	case ldapschema.KindRDSDesktop:
+		return "an rds-desktop pool"
+	}
+	return "a desktop pool"
+}
+
+func typeWords(t string) string {
+	if t == ldapschema.TypeApplication {
+		return "an application entitlement"
+	}
+	return "a desktop entitlement"
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
