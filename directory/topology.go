@@ -1,0 +1,183 @@
+package directory
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// Member is a resolved member of a group or entitlement: a user, a group or
+// a client computer.
+type Member struct {
+	Kind string // KindUser, KindGroup or KindComputer
+	Name string // the stored name (uid for users)
+	DN   string
+}
+
+// String renders "user alice".
+func (m Member) String() string { return m.Kind + " " + m.Name }
+
+// memberPrefixes are the explicit forms of a member argument.
+var memberPrefixes = []struct{ prefix, kind string }{
+	{"user:", KindUser}, {"group:", KindGroup}, {"computer:", KindComputer},
+}
+
+// ResolveMember finds the user, group or client computer a member argument
+// names. "user:NAME", "group:NAME" and "computer:NAME" say the kind; a bare
+// name must match exactly one kind (users also in the DOMAIN\uid and
+// uid@domain forms). A name that matches none is a *NotFoundError; one that
+// matches several kinds is an error asking for a prefix.
+func (s *Store) ResolveMember(arg string) (Member, error) {
+	for _, p := range memberPrefixes {
+		if len(arg) > len(p.prefix) && strings.EqualFold(arg[:len(p.prefix)], p.prefix) {
+			return s.memberOfKind(p.kind, arg[len(p.prefix):])
+		}
+	}
+	var found []Member
+	var userErr error
+	for _, p := range memberPrefixes {
+		m, err := s.memberOfKind(p.kind, arg)
+		var nf *NotFoundError
+		switch {
+		case errors.As(err, &nf):
+			continue
+		case err != nil && p.kind == KindUser:
+			userErr = err // a bad user form or domain; maybe a group or computer
+			continue
+		case err != nil:
+			return Member{}, err
+		}
+		found = append(found, m)
+	}
+	switch len(found) {
+	case 0:
+		if userErr != nil {
+			return Member{}, userErr
+		}
+		return Member{}, &NotFoundError{Kind: "user, group or computer", Name: arg}
+	case 1:
+		return found[0], nil
+	}
+	kinds := make([]string, len(found))
+	for i, m := range found {
+		kinds[i] = m.Kind
+	}
+	return Member{}, fmt.Errorf("member %q is ambiguous: a %s carry that name; write user:%s, group:%s or computer:%s",
+		arg, strings.Join(kinds, " and a "), arg, arg, arg)
+}
+
+func (s *Store) memberOfKind(kind, name string) (Member, error) {
+	switch kind {
+	case KindUser:
+		u, err := s.User(name)
+		return Member{Kind: kind, Name: u.UID, DN: u.DN}, err
+	case KindGroup:
+		g, err := s.Group(name)
+		return Member{Kind: kind, Name: g.Name, DN: g.DN}, err
+	default:
+		c, err := s.Computer(name)
+		return Member{Kind: kind, Name: c.Name, DN: c.DN}, err
+	}
+}
+
+// MemberOfDN names a member DN by where it lives in the DIT: users under
+// ou=People, groups under ou=Groups, computers under ou=Computers;
+// anything else is an "entry" named by its DN.
+func (s *Store) MemberOfDN(dn string) Member {
+	parent := ldapschema.ParentOf(dn)
+	m := Member{Name: ldapschema.NameOf(dn), DN: dn}
+	switch {
+	case ldapschema.EqualDN(parent, s.DIT.People()):
+		m.Kind = KindUser
+	case ldapschema.EqualDN(parent, s.DIT.Groups()):
+		m.Kind = KindGroup
+	case ldapschema.EqualDN(parent, s.DIT.Computers()):
+		m.Kind = KindComputer
+	default:
+		m.Kind, m.Name = "entry", dn
+	}
+	return m
+}
+
+// Entitled reports whether the user or group principalDN is a member of
+// the entitlement ge, directly or through nested groups (cycles are
+// tolerated). It reads one search per level of nesting.
+func (s *Store) Entitled(principalDN string, ge ldapschema.Entitlement) (bool, error) {
+	members := map[string]bool{}
+	for _, m := range ge.Members {
+		members[ldapschema.NormalizeDN(m)] = true
+	}
+	seen := map[string]bool{ldapschema.NormalizeDN(principalDN): true}
+	frontier := []string{principalDN}
+	for len(frontier) > 0 {
+		for _, dn := range frontier {
+			if members[ldapschema.NormalizeDN(dn)] {
+				return true, nil
+			}
+		}
+		parents, err := s.GroupsWithMember(frontier...)
+		if err != nil {
+			return false, err
+		}
+		frontier = nil
+		for _, g := range parents {
+			if k := ldapschema.NormalizeDN(g.DN); !seen[k] {
+				seen[k] = true
+				frontier = append(frontier, g.DN)
+			}
+		}
+	}
+	return false, nil
+}
+
+// ReachesGroup reports whether group groupDN is reachable upwards from
+// startDN through member-of links (startDN itself included): adding startDN
+// as a member of groupDN then closes a cycle.
+func (s *Store) ReachesGroup(startDN, groupDN string) (bool, error) {
+	target := ldapschema.NormalizeDN(groupDN)
+	seen := map[string]bool{}
+	frontier := []string{startDN}
+	for len(frontier) > 0 {
+		for _, dn := range frontier {
+			if ldapschema.NormalizeDN(dn) == target {
+				return true, nil
+			}
+		}
+		parents, err := s.GroupsWithMember(frontier...)
+		if err != nil {
+			return false, err
+		}
+		frontier = nil
+		for _, g := range parents {
+			if k := ldapschema.NormalizeDN(g.DN); !seen[k] {
+				seen[k] = true
+				frontier = append(frontier, g.DN)
+			}
+		}
+	}
+	return false, nil
+}
+
+// PodsOfSite reads the pods of the site siteDN, sorted by name.
+func (s *Store) PodsOfSite(siteDN string) ([]ldapschema.Pod, error) {
+	entries, err := s.Find(s.DIT.Pods(), ldap.ScopeSingleLevel,
+		And(ClassFilter(ldapschema.ClassPod), Filter(ldapschema.AttrSiteDN, siteDN)))
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.PodFromEntry, func(x ldapschema.Pod) string { return x.Name })
+}
+
+// ConnectionServersOfPod reads the Connection Servers of the pod podDN,
+// sorted by name.
+func (s *Store) ConnectionServersOfPod(podDN string) ([]ldapschema.ConnectionServer, error) {
+	entries, err := s.Find(podDN, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassConnectionServer))
+	if err != nil {
+		return nil, err
+	}
+	return mapSorted(entries, ldapschema.ConnectionServerFromEntry, func(x ldapschema.ConnectionServer) string { return x.Name })
+}
