@@ -1,0 +1,233 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/output"
+)
+
+func init() { register(newComputerCommand) }
+
+func newComputerCommand(g *Globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "computer",
+		Short: "List, show, create and delete client computers",
+		Long: `Client computers (device entries under ou=Computers) are members of groups;
+an entitlement with client restrictions admits only computers in a group
+that is itself a member of the entitlement.`,
+	}
+	cmd.AddCommand(newComputerListCommand(g), newComputerShowCommand(g), newComputerCreateCommand(g),
+		newComputerDeleteCommand(g))
+	return cmd
+}
+
+// ComputerView is a client computer as `computer list` and `computer show`
+// print it (JSON contract).
+type ComputerView struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Groups      []string `json:"groups"` // immediate groups, in name order
+}
+
+type computerListOptions struct {
+	g *Globals
+	readFlags
+}
+
+func newComputerListCommand(g *Globals) *cobra.Command {
+	o := &computerListOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Short:   "List client computers and their immediate groups",
+		Example: `  cpactl computer list -o json`,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, args []string) error { return o.run() },
+	}
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *computerListOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	computers, err := st.Computers()
+	if err != nil {
+		return err
+	}
+	groups, err := st.Groups()
+	if err != nil {
+		return err
+	}
+	views := make([]ComputerView, 0, len(computers))
+	for _, c := range computers {
+		views = append(views, ComputerView{Name: c.Name, Description: c.Description, Groups: groupsOf(c.DN, groups)})
+	}
+	return p.Print(views, func(w io.Writer) error {
+		rows := make([][]string, 0, len(views))
+		for _, v := range views {
+			rows = append(rows, []string{v.Name, joinOr(v.Groups, "-"), v.Description})
+		}
+		return output.Rows(w, []string{"name", "groups", "description"}, rows)
+	})
+}
+
+type computerShowOptions struct {
+	g *Globals
+	readFlags
+	Name string
+}
+
+func newComputerShowCommand(g *Globals) *cobra.Command {
+	o := &computerShowOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "show NAME",
+		Short:   "Show one client computer and its immediate groups",
+		Example: `  cpactl computer show KIOSK-01`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *computerShowOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	c, err := st.Computer(o.Name)
+	if err != nil {
+		return err
+	}
+	groups, err := st.GroupsWithMember(c.DN)
+	if err != nil {
+		return err
+	}
+	v := ComputerView{Name: c.Name, Description: c.Description, Groups: groupsOf(c.DN, groups)}
+	return p.Print(v, func(w io.Writer) error {
+		return output.Fields(w, [][2]string{{"name", v.Name}, {"description", v.Description}, {"groups", joinOr(v.Groups, "-")}})
+	})
+}
+
+type computerCreateOptions struct {
+	g *Globals
+	writeFlags
+	Name        string
+	Description string
+}
+
+func newComputerCreateCommand(g *Globals) *cobra.Command {
+	o := &computerCreateOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "create NAME",
+		Short:   "Create a client computer (idempotent)",
+		Example: `  cpactl computer create KIOSK-01 --description "lobby kiosk"`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	cmd.Flags().StringVar(&o.Description, "description", "", "what the computer is")
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+func (o *computerCreateOptions) run() error {
+	if err := checkName(directory.KindComputer, o.Name, maxName); err != nil {
+		return err
+	}
+	if err := checkDescription(directory.KindComputer, o.Name, o.Description); err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	existing, err := st.Computer(o.Name)
+	var nf *directory.NotFoundError
+	switch {
+	case err == nil:
+		if existing.Description != o.Description {
+			return errorf("delete and create it again, or keep its description",
+				"computer %s exists with a different description", existing.Name)
+		}
+		o.g.report("computer %s: unchanged", existing.Name)
+		return nil
+	case !errors.As(err, &nf):
+		return err
+	}
+	if o.DryRun {
+		o.g.report("would create computer %s", o.Name)
+		return nil
+	}
+	c := ldapschema.Computer{Name: o.Name, Description: o.Description}
+	if err := st.Add(st.Client, st.DIT.Computer(o.Name), c.Attrs()); err != nil {
+		return existsHint(err, directory.KindComputer, o.Name)
+	}
+	o.g.report("created computer %s", o.Name)
+	return nil
+}
+
+type computerDeleteOptions struct {
+	g *Globals
+	deleteFlags
+	Name string
+}
+
+func newComputerDeleteCommand(g *Globals) *cobra.Command {
+	o := &computerDeleteOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete a client computer; refused while groups or sessions refer to it (see --force)",
+		Long: `Deletes a client computer. While groups list it or sessions name it, the
+delete is refused and they are listed; with --force it leaves the groups
+and the sessions lose their client, in the same LDAP transaction.
+
+On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
+		Example: `  cpactl computer delete KIOSK-01 --force --yes`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.deleteFlags.add(cmd, "also remove the computer from its groups and from session records")
+	return cmd
+}
+
+func (o *computerDeleteOptions) run() error {
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	c, err := st.Computer(o.Name)
+	if err != nil {
+		return err
+	}
+	return runDelete(o.g, st, directory.KindComputer, c.Name, c.DN, o.deleteFlags,
+		fmt.Sprintf("remove it from its groups first (cpactl group remove-member GROUP computer:%s), or pass --force", c.Name))
+}

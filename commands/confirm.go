@@ -1,0 +1,115 @@
+package commands
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cpactl/cpactl/directory"
+)
+
+// deleteFlags are the flags of every delete command.
+type deleteFlags struct {
+	writeFlags
+	Yes   bool
+	Force bool
+}
+
+func (d *deleteFlags) add(cmd *cobra.Command, force string) {
+	d.writeFlags.add(cmd)
+	cmd.Flags().BoolVar(&d.Yes, "yes", false, "delete without asking (needed when stdin or stdout is not a terminal)")
+	if force != "" {
+		cmd.Flags().BoolVar(&d.Force, "force", false, force)
+	}
+}
+
+// confirm asks before a destructive write. On a terminal (stdin and stdout)
+// it prompts; elsewhere it needs --yes. A "no" cancels with exit 1.
+func confirm(g *Globals, yes bool, what, question string) error {
+	if yes {
+		return nil
+	}
+	if g.Interactive == nil || !g.Interactive() || g.Prompter == nil {
+		return errorf("pass --yes to confirm (cpactl prompts only when stdin and stdout are terminals)",
+			"%s needs confirmation", what)
+	}
+	ok, err := g.Prompter.Confirm(question, false)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errorf("", "%s cancelled: nothing was written", what)
+	}
+	return nil
+}
+
+// runDelete deletes the entry dn of kind and name: without --force it
+// refuses when entries refer to it or lie below it, listing them on stderr;
+// with --force it removes them too, in the same transaction. It asks for
+// confirmation (or --yes) unless --dry-run.
+func runDelete(g *Globals, st *directory.Store, kind, name, dn string, f deleteFlags, forceHint string) error {
+	plan, err := st.PlanDelete(kind, name, dn)
+	if err != nil {
+		return err
+	}
+	if plan.Blocked() && !f.Force {
+		fmt.Fprintf(g.IO.Err, "%s %s is referred to by:\n", kind, name)
+		for _, r := range append(append([]directory.Referrer(nil), plan.Children...), plan.Referrers...) {
+			fmt.Fprintf(g.IO.Err, "  %s %s: %s\n", r.Kind, r.Name, r.Via)
+		}
+		n := len(plan.Children) + len(plan.Referrers)
+		return errorf(forceHint, "cannot delete %s %q: %d %s to it", kind, name, n, plural(n, "entry refers", "entries refer"))
+	}
+	if f.DryRun {
+		for _, w := range plan.Writes {
+			g.report("%s", w.Planned())
+		}
+		return nil
+	}
+	question := fmt.Sprintf("Delete %s %s?", kind, name)
+	if len(plan.Writes) > 1 {
+		if g.Interactive != nil && g.Interactive() && !f.Yes {
+			for _, w := range plan.Writes {
+				fmt.Fprintf(g.IO.Err, "  %s\n", w.Planned())
+			}
+		}
+		question = fmt.Sprintf("Delete %s %s and make the %d changes listed?", kind, name, len(plan.Writes))
+	}
+	if err := confirm(g, f.Yes, fmt.Sprintf("deleting %s %q", kind, name), question); err != nil {
+		return err
+	}
+	if err := plan.Apply(st.Client); err != nil {
+		return err
+	}
+	for _, w := range plan.Writes {
+		g.report("%s", w.Done())
+	}
+	return nil
+}
+
+// reportPlan prints a plan's lines: done, or planned with --dry-run.
+func reportPlan(g *Globals, p *directory.Plan, dryRun bool) {
+	for _, w := range p.Writes {
+		if dryRun {
+			g.report("%s", w.Planned())
+		} else {
+			g.report("%s", w.Done())
+		}
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// joinOr renders a list for a message, or fallback when it is empty.
+func joinOr(list []string, fallback string) string {
+	if len(list) == 0 {
+		return fallback
+	}
+	return strings.Join(list, ", ")
+}

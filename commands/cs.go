@@ -1,0 +1,375 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/output"
+)
+
+func init() { register(newConnectionServerCommand) }
+
+func newConnectionServerCommand(g *Globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "cs",
+		Short: "List, show, create, update and delete Connection Servers and their restriction tags",
+		Long: `A Connection Server is a broker in a pod (an entry below the pod). Its
+restriction tags decide which global entitlements it may broker: a GE
+without tags is brokered by any server, a GE with tags only by a server
+that has at least one of them. Names are unique across the federation.`,
+	}
+	cmd.AddCommand(newCSListCommand(g), newCSShowCommand(g), newCSCreateCommand(g), newCSUpdateCommand(g),
+		newCSDeleteCommand(g))
+	return cmd
+}
+
+// ConnectionServerView is a Connection Server as `cs list` and `cs show`
+// print it (JSON contract).
+type ConnectionServerView struct {
+	Name        string   `json:"name"`
+	Pod         string   `json:"pod"`
+	Site        string   `json:"site"`
+	Tags        []string `json:"tags"` // sorted
+	Description string   `json:"description"`
+}
+
+func csView(cs ldapschema.ConnectionServer, pods []ldapschema.Pod) ConnectionServerView {
+	v := ConnectionServerView{Name: cs.Name, Pod: cs.Pod, Tags: orEmpty(cs.Tags), Description: cs.Description}
+	for _, p := range pods {
+		if ldapschema.EqualDN(p.DN, ldapschema.ParentOf(cs.DN)) {
+			v.Pod, v.Site = p.Name, p.Site
+		}
+	}
+	return v
+}
+
+// checkTags validates restriction tags.
+func checkTags(tags []string) error {
+	for _, t := range tags {
+		if err := checkName("tag", t, maxName); err != nil {
+			return err
+		}
+	}
+	if d := firstDuplicate(tags); d != "" {
+		return errorf("give each tag once", "tag %s is given twice", d)
+	}
+	return nil
+}
+
+type csListOptions struct {
+	g *Globals
+	readFlags
+}
+
+func newCSListCommand(g *Globals) *cobra.Command {
+	o := &csListOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Short:   "List Connection Servers with their pod, site and tags",
+		Example: `  cpactl cs list -o json`,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, args []string) error { return o.run() },
+	}
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *csListOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	servers, err := st.ConnectionServers()
+	if err != nil {
+		return err
+	}
+	pods, err := st.Pods()
+	if err != nil {
+		return err
+	}
+	views := make([]ConnectionServerView, 0, len(servers))
+	for _, cs := range servers {
+		views = append(views, csView(cs, pods))
+	}
+	return p.Print(views, func(w io.Writer) error {
+		rows := make([][]string, 0, len(views))
+		for _, v := range views {
+			rows = append(rows, []string{v.Name, v.Pod, v.Site, joinOr(v.Tags, "-"), v.Description})
+		}
+		return output.Rows(w, []string{"name", "pod", "site", "tags", "description"}, rows)
+	})
+}
+
+type csShowOptions struct {
+	g *Globals
+	readFlags
+	Name string
+}
+
+func newCSShowCommand(g *Globals) *cobra.Command {
+	o := &csShowOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "show NAME",
+		Short:   "Show one Connection Server",
+		Example: `  cpactl cs show cs-in-1 -o yaml`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *csShowOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	cs, err := st.ConnectionServer(o.Name)
+	if err != nil {
+		return err
+	}
+	var pods []ldapschema.Pod
+	if pod, err := st.Pod(cs.Pod); err == nil {
+		pods = append(pods, pod)
+	}
+	v := csView(cs, pods)
+	return p.Print(v, func(w io.Writer) error {
+		return output.Fields(w, [][2]string{{"name", v.Name}, {"pod", v.Pod}, {"site", v.Site},
+			{"tags", joinOr(v.Tags, "-")}, {"description", v.Description}})
+	})
+}
+
+type csCreateOptions struct {
+	g *Globals
+	writeFlags
+	Name        string
+	Pod         string
+	Tags        []string
+	Description string
+}
+
+func newCSCreateCommand(g *Globals) *cobra.Command {
+	o := &csCreateOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "create NAME --pod POD",
+		Short: "Create a Connection Server in a pod, with optional restriction tags (idempotent)",
+		Example: `  cpactl cs create cs-in-1 --pod Bangalore-1
+  cpactl cs create cs-in-ext --pod Bangalore-1 --tags external,contractors`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	cmd.Flags().StringVar(&o.Pod, "pod", "", "the pod the server belongs to (required)")
+	cmd.Flags().StringSliceVar(&o.Tags, "tags", nil, "restriction tags: a,b")
+	cmd.Flags().StringVar(&o.Description, "description", "", "what the server is")
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+func (o *csCreateOptions) run() error {
+	if err := checkName(directory.KindConnectionServer, o.Name, maxName); err != nil {
+		return err
+	}
+	if o.Pod == "" {
+		return errorf(fmt.Sprintf("cpactl cs create %s --pod POD", o.Name), "a Connection Server needs a pod: pass --pod")
+	}
+	o.Tags = cleanList(o.Tags)
+	if err := checkTags(o.Tags); err != nil {
+		return err
+	}
+	if err := checkDescription(directory.KindConnectionServer, o.Name, o.Description); err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	pod, err := st.Pod(o.Pod)
+	if err != nil {
+		return err
+	}
+	want := ldapschema.ConnectionServer{Name: o.Name, Pod: pod.Name, Description: o.Description, Tags: sortedTags(o.Tags)}
+	existing, err := st.ConnectionServer(o.Name)
+	var nf *directory.NotFoundError
+	switch {
+	case err == nil:
+		if !ldapschema.EqualDN(ldapschema.ParentOf(existing.DN), pod.DN) {
+			return errorf("Connection Server names are unique across the federation: pick another name",
+				"connection server %s exists in pod %s", existing.Name, existing.Pod)
+		}
+		var diffs []string
+		if !slices.Equal(orEmpty(existing.Tags), orEmpty(want.Tags)) {
+			diffs = append(diffs, "tags")
+		}
+		if existing.Description != want.Description {
+			diffs = append(diffs, "description")
+		}
+		if len(diffs) > 0 {
+			return errorf(fmt.Sprintf("use `cpactl cs update %s` to change it", existing.Name),
+				"connection server %s exists with different %s", existing.Name, strings.Join(diffs, " and "))
+		}
+		o.g.report("connection server %s: unchanged", existing.Name)
+		return nil
+	case !errors.As(err, &nf):
+		return err
+	}
+	if o.DryRun {
+		o.g.report("would create connection server %s in pod %s", o.Name, pod.Name)
+		return nil
+	}
+	if err := st.Add(st.Client, st.DIT.ConnectionServer(pod.Name, o.Name), want.Attrs()); err != nil {
+		return existsHint(err, directory.KindConnectionServer, o.Name)
+	}
+	o.g.report("created connection server %s in pod %s", o.Name, pod.Name)
+	return nil
+}
+
+func sortedTags(tags []string) []string {
+	if len(tags) == 0 {
+		return nil
+	}
+	out := slices.Clone(tags)
+	slices.Sort(out)
+	return out
+}
+
+type csUpdateOptions struct {
+	g *Globals
+	writeFlags
+	Name        string
+	Tags        []string
+	NoTags      bool
+	Description *string
+	tagsGiven   bool
+}
+
+func newCSUpdateCommand(g *Globals) *cobra.Command {
+	o := &csUpdateOptions{g: g}
+	var description string
+	cmd := &cobra.Command{
+		Use:   "update NAME",
+		Short: "Replace a Connection Server's tags (--tags a,b or --no-tags) or description",
+		Example: `  cpactl cs update cs-in-ext --tags external
+  cpactl cs update cs-in-ext --no-tags`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			o.tagsGiven = cmd.Flags().Changed("tags")
+			if cmd.Flags().Changed("description") {
+				o.Description = &description
+			}
+			return o.run()
+		},
+	}
+	cmd.Flags().StringSliceVar(&o.Tags, "tags", nil, "the new restriction tags: a,b (replaces the old ones)")
+	cmd.Flags().BoolVar(&o.NoTags, "no-tags", false, "remove every tag")
+	cmd.Flags().StringVar(&description, "description", "", "new description (\"\" removes it)")
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+func (o *csUpdateOptions) run() error {
+	if o.tagsGiven && o.NoTags {
+		return errorf("pass one of them", "--tags and --no-tags exclude each other")
+	}
+	if !o.tagsGiven && !o.NoTags && o.Description == nil {
+		return errorf("pass --tags, --no-tags or --description", "nothing to update for connection server %s", o.Name)
+	}
+	o.Tags = cleanList(o.Tags)
+	if o.tagsGiven && len(o.Tags) == 0 {
+		return errorf("to remove every tag, use --no-tags", "--tags names no tag")
+	}
+	if err := checkTags(o.Tags); err != nil {
+		return err
+	}
+	if o.Description != nil {
+		if err := checkDescription(directory.KindConnectionServer, o.Name, *o.Description); err != nil {
+			return err
+		}
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	cs, err := st.ConnectionServer(o.Name)
+	if err != nil {
+		return err
+	}
+	next := cs
+	switch {
+	case o.NoTags:
+		next.Tags = nil
+	case o.tagsGiven:
+		next.Tags = sortedTags(o.Tags)
+	}
+	if o.Description != nil {
+		next.Description = *o.Description
+	}
+	plan := &directory.Plan{}
+	if changes := next.Attrs().Changes(cs.Attrs(), ldapschema.ConnectionServerManaged...); len(changes) > 0 {
+		plan.Add(directory.ModifyWrite("update", fmt.Sprintf("connection server %s (%s)", cs.Name, changedNames(changes)), cs.DN, changes))
+	}
+	return applyPlan(o.g, st, plan, o.DryRun, "connection server "+cs.Name)
+}
+
+type csDeleteOptions struct {
+	g *Globals
+	deleteFlags
+	Name string
+}
+
+func newCSDeleteCommand(g *Globals) *cobra.Command {
+	o := &csDeleteOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete a Connection Server",
+		Long: `Deletes a Connection Server. On a terminal cpactl asks for confirmation;
+elsewhere pass --yes.`,
+		Example: `  cpactl cs delete cs-in-old --yes`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.deleteFlags.add(cmd, "also remove every reference to the server in the same transaction")
+	return cmd
+}
+
+func (o *csDeleteOptions) run() error {
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	cs, err := st.ConnectionServer(o.Name)
+	if err != nil {
+		return err
+	}
+	return runDelete(o.g, st, directory.KindConnectionServer, cs.Name, cs.DN, o.deleteFlags,
+		"pass --force to remove the references in the same transaction")
+}

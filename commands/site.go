@@ -1,0 +1,461 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/go-ldap/ldap/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/output"
+)
+
+func init() { register(newSiteCommand) }
+
+func newSiteCommand(g *Globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "site",
+		Short: "List, show, create, update, rename and delete sites; rank their preferred sites",
+		Long: `A site is a group of pods on one LAN. Each site keeps an ordered list of
+preferred sites: the other sites the broker searches, in rank order, when
+the connecting site cannot serve a request with Use Preferred Sites (see
+` + "`cpactl site preferred --help`" + `).
+
+Site names are 1-64 printable characters, any of them allowed
+(, + " \ < > ; = * ( ) and non-ASCII letters included), compared without
+regard to case.`,
+	}
+	cmd.AddCommand(newSiteListCommand(g), newSiteShowCommand(g), newSiteCreateCommand(g), newSiteUpdateCommand(g),
+		newSiteDeleteCommand(g), newSitePreferredCommand(g))
+	return cmd
+}
+
+// SiteView is a site as `site list` and `site show` print it (JSON
+// contract).
+type SiteView struct {
+	Name           string   `json:"name"`
+	Description    string   `json:"description"`
+	URL            string   `json:"url"`
+	PreferredSites []string `json:"preferred_sites"` // in rank order
+	Pods           []string `json:"pods"`            // in name order
+}
+
+func siteView(s ldapschema.Site, pods []ldapschema.Pod) SiteView {
+	v := SiteView{Name: s.Name, Description: s.Description, URL: s.URL, PreferredSites: orEmpty(s.PreferredSites),
+		Pods: []string{}}
+	for _, p := range pods {
+		if ldapschema.EqualDN(p.SiteDN, s.DN) {
+			v.Pods = append(v.Pods, p.Name)
+		}
+	}
+	return v
+}
+
+// ranked renders a preferred-site list for people: "1. UK, 2. US".
+func ranked(names []string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%d. %s", i+1, n)
+	}
+	return joinOr(parts, "-")
+}
+
+type siteListOptions struct {
+	g *Globals
+	readFlags
+}
+
+func newSiteListCommand(g *Globals) *cobra.Command {
+	o := &siteListOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List sites with their preferred sites and pods",
+		Example: `  cpactl site list
+  cpactl site list -o json --from backup.ldif`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+	}
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *siteListOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	sites, err := st.Sites()
+	if err != nil {
+		return err
+	}
+	pods, err := st.Pods()
+	if err != nil {
+		return err
+	}
+	views := make([]SiteView, 0, len(sites))
+	for _, s := range sites {
+		views = append(views, siteView(s, pods))
+	}
+	return p.Print(views, func(w io.Writer) error {
+		rows := make([][]string, 0, len(views))
+		for _, v := range views {
+			rows = append(rows, []string{v.Name, ranked(v.PreferredSites), joinOr(v.Pods, "-"), v.URL, v.Description})
+		}
+		return output.Rows(w, []string{"name", "preferred sites", "pods", "url", "description"}, rows)
+	})
+}
+
+type siteShowOptions struct {
+	g *Globals
+	readFlags
+	Name string
+}
+
+func newSiteShowCommand(g *Globals) *cobra.Command {
+	o := &siteShowOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "show NAME",
+		Short:   "Show one site: description, URL, preferred sites in rank order, pods",
+		Example: `  cpactl site show India -o json`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *siteShowOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	site, err := st.Site(o.Name)
+	if err != nil {
+		return err
+	}
+	pods, err := st.PodsOfSite(site.DN)
+	if err != nil {
+		return err
+	}
+	v := siteView(site, pods)
+	return p.Print(v, func(w io.Writer) error {
+		return output.Fields(w, [][2]string{{"name", v.Name}, {"description", v.Description}, {"url", v.URL},
+			{"preferred sites", ranked(v.PreferredSites)}, {"pods", joinOr(v.Pods, "-")}})
+	})
+}
+
+type siteCreateOptions struct {
+	g *Globals
+	writeFlags
+	Name        string
+	Description string
+	URL         string
+}
+
+func newSiteCreateCommand(g *Globals) *cobra.Command {
+	o := &siteCreateOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "create NAME",
+		Short: "Create a site (idempotent: an identical site is left unchanged)",
+		Long: `Creates a site. Creating a site that exists with the same description and
+URL prints "unchanged"; with different ones it fails and points to update.
+Rank its preferred sites afterwards with ` + "`cpactl site preferred`.",
+		Example: `  cpactl site create India --description "Bangalore data centre" --url https://vdi.in.example.com
+  cpactl site create 'R&D, "West" <1>+;=*()\ Zürich'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	cmd.Flags().StringVar(&o.Description, "description", "", "what the site is (up to 1024 characters)")
+	cmd.Flags().StringVar(&o.URL, "url", "", "the address users of the site connect to")
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+func (o *siteCreateOptions) validate() error {
+	if err := checkName(directory.KindSite, o.Name, maxName); err != nil {
+		return err
+	}
+	return checkDescription(directory.KindSite, o.Name, o.Description)
+}
+
+func (o *siteCreateOptions) run() error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	existing, err := st.Site(o.Name)
+	var nf *directory.NotFoundError
+	switch {
+	case err == nil:
+		var diffs []string
+		if existing.Description != o.Description {
+			diffs = append(diffs, "description")
+		}
+		if existing.URL != o.URL {
+			diffs = append(diffs, "url")
+		}
+		if len(diffs) > 0 {
+			return errorf(fmt.Sprintf("use `cpactl site update %s` to change it", existing.Name),
+				"site %s exists with a different %s", existing.Name, strings.Join(diffs, " and "))
+		}
+		o.g.report("site %s: unchanged", existing.Name)
+		return nil
+	case !errors.As(err, &nf):
+		return err
+	}
+	if o.DryRun {
+		o.g.report("would create site %s", o.Name)
+		return nil
+	}
+	site := ldapschema.Site{Name: o.Name, Description: o.Description, URL: o.URL}
+	if err := st.Add(st.Client, st.DIT.Site(o.Name), site.Attrs()); err != nil {
+		return existsHint(err, "site", o.Name)
+	}
+	o.g.report("created site %s", o.Name)
+	return nil
+}
+
+// existsHint explains an "already exists" from a concurrent create.
+func existsHint(err error, kind, name string) error {
+	if directory.IsCode(err, ldap.LDAPResultEntryAlreadyExists) {
+		return &Failure{Code: ExitConflict, Err: fmt.Errorf("%s %s was created by someone else meanwhile", kind, name),
+			Hint: fmt.Sprintf("run `cpactl %s show %s` and update it if needed", cliNoun(kind), name)}
+	}
+	return err
+}
+
+// cliNoun is the command noun of a kind.
+func cliNoun(kind string) string {
+	if kind == directory.KindConnectionServer {
+		return "cs"
+	}
+	return kind
+}
+
+type siteUpdateOptions struct {
+	g *Globals
+	writeFlags
+	Name        string
+	Description *string
+	URL         *string
+	Rename      string
+}
+
+func newSiteUpdateCommand(g *Globals) *cobra.Command {
+	o := &siteUpdateOptions{g: g}
+	var description, url string
+	cmd := &cobra.Command{
+		Use:   "update NAME",
+		Short: "Change a site's description or URL, or rename it (references follow, in one transaction)",
+		Long: `Changes a site's description or URL, or renames it. A rename rewrites every
+reference to the site (its pods, home-site rows, other sites' preferred-site
+lists) in the same LDAP transaction as the rename itself.`,
+		Example: `  cpactl site update UK --description "London and Manchester"
+  cpactl site update UK --rename GB`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			if cmd.Flags().Changed("description") {
+				o.Description = &description
+			}
+			if cmd.Flags().Changed("url") {
+				o.URL = &url
+			}
+			return o.run()
+		},
+	}
+	cmd.Flags().StringVar(&description, "description", "", "new description (\"\" removes it)")
+	cmd.Flags().StringVar(&url, "url", "", "new URL (\"\" removes it)")
+	cmd.Flags().StringVar(&o.Rename, "rename", "", "new name of the site")
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+func (o *siteUpdateOptions) validate() error {
+	if o.Description == nil && o.URL == nil && o.Rename == "" {
+		return errorf("pass --description, --url or --rename", "nothing to update for site %s", o.Name)
+	}
+	if o.Description != nil {
+		if err := checkDescription(directory.KindSite, o.Name, *o.Description); err != nil {
+			return err
+		}
+	}
+	if o.Rename != "" {
+		return checkName(directory.KindSite, o.Rename, maxName)
+	}
+	return nil
+}
+
+func (o *siteUpdateOptions) run() error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	site, err := st.Site(o.Name)
+	if err != nil {
+		return err
+	}
+	next := site
+	if o.Description != nil {
+		next.Description = *o.Description
+	}
+	if o.URL != nil {
+		next.URL = *o.URL
+	}
+	managed := []string{ldapschema.AttrDescription, ldapschema.AttrSiteURL}
+	plan := &directory.Plan{}
+	if changes := next.Attrs().Changes(site.Attrs(), managed...); len(changes) > 0 {
+		plan.Add(directory.ModifyWrite("update", fmt.Sprintf("site %s (%s)", site.Name, changedNames(changes)), site.DN, changes))
+	}
+	if o.Rename != "" && o.Rename != site.Name {
+		if err := checkFreeName(o.Rename, site.DN, func(n string) (string, error) {
+			s, err := st.Site(n)
+			return s.DN, err
+		}, directory.KindSite); err != nil {
+			return err
+		}
+		rename, err := st.PlanRename(directory.KindSite, site.Name, site.DN, o.Rename)
+		if err != nil {
+			return err
+		}
+		plan.Add(rename.Writes...)
+		plan.Conflict = rename.Conflict
+	}
+	return applyPlan(o.g, st, plan, o.DryRun, "site "+site.Name)
+}
+
+// applyPlan applies (or, with dryRun, shows) a plan; an empty plan is
+// "unchanged".
+func applyPlan(g *Globals, st *directory.Store, plan *directory.Plan, dryRun bool, what string) error {
+	if plan.Empty() {
+		g.report("%s: unchanged", what)
+		return nil
+	}
+	if !dryRun {
+		if err := plan.Apply(st.Client); err != nil {
+			return err
+		}
+	}
+	reportPlan(g, plan, dryRun)
+	return nil
+}
+
+// changedNames lists the attributes a modify changes, in cpactl's words.
+func changedNames(changes []ldap.Change) string {
+	names := make([]string, 0, len(changes))
+	for _, c := range changes {
+		names = append(names, attrWord(c.Modification.Type))
+	}
+	return strings.Join(names, ", ")
+}
+
+// attrWord names an attribute the way the flags do.
+func attrWord(attr string) string {
+	switch attr {
+	case ldapschema.AttrDescription:
+		return "description"
+	case ldapschema.AttrSiteURL:
+		return "url"
+	case ldapschema.AttrSiteDN:
+		return "site"
+	case ldapschema.AttrPodStatus:
+		return "status"
+	case ldapschema.AttrTag:
+		return "tags"
+	case ldapschema.AttrDomain:
+		return "domain"
+	case ldapschema.AttrCN, ldapschema.AttrSN:
+		return "name"
+	}
+	return attr
+}
+
+// checkFreeName refuses a rename onto a name another object of the kind
+// holds; a change of case only of the object's own name is allowed.
+func checkFreeName(newName, ownDN string, lookup func(string) (string, error), kind string) error {
+	dn, err := lookup(newName)
+	var nf *directory.NotFoundError
+	switch {
+	case errors.As(err, &nf):
+		return nil
+	case err != nil:
+		return err
+	case ldapschema.EqualDN(dn, ownDN):
+		return nil
+	}
+	return errorf(fmt.Sprintf("pick another name, or delete %s %s first", kind, ldapschema.NameOf(dn)),
+		"%s %s already exists", kind, ldapschema.NameOf(dn))
+}
+
+type siteDeleteOptions struct {
+	g *Globals
+	deleteFlags
+	Name string
+}
+
+func newSiteDeleteCommand(g *Globals) *cobra.Command {
+	o := &siteDeleteOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete a site; refused while pods, preferred-site lists or home sites refer to it (see --force)",
+		Long: `Deletes a site. While pods, other sites' preferred-site lists or home-site
+rows refer to it, the delete is refused and the referrers are listed. With
+--force every reference goes in the same LDAP transaction as the site: the
+site leaves the other sites' lists (the ranks close up), its home-site rows
+are deleted, and so are its pods, with their Connection Servers, pools and
+farms, and the records that refer to those.
+
+On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
+		Example: `  cpactl site delete Lab --yes
+  cpactl site delete UK --force --dry-run`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.deleteFlags.add(cmd, "also remove every reference to the site (pods included) in the same transaction")
+	return cmd
+}
+
+func (o *siteDeleteOptions) run() error {
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	site, err := st.Site(o.Name)
+	if err != nil {
+		return err
+	}
+	return runDelete(o.g, st, directory.KindSite, site.Name, site.DN, o.deleteFlags,
+		"move the pods with `cpactl pod update POD --site OTHER`, edit the lists and home sites, or pass --force to remove every reference in the same transaction")
+}

@@ -1,0 +1,407 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/go-ldap/ldap/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/output"
+)
+
+func init() { register(newUserCommand) }
+
+const userForms = `User arguments take three forms: uid, DOMAIN\uid and uid@domain. A domain
+given must match the user's stored domain when it has one (a NetBIOS name
+matches the first label of a DNS domain). Names are taken literally:
+"*)(uid=*" is a user name like any other.`
+
+func newUserCommand(g *Globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "user",
+		Short: "List, show, create, update and delete users",
+		Long:  "Users are inetOrgPerson entries under ou=People, named by uid.\n\n" + userForms,
+	}
+	cmd.AddCommand(newUserListCommand(g), newUserShowCommand(g), newUserCreateCommand(g), newUserUpdateCommand(g),
+		newUserDeleteCommand(g))
+	return cmd
+}
+
+// UserView is a user as `user list` and `user show` print it (JSON
+// contract).
+type UserView struct {
+	UID      string   `json:"uid"`
+	Domain   string   `json:"domain"`
+	FullName string   `json:"full_name"`
+	Groups   []string `json:"groups"` // immediate groups, in name order
+}
+
+// groupsOf lists the names of the groups among groups that hold dn as a
+// member.
+func groupsOf(dn string, groups []ldapschema.Group) []string {
+	out := []string{}
+	for _, g := range groups {
+		for _, m := range g.Members {
+			if ldapschema.EqualDN(m, dn) {
+				out = append(out, g.Name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+type userListOptions struct {
+	g *Globals
+	readFlags
+}
+
+func newUserListCommand(g *Globals) *cobra.Command {
+	o := &userListOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Short:   "List users with their domain and immediate groups",
+		Example: `  cpactl user list -o json`,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, args []string) error { return o.run() },
+	}
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *userListOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	users, err := st.Users()
+	if err != nil {
+		return err
+	}
+	groups, err := st.Groups()
+	if err != nil {
+		return err
+	}
+	views := make([]UserView, 0, len(users))
+	for _, u := range users {
+		views = append(views, UserView{UID: u.UID, Domain: u.Domain, FullName: u.FullName, Groups: groupsOf(u.DN, groups)})
+	}
+	return p.Print(views, func(w io.Writer) error {
+		rows := make([][]string, 0, len(views))
+		for _, v := range views {
+			rows = append(rows, []string{v.UID, orDash(v.Domain), v.FullName, joinOr(v.Groups, "-")})
+		}
+		return output.Rows(w, []string{"uid", "domain", "full name", "groups"}, rows)
+	})
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+type userShowOptions struct {
+	g *Globals
+	readFlags
+	Name string
+}
+
+func newUserShowCommand(g *Globals) *cobra.Command {
+	o := &userShowOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "show USER",
+		Short: "Show one user and its immediate groups",
+		Long:  userForms,
+		Example: `  cpactl user show alice
+  cpactl user show 'CORP\alice' -o json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *userShowOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	u, err := st.User(o.Name)
+	if err != nil {
+		return userError(err)
+	}
+	groups, err := st.GroupsWithMember(u.DN)
+	if err != nil {
+		return err
+	}
+	v := UserView{UID: u.UID, Domain: u.Domain, FullName: u.FullName, Groups: groupsOf(u.DN, groups)}
+	return p.Print(v, func(w io.Writer) error {
+		return output.Fields(w, [][2]string{{"uid", v.UID}, {"domain", orDash(v.Domain)}, {"full name", v.FullName},
+			{"groups", joinOr(v.Groups, "-")}})
+	})
+}
+
+// userError adds the hint to a malformed user argument or a domain
+// mismatch; a missing user stays a not-found error (exit 3).
+func userError(err error) error {
+	var nf *directory.NotFoundError
+	if err == nil || errors.As(err, &nf) {
+		return err
+	}
+	if strings.Contains(err.Error(), "is in domain") || strings.Contains(err.Error(), "write uid") {
+		return errorf(`write uid, DOMAIN\uid or uid@domain, with the user's own domain`, "%v", err)
+	}
+	return err
+}
+
+type userCreateOptions struct {
+	g *Globals
+	writeFlags
+	Arg      string
+	Domain   string
+	FullName string
+}
+
+func newUserCreateCommand(g *Globals) *cobra.Command {
+	o := &userCreateOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "create UID",
+		Short: "Create a user (idempotent)",
+		Long: `Creates a user. UID may carry its domain (DOMAIN\uid or uid@domain) instead
+of --domain. Without --name, the full name is the uid.`,
+		Example: `  cpactl user create alice --domain CORP --name "Alice Martin"
+  cpactl user create 'bob@corp.example.com'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Arg = args[0]
+			return o.run()
+		},
+	}
+	cmd.Flags().StringVar(&o.Domain, "domain", "", "the user's NetBIOS or DNS domain")
+	cmd.Flags().StringVar(&o.FullName, "name", "", "the user's full name")
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+// want validates the arguments into the user record to create.
+func (o *userCreateOptions) want() (ldapschema.User, error) {
+	n, err := directory.ParseUserName(o.Arg)
+	if err != nil {
+		return ldapschema.User{}, errorf(`write uid, DOMAIN\uid or uid@domain`, "%v", err)
+	}
+	if n.Domain != "" && o.Domain != "" && !strings.EqualFold(n.Domain, o.Domain) {
+		return ldapschema.User{}, errorf("give the domain once", "user %s: the domain %q in the name and --domain %q differ", o.Arg, n.Domain, o.Domain)
+	}
+	u := ldapschema.User{UID: n.UID, Domain: n.Domain, FullName: strings.TrimSpace(o.FullName)}
+	if o.Domain != "" {
+		u.Domain = o.Domain
+	}
+	if err := checkName(directory.KindUser, u.UID, maxUserName); err != nil {
+		return u, err
+	}
+	if u.Domain != "" {
+		if err := checkName("domain", u.Domain, maxUserName); err != nil {
+			return u, err
+		}
+	}
+	if u.FullName != "" {
+		if err := checkDescription(directory.KindUser, u.UID, u.FullName); err != nil {
+			return u, err
+		}
+	}
+	if u.FullName == "" {
+		u.FullName = u.UID
+	}
+	return u, nil
+}
+
+func (o *userCreateOptions) run() error {
+	want, err := o.want()
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	existing, err := st.User(want.UID)
+	var nf *directory.NotFoundError
+	switch {
+	case err == nil:
+		var diffs []string
+		if !strings.EqualFold(existing.Domain, want.Domain) {
+			diffs = append(diffs, fmt.Sprintf("domain (%s)", orDash(existing.Domain)))
+		}
+		if existing.FullName != want.FullName {
+			diffs = append(diffs, fmt.Sprintf("full name (%s)", existing.FullName))
+		}
+		if len(diffs) > 0 {
+			return errorf(fmt.Sprintf("use `cpactl user update %s` to change it", existing.UID),
+				"user %s exists with a different %s", existing.UID, strings.Join(diffs, " and "))
+		}
+		o.g.report("user %s: unchanged", existing.UID)
+		return nil
+	case !errors.As(err, &nf):
+		return err
+	}
+	if o.DryRun {
+		o.g.report("would create user %s", want.UID)
+		return nil
+	}
+	if err := st.Add(st.Client, st.DIT.User(want.UID), want.Attrs()); err != nil {
+		return existsHint(err, directory.KindUser, want.UID)
+	}
+	o.g.report("created user %s", want.UID)
+	return nil
+}
+
+type userUpdateOptions struct {
+	g *Globals
+	writeFlags
+	Arg      string
+	Domain   *string
+	FullName *string
+}
+
+func newUserUpdateCommand(g *Globals) *cobra.Command {
+	o := &userUpdateOptions{g: g}
+	var domain, name string
+	cmd := &cobra.Command{
+		Use:     "update USER",
+		Short:   "Change a user's domain or full name",
+		Long:    userForms,
+		Example: `  cpactl user update alice --name "Alice Martin-Dupont"`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Arg = args[0]
+			if cmd.Flags().Changed("domain") {
+				o.Domain = &domain
+			}
+			if cmd.Flags().Changed("name") {
+				o.FullName = &name
+			}
+			return o.run()
+		},
+	}
+	cmd.Flags().StringVar(&domain, "domain", "", "new domain (\"\" removes it)")
+	cmd.Flags().StringVar(&name, "name", "", "new full name (\"\" makes it the uid)")
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+func (o *userUpdateOptions) run() error {
+	if o.Domain == nil && o.FullName == nil {
+		return errorf("pass --domain or --name", "nothing to update for user %s", o.Arg)
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	u, err := st.User(o.Arg)
+	if err != nil {
+		return userError(err)
+	}
+	next := u
+	if o.Domain != nil {
+		next.Domain = strings.TrimSpace(*o.Domain)
+		if next.Domain != "" {
+			if err := checkName("domain", next.Domain, maxUserName); err != nil {
+				return err
+			}
+		}
+	}
+	if o.FullName != nil {
+		next.FullName = strings.TrimSpace(*o.FullName)
+		if err := checkDescription(directory.KindUser, u.UID, next.FullName); err != nil {
+			return err
+		}
+		if next.FullName == "" {
+			next.FullName = u.UID
+		}
+	}
+	plan := &directory.Plan{}
+	if changes := next.Attrs().Changes(u.Attrs(), ldapschema.UserManaged...); len(changes) > 0 {
+		plan.Add(directory.ModifyWrite("update", fmt.Sprintf("user %s (%s)", u.UID, changedNames(dedupChanges(changes))), u.DN, changes))
+	}
+	return applyPlan(o.g, st, plan, o.DryRun, "user "+u.UID)
+}
+
+// dedupChanges keeps one change per word (cn and sn are both "name").
+func dedupChanges(changes []ldap.Change) []ldap.Change {
+	var out []ldap.Change
+	seen := map[string]bool{}
+	for _, c := range changes {
+		if w := attrWord(c.Modification.Type); !seen[w] {
+			seen[w] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+type userDeleteOptions struct {
+	g *Globals
+	deleteFlags
+	Arg string
+}
+
+func newUserDeleteCommand(g *Globals) *cobra.Command {
+	o := &userDeleteOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "delete USER",
+		Short: "Delete a user; refused while groups, entitlements, home sites or records refer to it (see --force)",
+		Long: `Deletes a user. While groups or entitlements list it as a member, or
+home-site rows, sessions or pod assignments name it, the delete is refused
+and they are listed; with --force it leaves the groups and entitlements and
+those rows and records are deleted, in the same LDAP transaction.
+
+On a terminal cpactl asks for confirmation; elsewhere pass --yes.
+
+` + userForms,
+		Example: `  cpactl user delete alice --yes
+  cpactl user delete 'CORP\bob' --force --yes`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Arg = args[0]
+			return o.run()
+		},
+	}
+	o.deleteFlags.add(cmd, "also remove the user from groups and entitlements and delete its home sites, sessions and assignments")
+	return cmd
+}
+
+func (o *userDeleteOptions) run() error {
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	u, err := st.User(o.Arg)
+	if err != nil {
+		return userError(err)
+	}
+	return runDelete(o.g, st, directory.KindUser, u.UID, u.DN, o.deleteFlags,
+		"remove it from its groups first, or pass --force to remove every reference in the same transaction")
+}
