@@ -44,10 +44,10 @@ type GroupMemberView struct {
 // GroupView is a group as `group list` and `group show` print it (JSON
 // contract).
 type GroupView struct {
-	Name        string       `json:"name"`
-	Description string       `json:"description"`
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
 	Members     []GroupMemberView `json:"members"`   // by kind, then name
-	MemberOf    []string     `json:"member_of"` // immediate parent groups, in name order
+	MemberOf    []string          `json:"member_of"` // immediate parent groups, in name order
 }
 
 func groupView(st *directory.Store, g ldapschema.Group, all []ldapschema.Group) GroupView {

@@ -489,4 +489,3 @@ func homeSiteResolutionTable(w io.Writer, res broker.HomeSiteResolution) error {
 	}
 	return output.Rows(w, []string{"level", "kind", "name", "site", "result"}, rows)
 }
-
