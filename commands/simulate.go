@@ -361,7 +361,7 @@ func writeStorm(w io.Writer, v stormView) error {
 		ew.printf("  %s took none\n", stormPlural(idle, "other host", "other hosts"))
 	}
 	if r.Naive.Unplaced > 0 {
-		ew.printf("  %s\n", stormUnplaced(r.Requests, r.Naive.Unplaced, r.Naive.FirstUnplaced, "every candidate refused logons"))
+		ew.printf("  %s\n", stormUnplaced(r.Requests, r.Naive.Unplaced, r.Naive.FirstUnplaced, "every host was at its session limit or refused logons"))
 	}
 	return ew.err
 }
