@@ -323,7 +323,11 @@ func writeStorm(w io.Writer, v stormView) error {
 	}
 	ew.printf("busiest host: %s; naively: %s\n", stormBusiest(r.Hosts), stormBusiestNaive(r.Naive.Hosts))
 
-	ew.printf("\nHOSTS (bucket: before the burst, then after each move; - = not a candidate; chart: %d cells = %d requests)\n", stormChartWidth, scale)
+	chart := ""
+	if scale > 0 {
+		chart = fmt.Sprintf("; chart: %d cells = %d requests", stormChartWidth, scale)
+	}
+	ew.printf("\nHOSTS (bucket: before the burst, then after each move; - = not a candidate%s)\n", chart)
 	if len(r.Hosts) == 0 {
 		ew.printf("  the farm has no hosts\n")
 	} else {
@@ -341,7 +345,7 @@ func writeStorm(w io.Writer, v stormView) error {
 	writeStormChanges(ew, r.Hosts)
 
 	ew.printf("\nREQUESTS THAT FOUND NO HOST\n")
-	ew.printf("  %s\n", stormUnplaced(r.Requests, r.Unplaced, r.FirstUnplaced, "see \"refused\" above"))
+	ew.printf("  %s\n", stormUnplaced(r.Requests, r.Unplaced, r.FirstUnplaced, len(r.Hosts), "see \"refused\" above"))
 
 	ew.printf("\nNAIVE COMPARISON (each request on the candidate with the lowest load index, ties by name; no buckets)\n")
 	ew.printf("  %d placed, %d found no host\n", r.Naive.Placed, r.Naive.Unplaced)
@@ -361,7 +365,7 @@ func writeStorm(w io.Writer, v stormView) error {
 		ew.printf("  %s took none\n", stormPlural(idle, "other host", "other hosts"))
 	}
 	if r.Naive.Unplaced > 0 {
-		ew.printf("  %s\n", stormUnplaced(r.Requests, r.Naive.Unplaced, r.Naive.FirstUnplaced, "every host was at its session limit or refused logons"))
+		ew.printf("  %s\n", stormUnplaced(r.Requests, r.Naive.Unplaced, r.Naive.FirstUnplaced, len(r.Naive.Hosts), "every host was at its session limit or refused logons"))
 	}
 	return ew.err
 }
@@ -410,7 +414,9 @@ func stormChangeWhy(why string) string {
 	return why
 }
 
-func stormUnplaced(requests, unplaced, first int, why string) string {
+// stormUnplaced says which requests found no host. Counters only grow, so
+// they are always the tail of the burst.
+func stormUnplaced(requests, unplaced, first, hosts int, why string) string {
 	if unplaced == 0 {
 		return "none: every request found a host"
 	}
@@ -418,7 +424,14 @@ func stormUnplaced(requests, unplaced, first int, why string) string {
 	if unplaced > 1 {
 		span = fmt.Sprintf("requests %d-%d", first, first+unplaced-1)
 	}
-	return fmt.Sprintf("%s (%d of %d) found no host: no host was a candidate any more (%s)", span, unplaced, requests, why)
+	cause := "no host was a candidate any more (" + why + ")"
+	switch {
+	case hosts == 0:
+		cause = "the farm has no hosts"
+	case first == 1:
+		cause = "no host was a candidate (" + why + ")"
+	}
+	return fmt.Sprintf("%s (%d of %d) found no host: %s", span, unplaced, requests, cause)
 }
 
 func stormBusiest(hosts []broker.StormHost) string {

@@ -299,3 +299,31 @@ func TestSimulateStormThresholdsFromCommonUnlessOverridden(t *testing.T) {
 		t.Errorf("the what-if CST did not reach the simulation:\n%s", out)
 	}
 }
+
+func TestStormTableFarmWithoutCandidates(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		hosts []broker.Host
+		want  string
+	}{
+		{"no hosts", nil, "requests 1-3 (3 of 3) found no host: the farm has no hosts"},
+		{"every host disabled", []broker.Host{{Name: "h", Farm: "F", Features: broker.AllFeatures()}},
+			`requests 1-3 (3 of 3) found no host: no host was a candidate (see "refused" above)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			farm := broker.Farm{Name: "F"}
+			rep := broker.SimulateStorm(farm, c.hosts, broker.HostRequest{}, broker.Thresholds{LIT: 20, CST: 20, MIN: 4}, 3)
+			var buf bytes.Buffer
+			if err := writeStorm(&buf, stormView{Report: rep, Farm: farm, Thresholds: defaultStormThresholds()}); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			if !strings.Contains(out, "\n  "+c.want+"\n") {
+				t.Errorf("table lacks %q:\n%s", c.want, out)
+			}
+			if strings.Contains(out, "chart:") || strings.Contains(out, "█") {
+				t.Errorf("a chart with nothing placed:\n%s", out)
+			}
+		})
+	}
+}
