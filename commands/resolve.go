@@ -109,18 +109,21 @@ func (o *resolveOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	fed, uid, err := st.ResolveFederation(directory.ResolveQuery{User: o.User, Entitlement: o.Entitlement,
+	data, err := st.ResolveFederation(directory.ResolveQuery{User: o.User, Entitlement: o.Entitlement,
 		ConnectionServer: o.ConnectionServer, Client: o.Client})
 	if err != nil {
 		return err
 	}
-	d, err := broker.Resolve(fed, broker.Request{User: uid, Entitlement: o.Entitlement,
+	d, err := broker.Resolve(data.Federation, broker.Request{User: data.UID, Entitlement: o.Entitlement,
 		ConnectionServer: o.ConnectionServer, Pod: o.Pod, Client: o.Client,
 		Protocol: broker.Protocol(strings.ToUpper(o.Protocol)), Unauthenticated: o.Unauthenticated,
 		OfflinePods: o.OfflinePods, Seed: o.Seed})
 	if err != nil {
 		return err
 	}
+	// What the directory could not read cleanly comes first: it may explain
+	// the rest.
+	d.Warnings = append(append([]string{}, data.Warnings...), d.Warnings...)
 	if err := p.Print(d, func(w io.Writer) error { return writeDecision(w, d) }); err != nil {
 		return err
 	}

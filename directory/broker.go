@@ -1,6 +1,8 @@
 package directory
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/go-ldap/ldap/v3"
@@ -77,26 +79,41 @@ func BrokerHost(h ldapschema.Host) broker.Host {
 		Connecting: h.Connecting, Features: f, Enabled: h.Enabled}
 }
 
-// BrokerEntitlement converts a global entitlement; members under ou=People
-// are users, the others groups.
+// BrokerEntitlement converts a global entitlement. Members under ou=People
+// are users, members under ou=Groups groups; any other member DN (a client
+// computer, an entry outside cpactl's layout) is left out: an entitlement
+// is given to users and groups only.
 func (s *Store) BrokerEntitlement(g ldapschema.Entitlement) broker.Entitlement {
-	out := broker.Entitlement{Name: g.Name, Type: broker.EntitlementType(g.Type), Scope: broker.Scope(g.Scope),
+	out, _ := s.brokerEntitlement(g)
+	return out
+}
+
+// brokerEntitlement is BrokerEntitlement, also returning the member DNs it
+// left out.
+func (s *Store) brokerEntitlement(g ldapschema.Entitlement) (out broker.Entitlement, ignored []string) {
+	out = broker.Entitlement{Name: g.Name, Type: broker.EntitlementType(g.Type), Scope: broker.Scope(g.Scope),
 		Dedicated: g.Dedicated, UseHomeSite: g.UseHomeSite, RequireHomeSite: g.RequireHomeSite,
 		UsePreferredSites: g.UsePreferredSites, IgnoreHighLoad: g.IgnoreHighLoad,
 		Policy: broker.Policy(g.LoadDistribution), AutoClean: g.AutoClean,
 		MultipleSessionsPerUser: g.MultipleSessionsPerUser, Tags: g.Tags, ClientRestrictions: g.ClientRestrictions,
 		Enabled: g.Enabled, DefaultProtocol: broker.Protocol(g.DefaultProtocol)}
 	for _, dn := range g.Members {
-		kind := broker.MemberGroup
-		if ldapschema.IsUnder(dn, s.DIT.People()) {
+		var kind broker.MemberKind
+		switch {
+		case ldapschema.IsUnder(dn, s.DIT.People()):
 			kind = broker.MemberUser
+		case ldapschema.IsUnder(dn, s.DIT.Groups()):
+			kind = broker.MemberGroup
+		default:
+			ignored = append(ignored, dn)
+			continue
 		}
 		out.Members = append(out.Members, broker.Member{Kind: kind, Name: ldapschema.NameOf(dn)})
 	}
 	for _, dn := range g.PoolDNs {
 		out.Pools = append(out.Pools, ldapschema.NameOf(dn))
 	}
-	return out
+	return out, ignored
 }
 
 // BrokerHomeSite converts a home-site row.
@@ -123,112 +140,257 @@ func BrokerAssignment(a ldapschema.Assignment) broker.Assignment {
 type ResolveQuery struct {
 	User             string // uid, DOMAIN\uid or uid@domain
 	Entitlement      string
-	ConnectionServer string
-	Client           string
+	ConnectionServer string // "" when connecting through a pod
+	Client           string // "" when no client computer is given
 }
 
+// ResolveData is what ResolveFederation read for one request.
+type ResolveData struct {
+	// Federation holds what the request needs. Objects the request names
+	// that do not exist are absent: broker.Resolve reports them as not
+	// found.
+	Federation *broker.Federation
+	// UID is the user's uid as stored, or as given when no such user
+	// exists.
+	UID string
+	// Warnings name entries read only as far as they decode (a value
+	// cpactl's schema does not allow, which an LDIF snapshot or a hand edit
+	// can hold) and references left out; `cpactl lint` reports the same
+	// problems.
+	Warnings []string
+}
+
+// UserDomainError says a user argument named a domain (DOMAIN\uid or
+// uid@domain) that the stored user is not in. DOMAIN\uid names one
+// principal, so no such user exists: it unwraps to a *NotFoundError (exit
+// code 3).
+type UserDomainError struct {
+	Arg    string // the argument as given
+	UID    string // the stored user with that uid
+	Domain string // that user's stored domain
+}
+
+func (e *UserDomainError) Error() string {
+	return fmt.Sprintf("user %q does not exist: %s is in domain %s", e.Arg, e.UID, e.Domain)
+}
+
+// Unwrap makes the error a not-found error.
+func (e *UserDomainError) Unwrap() error { return &NotFoundError{Kind: KindUser, Name: e.Arg} }
+
 // ResolveFederation reads what one resolve needs, and nothing more (SPEC §3
-// "Reads"): the settings, every site and pod (one search each), the GE, its
-// pools, their farms and those farms' hosts (one search per farm), the
-// Connection Server, the user and its groups up the nesting (one search per
-// level), the client computer and its groups, the home-site rows of the
-// user and its immediate groups, and the user's sessions and assignment for
-// the GE. The number of searches does not grow with the size of the
-// directory. Objects that do not exist are left out: broker.Resolve reports
-// them as not found. It returns the user's uid as stored.
-func (s *Store) ResolveFederation(q ResolveQuery) (*broker.Federation, string, error) {
-	f := &broker.Federation{}
-	settings, err := s.Settings()
+// "Reads"), in a number of searches that does not depend on the size of the
+// directory:
+//
+//   - the settings entry (1), every site (1) and every pod (1);
+//   - the Connection Server (1, when given);
+//   - the GE (1), its pools (1), their farms (1) and each of those farms'
+//     hosts (1 per farm: hosts are children of their farm and carry no
+//     reference to it that a filter could match, so one one-level search
+//     per farm; bounded by the GE's own farms);
+//   - the user (1), its groups up the nesting (1 per level, the last one
+//     finding nothing), the home-site rows of the user and its immediate
+//     groups (1), the user's sessions (1: of every GE, so that resolve can
+//     note an RDS session another application GE might reuse) and its
+//     assignments for the GE (1);
+//   - the client computer (1, when given) and its groups up the nesting.
+//
+// Every search is a one-level or subtree search of one container with an
+// equality filter on names or DNs: no search lists users, groups,
+// entitlements, pools, farms, hosts, home sites, sessions or assignments
+// that the request does not involve.
+//
+// Entries with values cpactl's schema does not allow are read as far as
+// they decode and named in Warnings, so one bad entry elsewhere does not
+// stop a resolve. The GE's type, scope, load distribution policy and
+// default protocol are passed to the broker as stored, so that it can warn
+// about an unknown value and apply the default.
+func (s *Store) ResolveFederation(q ResolveQuery) (*ResolveData, error) {
+	r := &resolveReader{s: s, f: &broker.Federation{}, groups: map[string]int{}}
+	uid, err := r.read(q)
 	if err != nil {
-		return nil, "", err
+		return nil, err
+	}
+	return &ResolveData{Federation: r.f, UID: uid, Warnings: r.warnings}, nil
+}
+
+// resolveReader carries one ResolveFederation call.
+type resolveReader struct {
+	s        *Store
+	f        *broker.Federation
+	warnings []string
+	groups   map[string]int // normalized group DN -> index in f.Groups
+}
+
+func (r *resolveReader) warn(format string, args ...any) {
+	r.warnings = append(r.warnings, fmt.Sprintf(format, args...))
+}
+
+// unreadable notes an entry that did not decode cleanly.
+func (r *resolveReader) unreadable(err error, what string) {
+	r.warn("%s; %s (run `cpactl lint`)", err, what)
+}
+
+func (r *resolveReader) read(q ResolveQuery) (string, error) {
+	s, f := r.s, r.f
+	e, err := s.Entry(s.DIT.Settings())
+	if err != nil {
+		return "", err
+	}
+	settings, err := ldapschema.SettingsFromEntry(e)
+	if err != nil {
+		r.unreadable(err, "the default is used for that setting")
 	}
 	f.Settings = BrokerSettings(settings)
 
-	sites, err := s.Sites()
+	entries, err := s.Find(s.DIT.Sites(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassSite))
 	if err != nil {
-		return nil, "", err
+		return "", err
 	}
-	for _, x := range sites {
+	for _, x := range lenientRecords(r, entries, ldapschema.SiteFromEntry, func(x ldapschema.Site) string { return x.Name }) {
 		f.Sites = append(f.Sites, BrokerSite(x))
 	}
-	pods, err := s.Pods()
+	entries, err = s.Find(s.DIT.Pods(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassPod))
 	if err != nil {
-		return nil, "", err
+		return "", err
 	}
-	for _, x := range pods {
+	for _, x := range lenientRecords(r, entries, ldapschema.PodFromEntry, func(x ldapschema.Pod) string { return x.Name }) {
 		f.Pods = append(f.Pods, BrokerPod(x))
 	}
+
 	if q.ConnectionServer != "" {
-		cs, err := s.ConnectionServer(q.ConnectionServer)
-		if err != nil && !isNotFound(err) {
-			return nil, "", err
-		}
-		if err == nil {
-			f.ConnectionServers = append(f.ConnectionServers, BrokerConnectionServer(cs))
+		e, err := s.findNamed(KindConnectionServer, q.ConnectionServer, s.DIT.Pods(), ldap.ScopeWholeSubtree,
+			ldapschema.ClassConnectionServer, ldapschema.AttrCN)
+		switch {
+		case err == nil:
+			for _, cs := range lenientRecords(r, []*ldap.Entry{e}, ldapschema.ConnectionServerFromEntry, nil) {
+				f.ConnectionServers = append(f.ConnectionServers, BrokerConnectionServer(cs))
+			}
+		case !isNotFound(err):
+			return "", err
 		}
 	}
 
-	var geDN string
-	ge, err := s.Entitlement(q.Entitlement)
-	switch {
-	case err == nil:
-		geDN = ge.DN
-		f.Entitlements = append(f.Entitlements, s.BrokerEntitlement(ge))
-		if err := s.loadPools(f, ge.PoolDNs); err != nil {
-			return nil, "", err
-		}
-	case !isNotFound(err):
-		return nil, "", err
+	geDN, err := r.readEntitlement(q.Entitlement)
+	if err != nil {
+		return "", err
 	}
 
-	uid := q.User
-	user, err := s.User(q.User)
-	switch {
-	case err == nil:
-		uid = user.UID
-		immediate, err := s.loadGroups(f, user.DN)
+	uid, userDN, err := r.readUser(q.User)
+	if err != nil {
+		return "", err
+	}
+	if userDN != "" {
+		immediate, err := r.readGroups(userDN)
 		if err != nil {
-			return nil, "", err
+			return "", err
 		}
-		f.Users = append(f.Users, broker.User{Name: user.UID, Groups: immediate})
-		if err := s.loadUserRecords(f, user.DN, geDN, immediate); err != nil {
-			return nil, "", err
+		u := broker.User{Name: uid}
+		for _, g := range immediate {
+			u.Groups = append(u.Groups, g.Name)
 		}
-	case isNotFound(err):
-		if n, perr := ParseUserName(q.User); perr == nil {
-			uid = n.UID
+		f.Users = append(f.Users, u)
+		if err := r.readUserRecords(userDN, geDN, immediate); err != nil {
+			return "", err
 		}
-	default:
-		return nil, "", err
 	}
 
 	if q.Client != "" {
-		c, err := s.Computer(q.Client)
+		e, err := s.findNamed(KindComputer, q.Client, s.DIT.Computers(), ldap.ScopeSingleLevel, ldapschema.ClassDevice,
+			ldapschema.AttrCN)
 		switch {
 		case err == nil:
-			groups, err := s.loadGroups(f, c.DN)
-			if err != nil {
-				return nil, "", err
+			c, cerr := ldapschema.ComputerFromEntry(e)
+			if cerr != nil {
+				r.unreadable(cerr, "read as far as it decodes")
 			}
-			f.Computers = append(f.Computers, broker.Computer{Name: c.Name, Groups: groups})
+			immediate, err := r.readGroups(e.DN)
+			if err != nil {
+				return "", err
+			}
+			bc := broker.Computer{Name: c.Name}
+			for _, g := range immediate {
+				bc.Groups = append(bc.Groups, g.Name)
+			}
+			f.Computers = append(f.Computers, bc)
 		case !isNotFound(err):
-			return nil, "", err
+			return "", err
 		}
 	}
-	return f, uid, nil
+	return uid, nil
 }
 
-func isNotFound(err error) bool {
-	_, ok := err.(*NotFoundError)
-	return ok
+// geEnumAttrs are the GE's enumerations the broker interprets itself, with
+// a warning and the default for a value it does not know.
+var geEnumAttrs = []string{ldapschema.AttrEntitlementType, ldapschema.AttrScope, ldapschema.AttrLoadDistribution,
+	ldapschema.AttrDefaultProtocol}
+
+// readEntitlement reads the GE and its pools; it returns the GE's DN, ""
+// when it does not exist.
+func (r *resolveReader) readEntitlement(name string) (string, error) {
+	s := r.s
+	e, err := s.findNamed(KindEntitlement, name, s.DIT.Entitlements(), ldap.ScopeSingleLevel,
+		ldapschema.ClassGlobalEntitlement, ldapschema.AttrCN)
+	if isNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	g, err := ldapschema.EntitlementFromEntry(e)
+	if err != nil {
+		// An unknown enumeration is the broker's to report; anything else
+		// is a value that does not decode.
+		if _, rest := ldapschema.EntitlementFromEntry(withoutAttrs(e, geEnumAttrs...)); rest != nil {
+			r.unreadable(rest, "read as far as it decodes")
+		}
+	}
+	ge, ignored := s.brokerEntitlement(g)
+	stored := func(attr string) string { return strings.TrimSpace(e.GetEqualFoldAttributeValue(attr)) }
+	if v := stored(ldapschema.AttrEntitlementType); v != "" {
+		ge.Type = broker.EntitlementType(v)
+	}
+	if v := stored(ldapschema.AttrScope); v != "" {
+		ge.Scope = broker.Scope(v)
+	}
+	if v := stored(ldapschema.AttrLoadDistribution); v != "" {
+		ge.Policy = broker.Policy(v)
+	}
+	if v := stored(ldapschema.AttrDefaultProtocol); v != "" {
+		ge.DefaultProtocol = broker.Protocol(v)
+	}
+	for _, dn := range ignored {
+		r.warn("entitlement %s lists member %s, which is neither a user (under %s) nor a group (under %s); ignored",
+			g.Name, dn, s.DIT.People(), s.DIT.Groups())
+	}
+	r.f.Entitlements = append(r.f.Entitlements, ge)
+	return g.DN, r.readPools(g.PoolDNs)
 }
 
-// loadPools reads the GE's pools (one search by name, kept by DN), their
-// farms (one search) and each farm's hosts (one one-level search per farm).
-func (s *Store) loadPools(f *broker.Federation, poolDNs []string) error {
+// withoutAttrs returns a copy of e without the named attributes.
+func withoutAttrs(e *ldap.Entry, names ...string) *ldap.Entry {
+	out := ldap.NewEntry(e.DN, nil)
+	for _, a := range e.Attributes {
+		drop := false
+		for _, n := range names {
+			if strings.EqualFold(a.Name, n) {
+				drop = true
+			}
+		}
+		if !drop {
+			out.Attributes = append(out.Attributes, a)
+		}
+	}
+	return out
+}
+
+// readPools reads the GE's pools (one search by name, kept by DN, since the
+// GE references them by DN), their farms (one search, kept by DN) and each
+// farm's hosts (one one-level search per farm).
+func (r *resolveReader) readPools(poolDNs []string) error {
 	if len(poolDNs) == 0 {
 		return nil
 	}
+	s := r.s
 	want := map[string]bool{}
 	var names []string
 	for _, dn := range poolDNs {
@@ -239,23 +401,14 @@ func (s *Store) loadPools(f *broker.Federation, poolDNs []string) error {
 	if err != nil {
 		return err
 	}
-	farmDNs := map[string]string{}
+	entries = keepDNs(entries, want)
+	farmDNs := map[string]bool{}
 	var farmNames []string
-	for _, e := range entries {
-		if !want[ldapschema.NormalizeDN(e.DN)] {
-			continue
-		}
-		p, err := ldapschema.PoolFromEntry(e)
-		if err != nil {
-			return err
-		}
-		f.Pools = append(f.Pools, BrokerPool(p))
-		if p.FarmDN != "" {
-			key := ldapschema.NormalizeDN(p.FarmDN)
-			if _, seen := farmDNs[key]; !seen {
-				farmDNs[key] = p.FarmDN
-				farmNames = append(farmNames, Filter(ldapschema.AttrCN, p.Farm))
-			}
+	for _, p := range lenientRecords(r, entries, ldapschema.PoolFromEntry, func(x ldapschema.Pool) string { return x.Name }) {
+		r.f.Pools = append(r.f.Pools, BrokerPool(p))
+		if key := ldapschema.NormalizeDN(p.FarmDN); p.FarmDN != "" && !farmDNs[key] {
+			farmDNs[key] = true
+			farmNames = append(farmNames, Filter(ldapschema.AttrCN, p.Farm))
 		}
 	}
 	if len(farmNames) == 0 {
@@ -265,72 +418,113 @@ func (s *Store) loadPools(f *broker.Federation, poolDNs []string) error {
 	if err != nil {
 		return err
 	}
-	for _, e := range farms {
-		if _, ok := farmDNs[ldapschema.NormalizeDN(e.DN)]; !ok {
-			continue
-		}
-		farm, err := ldapschema.FarmFromEntry(e)
+	for _, farm := range lenientRecords(r, keepDNs(farms, farmDNs), ldapschema.FarmFromEntry, func(x ldapschema.Farm) string { return x.Name }) {
+		r.f.Farms = append(r.f.Farms, BrokerFarm(farm))
+		hosts, err := s.Find(farm.DN, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassRDSHost))
 		if err != nil {
 			return err
 		}
-		f.Farms = append(f.Farms, BrokerFarm(farm))
-		hosts, err := s.Hosts(e.DN)
-		if err != nil {
-			return err
-		}
-		for _, h := range hosts {
-			f.Hosts = append(f.Hosts, BrokerHost(h))
+		for _, h := range lenientRecords(r, hosts, ldapschema.HostFromEntry, func(x ldapschema.Host) string { return x.Name }) {
+			r.f.Hosts = append(r.f.Hosts, BrokerHost(h))
 		}
 	}
 	return nil
 }
 
-// loadGroups walks up the group nesting from member (a user or computer
-// DN), one search per level, adding each group with its parents to f once.
-// It returns the names of member's immediate groups.
-func (s *Store) loadGroups(f *broker.Federation, member string) ([]string, error) {
-	known := map[string]int{} // normalized group DN -> index in f.Groups
-	for i, g := range f.Groups {
-		known[ldapschema.NormalizeDN(s.DIT.Group(g.Name))] = i
+// keepDNs keeps the entries whose normalized DN is in want: a search by
+// name may find a same-named entry elsewhere, which is not the one
+// referenced.
+func keepDNs(entries []*ldap.Entry, want map[string]bool) []*ldap.Entry {
+	var out []*ldap.Entry
+	for _, e := range entries {
+		if want[ldapschema.NormalizeDN(e.DN)] {
+			out = append(out, e)
+		}
 	}
-	var immediate []string
+	return out
+}
+
+// readUser finds the user an argument names. It returns the uid to resolve
+// and the user's DN ("" when no such user exists). A domain that does not
+// match the stored one is a *UserDomainError.
+func (r *resolveReader) readUser(arg string) (uid, dn string, err error) {
+	n, err := ParseUserName(arg)
+	if err != nil {
+		return "", "", err
+	}
+	s := r.s
+	e, err := s.findNamed(KindUser, n.UID, s.DIT.People(), ldap.ScopeSingleLevel, ldapschema.ClassInetOrgPerson,
+		ldapschema.AttrUID)
+	if isNotFound(err) {
+		return n.UID, "", nil
+	}
+	if err != nil {
+		return "", "", err
+	}
+	u, err := ldapschema.UserFromEntry(e)
+	if err != nil {
+		r.unreadable(err, "read as far as it decodes")
+	}
+	if n.Domain != "" && u.Domain != "" && !domainMatches(n.Domain, u.Domain) {
+		return "", "", &UserDomainError{Arg: arg, UID: u.UID, Domain: u.Domain}
+	}
+	return u.UID, e.DN, nil
+}
+
+// readGroups walks up the group nesting from member (a user or computer
+// DN), one search per level, adding each group found, with the groups it is
+// an immediate member of, to the federation once. Cycles end the walk: a
+// group is searched for once. It returns member's immediate groups.
+func (r *resolveReader) readGroups(member string) ([]ldapschema.Group, error) {
+	var immediate []ldapschema.Group
 	level := []string{member}
-	seen := map[string]bool{ldapschema.NormalizeDN(member): true}
+	searched := map[string]bool{ldapschema.NormalizeDN(member): true}
 	for depth := 0; len(level) > 0; depth++ {
-		groups, err := s.GroupsWithMember(level...)
+		inLevel := map[string]bool{}
+		var fs []string
+		for _, dn := range level {
+			inLevel[ldapschema.NormalizeDN(dn)] = true
+			fs = append(fs, Filter(ldapschema.AttrMember, dn))
+		}
+		entries, err := r.s.Find(r.s.DIT.Groups(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassGroup), Or(fs...)))
 		if err != nil {
 			return nil, err
 		}
-		inLevel := map[string]string{}
-		for _, dn := range level {
-			inLevel[ldapschema.NormalizeDN(dn)] = dn
-		}
 		var next []string
-		for _, g := range groups {
+		for _, g := range lenientRecords(r, entries, ldapschema.GroupFromEntry, func(x ldapschema.Group) string { return x.Name }) {
 			key := ldapschema.NormalizeDN(g.DN)
+			if _, known := r.groups[key]; !known {
+				r.groups[key] = len(r.f.Groups)
+				r.f.Groups = append(r.f.Groups, broker.Group{Name: g.Name})
+			}
 			for _, m := range g.Members {
-				child, ok := inLevel[ldapschema.NormalizeDN(m)]
-				if !ok {
+				child := ldapschema.NormalizeDN(m)
+				if !inLevel[child] {
 					continue
 				}
 				if depth == 0 {
-					immediate = append(immediate, g.Name)
-				} else if i, ok := known[ldapschema.NormalizeDN(child)]; ok {
-					f.Groups[i].Groups = appendOnce(f.Groups[i].Groups, g.Name)
+					immediate = appendGroupOnce(immediate, g)
+				} else if i, ok := r.groups[child]; ok {
+					r.f.Groups[i].Groups = appendOnce(r.f.Groups[i].Groups, g.Name)
 				}
 			}
-			if _, ok := known[key]; !ok {
-				known[key] = len(f.Groups)
-				f.Groups = append(f.Groups, broker.Group{Name: g.Name})
-			}
-			if !seen[key] {
-				seen[key] = true
+			if !searched[key] {
+				searched[key] = true
 				next = append(next, g.DN)
 			}
 		}
 		level = next
 	}
 	return immediate, nil
+}
+
+func appendGroupOnce(list []ldapschema.Group, g ldapschema.Group) []ldapschema.Group {
+	for _, x := range list {
+		if ldapschema.EqualDN(x.DN, g.DN) {
+			return list
+		}
+	}
+	return append(list, g)
 }
 
 func appendOnce(list []string, name string) []string {
@@ -342,37 +536,76 @@ func appendOnce(list []string, name string) []string {
 	return append(list, name)
 }
 
-// loadUserRecords reads the home-site rows of the user and its immediate
-// groups, and the user's sessions and assignment for the GE.
-func (s *Store) loadUserRecords(f *broker.Federation, userDN, geDN string, immediate []string) error {
+// readUserRecords reads the home-site rows of the user and its immediate
+// groups (for every GE: the broker keeps the global rows and this GE's
+// overrides), the user's sessions of every GE, and its assignments for the
+// GE (geDN, "" when the GE does not exist).
+func (r *resolveReader) readUserRecords(userDN, geDN string, immediate []ldapschema.Group) error {
+	s, f := r.s, r.f
 	principals := []string{Filter(ldapschema.AttrUserDN, userDN)}
 	for _, g := range immediate {
-		principals = append(principals, Filter(ldapschema.AttrGroupDN, s.DIT.Group(g)))
+		principals = append(principals, Filter(ldapschema.AttrGroupDN, g.DN))
 	}
-	rows, err := s.HomeSites(Or(principals...))
+	entries, err := s.Find(s.DIT.HomeSites(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassHomeSite), Or(principals...)))
 	if err != nil {
 		return err
 	}
-	for _, r := range rows {
-		f.HomeSites = append(f.HomeSites, BrokerHomeSite(r))
+	SortEntries(entries)
+	for _, e := range entries {
+		row, err := ldapschema.HomeSiteFromEntry(e)
+		if err != nil {
+			r.unreadable(err, "the row is ignored")
+			continue
+		}
+		f.HomeSites = append(f.HomeSites, BrokerHomeSite(row))
+	}
+
+	entries, err = s.Find(s.DIT.Sessions(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassSession),
+		Filter(ldapschema.AttrUserDN, userDN)))
+	if err != nil {
+		return err
+	}
+	for _, x := range lenientRecords(r, entries, ldapschema.SessionFromEntry, func(x ldapschema.Session) string { return x.ID }) {
+		f.Sessions = append(f.Sessions, BrokerSession(x))
 	}
 	if geDN == "" {
 		return nil
 	}
-	mine := And(Filter(ldapschema.AttrUserDN, userDN), Filter(ldapschema.AttrEntitlementDN, geDN))
-	sessions, err := s.Sessions(mine)
+	entries, err = s.Find(s.DIT.Assignments(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassPodAssignment),
+		Filter(ldapschema.AttrUserDN, userDN), Filter(ldapschema.AttrEntitlementDN, geDN)))
 	if err != nil {
 		return err
 	}
-	for _, x := range sessions {
-		f.Sessions = append(f.Sessions, BrokerSession(x))
-	}
-	assignments, err := s.Assignments(mine)
-	if err != nil {
-		return err
-	}
-	for _, a := range assignments {
+	for _, a := range lenientRecords(r, entries, ldapschema.AssignmentFromEntry, func(x ldapschema.Assignment) string { return x.DN }) {
 		f.Assignments = append(f.Assignments, BrokerAssignment(a))
 	}
 	return nil
+}
+
+// lenientRecords maps entries to records sorted by key (as mapSorted does;
+// nil key: entry order), keeping a record whose values only partly decode
+// with a warning, and leaving out an entry of the wrong class.
+func lenientRecords[T any](r *resolveReader, entries []*ldap.Entry, from func(*ldap.Entry) (T, error), key func(T) string) []T {
+	var kept []*ldap.Entry
+	for _, e := range entries {
+		if _, err := from(e); err != nil {
+			if errors.Is(err, ldapschema.ErrWrongClass) {
+				r.unreadable(err, "left out")
+				continue
+			}
+			r.unreadable(err, "read as far as it decodes")
+		}
+		kept = append(kept, e)
+	}
+	lenient := func(e *ldap.Entry) (T, error) { rec, _ := from(e); return rec, nil }
+	if key == nil {
+		key = func(T) string { return "" }
+	}
+	out, _ := mapSorted(kept, lenient, key)
+	return out
+}
+
+func isNotFound(err error) bool {
+	var nf *NotFoundError
+	return errors.As(err, &nf)
 }
