@@ -71,6 +71,12 @@ func (d DIT) Sessions() string { return d.under("ou=Sessions") }
 // Assignments is the container of pod assignments.
 func (d DIT) Assignments() string { return d.under("ou=Assignments") }
 
+// Trash is the container where a transaction moves the entries it deletes
+// (slapd 2.5's back-mdb cannot delete, inside a transaction, an entry whose
+// parent is left without children); cpactl empties it right after the
+// commit. It is not part of the layout `cpactl init` creates.
+func (d DIT) Trash() string { return d.under("ou=Trash") }
+
 // Containers returns the organizational units cpactl creates, parents first.
 func (d DIT) Containers() []string {
 	return []string{d.Properties(), d.Global(), d.Sites(), d.Pods(), d.Entitlements(), d.HomeSites(),
