@@ -87,7 +87,7 @@ func newSimulateStormCommand(g *Globals) *cobra.Command {
 		Use:   "storm --farm FARM --requests N",
 		Short: "Replay a logon storm on an RDS farm: who takes each session, and the naive alternative",
 		Long: `Replays N near-simultaneous new-session requests on one RDS farm the way the
-Connection Server spreads them (seed 004 buckets): the hosts' load indexes stay as
+Connection Server spreads them over its three host buckets: load indexes stay as
 stored, since hosts report them every 30 seconds and they are stale during a
 storm; each placement adds one connecting session and one session to the
 host that takes it, which moves hosts between the three buckets and, at the
