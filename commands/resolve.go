@@ -133,148 +133,17 @@ func (o *resolveOptions) run() error {
 	return nil
 }
 
-// writeDecision renders a decision for a person: outcome and placement,
-// home site, site order, pools and hosts, then the trace.
+// writeDecision renders a decision for a person, in the order a person
+// asks: what happens and where; why the search started where it did (home
+// site); which sites were looked at and what happened at each; the pods,
+// pools and RDS hosts considered; then warnings and the full trace.
 func writeDecision(w io.Writer, d *broker.Decision) error {
 	ew := &errWriter{w: w}
-	r := d.Request
-	ew.printf("%s: %s\n", d.Outcome, d.Reason)
-	if pl := d.Placement; pl != nil {
-		parts := []string{"site " + pl.Site, "pod " + pl.Pod}
-		if pl.Pool != "" {
-			parts = append(parts, "pool "+pl.Pool)
-		}
-		if pl.Farm != "" {
-			parts = append(parts, "farm "+pl.Farm)
-		}
-		if pl.Host != "" {
-			parts = append(parts, "host "+pl.Host)
-		}
-		if pl.Machine != "" {
-			parts = append(parts, "machine "+pl.Machine)
-		}
-		if pl.Session != "" {
-			parts = append(parts, "session "+pl.Session)
-		}
-		ew.printf("placement: %s\n", strings.Join(parts, ", "))
-		if len(pl.EligibleHosts) > 1 {
-			ew.printf("  any of %s may serve (bucket-1 rotation)\n", strings.Join(pl.EligibleHosts, ", "))
-		}
-		if pl.BecomesAssignment {
-			ew.printf("  this pod becomes %s's pod assignment for %s\n", r.User, r.Entitlement)
-		}
-	}
-	via := "pod " + r.ConnectingPod
-	if r.ConnectionServer != "" {
-		via = "connection server " + r.ConnectionServer + " (pod " + r.ConnectingPod + ")"
-	}
-	kind := strings.ToLower(string(r.EntitlementType))
-	if r.EntitlementType == broker.TypeDesktop {
-		kind = map[bool]string{true: "dedicated desktop", false: "floating desktop"}[r.Dedicated]
-	}
-	ew.printf("request: %s -> %s (%s, scope %s, policy %s) via %s, site %s, protocol %s, seed %d\n",
-		r.User, r.Entitlement, kind, r.Scope, r.Policy, via, r.ConnectingSite, r.Protocol, d.Seed)
-	if len(r.OfflinePods) > 0 {
-		ew.printf("offline pods: %s\n", strings.Join(r.OfflinePods, ", "))
-	}
-	for _, c := range d.Checks {
-		if !c.Passed {
-			ew.printf("check failed: %s: %s\n", c.Check, c.Detail)
-		}
-	}
-
-	hs := d.HomeSite
-	ew.printf("\nHOME SITE\n")
-	switch {
-	case !hs.UseHomeSite:
-		ew.printf("  not used: the entitlement does not use home sites\n")
-	case hs.Site == nil:
-		ew.printf("  none: the search starts at the connecting site (%s)\n", hs.Source)
-	default:
-		extra := ""
-		if hs.OutsideScope {
-			extra = " (outside the entitlement's scope: not searched)"
-		}
-		ew.printf("  %s from %s%s\n", *hs.Site, hs.Source, extra)
-	}
-	for _, row := range hs.Rows {
-		if row.Won {
-			continue
-		}
-		ge := "global"
-		if row.Entitlement != nil {
-			ge = *row.Entitlement
-		}
-		ew.printf("  lost: %s %s -> %s (%s, %s): %s\n", row.Kind, row.Name, row.Site, ge, row.Level, row.LostBecause)
-	}
-	for _, c := range hs.Conflicts {
-		var names []string
-		for _, g := range c.Groups {
-			names = append(names, g.Group+"="+g.Site)
-		}
-		ew.printf("  conflict at %s: %s; %s wins (first by name)\n", c.Level, strings.Join(names, ", "), c.WinningGroup)
-	}
-	if rd := d.HomeSiteRedirection; rd != nil {
-		ew.printf("  redirection: %s\n", rd.Detail)
-	}
-
-	if len(d.Sessions) > 0 {
-		ew.printf("\nEXISTING SESSIONS\n")
-		rows := make([][]string, 0, len(d.Sessions))
-		for _, s := range d.Sessions {
-			rows = append(rows, []string{s.ID, s.Site, s.Pod, s.Pool, string(s.State), string(s.Status), s.Detail})
-		}
-		ew.rows([]string{"session", "site", "pod", "pool", "state", "status", "detail"}, rows)
-	}
-
-	if len(d.SiteOrder) > 0 {
-		ew.printf("\nSITE ORDER\n")
-		rows := make([][]string, 0, len(d.SiteOrder))
-		for i, v := range d.SiteOrder {
-			result := "searched"
-			if v.Skipped {
-				result = "skipped: " + v.SkipReason
-			} else if !v.Searched {
-				result = "not reached"
-			}
-			threshold := "-"
-			if v.Threshold != nil {
-				threshold = strconv.Itoa(*v.Threshold)
-			}
-			rows = append(rows, []string{strconv.Itoa(i + 1), string(v.Tier), v.Site, formatLoad(v.Load), threshold, result})
-		}
-		ew.rows([]string{"#", "tier", "site", "load", "threshold", "result"}, rows)
-
-		ew.printf("\nPODS AND POOLS CONSIDERED\n")
-		var prow [][]string
-		var selections []*broker.PoolVisit
-		for _, v := range d.SiteOrder {
-			for _, pod := range v.Pods {
-				podName := pod.Pod
-				if pod.Connecting {
-					podName += " (connecting)"
-				}
-				if len(pod.Pools) == 0 {
-					prow = append(prow, []string{v.Site, podName, "-", "-", pod.Status, formatLoad(pod.Load), pod.SkipReason})
-				}
-				for i := range pod.Pools {
-					pool := &pod.Pools[i]
-					prow = append(prow, []string{v.Site, podName, pool.Pool, string(pool.Kind), pool.Status,
-						formatLoad(pool.Load), pool.Detail})
-					if pool.HostSelection != nil {
-						selections = append(selections, pool)
-					}
-				}
-			}
-		}
-		if len(prow) > 0 {
-			ew.rows([]string{"site", "pod", "pool", "kind", "status", "load", "detail"}, prow)
-		}
-		for _, pool := range selections {
-			writeHostSelection(ew, pool.Farm, pool.Pool, pool.HostSelection)
-		}
-	}
-
+	writeOutcome(ew, d)
+	writeSessions(ew, d)
+	writeHomeSite(ew, d)
+	writeSiteOrder(ew, d)
+	writePodsAndPools(ew, d)
 	if len(d.Warnings) > 0 {
 		ew.printf("\nWARNINGS\n")
 		for _, warning := range d.Warnings {
@@ -286,6 +155,250 @@ func writeDecision(w io.Writer, d *broker.Decision) error {
 		ew.printf("  %2d. [%s] %s\n", i+1, s.Step, s.Message)
 	}
 	return ew.err
+}
+
+// writeOutcome writes the outcome, the placement, the request and the
+// entitlement checks.
+func writeOutcome(ew *errWriter, d *broker.Decision) {
+	r := d.Request
+	ew.printf("%s: %s\n", d.Outcome, d.Reason)
+	if pl := d.Placement; pl != nil {
+		parts := []string{"site " + pl.Site, "pod " + pl.Pod}
+		for _, p := range []struct{ what, v string }{{"pool", pl.Pool}, {"farm", pl.Farm}, {"host", pl.Host},
+			{"machine", pl.Machine}, {"session", pl.Session}} {
+			if p.v != "" {
+				parts = append(parts, p.what+" "+p.v)
+			}
+		}
+		ew.printf("placement: %s\n", strings.Join(parts, ", "))
+		if len(pl.EligibleHosts) > 1 {
+			ew.printf("  any of %s may serve (bucket %d, shared by rotation; %s is first by name)\n",
+				strings.Join(pl.EligibleHosts, ", "), pl.HostSelection.Bucket, pl.Host)
+		}
+		if pl.BecomesAssignment {
+			ew.printf("  pod %s becomes %s's pod assignment for %s\n", pl.Pod, r.User, r.Entitlement)
+		}
+	}
+	if d.AutoClean != nil {
+		if *d.AutoClean {
+			ew.printf("  the sessions not chosen are logged off automatically\n")
+		} else {
+			ew.printf("  the sessions not chosen are left for manual logoff\n")
+		}
+	}
+	via := "pod " + r.ConnectingPod
+	if r.ConnectionServer != "" {
+		via = "connection server " + r.ConnectionServer + " (pod " + r.ConnectingPod + ")"
+	}
+	kind := strings.ToLower(string(r.EntitlementType))
+	if r.EntitlementType == broker.TypeDesktop {
+		kind = map[bool]string{true: "dedicated desktop", false: "floating desktop"}[r.Dedicated]
+	}
+	extra := ""
+	if r.Client != "" {
+		extra += ", client " + r.Client
+	}
+	if r.Unauthenticated {
+		extra += ", unauthenticated"
+	}
+	ew.printf("request: %s -> %s (%s, scope %s, policy %s) via %s, site %s, protocol %s%s, seed %d\n",
+		r.User, r.Entitlement, kind, r.Scope, r.Policy, via, r.ConnectingSite, r.Protocol, extra, d.Seed)
+	if len(r.OfflinePods) > 0 {
+		ew.printf("offline pods: %s\n", strings.Join(r.OfflinePods, ", "))
+	}
+	var passed []string
+	for _, c := range d.Checks {
+		if c.Passed {
+			passed = append(passed, c.Check)
+		} else {
+			ew.printf("check failed: %s: %s\n", c.Check, c.Detail)
+		}
+	}
+	if len(passed) > 0 {
+		ew.printf("checks passed: %s\n", strings.Join(passed, ", "))
+	}
+	if a := d.Assignment; a != nil {
+		ew.printf("pod assignment: pod %s%s\n", a.Pod, map[bool]string{true: ", machine " + a.Machine, false: ""}[a.Machine != ""])
+	}
+}
+
+// writeSessions lists the user's existing sessions of the GE, when any.
+func writeSessions(ew *errWriter, d *broker.Decision) {
+	if len(d.Sessions) == 0 {
+		return
+	}
+	ew.printf("\nEXISTING SESSIONS\n")
+	rows := make([][]string, 0, len(d.Sessions))
+	for _, s := range d.Sessions {
+		rows = append(rows, []string{s.ID, s.Site, s.Pod, s.Pool, decisionCell(s.Host), string(s.State), decisionCell(s.Client), s.Detail})
+	}
+	ew.rows([]string{"session", "site", "pod", "pool", "host", "state", "client", "what resolve made of it"}, rows)
+}
+
+// writeHomeSite explains where the search started.
+func writeHomeSite(ew *errWriter, d *broker.Decision) {
+	hs, r := d.HomeSite, d.Request
+	ew.printf("\nHOME SITE\n")
+	switch {
+	case !hs.UseHomeSite:
+		ew.printf("  not used: %s does not use home sites; the search starts at the connecting site %s\n", r.Entitlement, r.ConnectingSite)
+	case hs.Site == nil:
+		ew.printf("  none: %s has no home site for %s; the search starts at the connecting site %s\n", r.User, r.Entitlement, r.ConnectingSite)
+	case hs.OutsideScope:
+		ew.printf("  %s (%s), outside the scope %s: reported, not searched\n", *hs.Site, hs.Source, r.Scope)
+	default:
+		ew.printf("  %s (%s): the search starts there\n", *hs.Site, hs.Source)
+	}
+	for _, row := range hs.Rows {
+		ge := "global"
+		if row.Entitlement != nil {
+			ge = "override for " + *row.Entitlement
+		}
+		if row.Won {
+			ew.printf("  wins:  %s %s -> %s (%s, %s)\n", row.Kind, row.Name, row.Site, ge, row.Level)
+		} else {
+			ew.printf("  loses: %s %s -> %s (%s, %s): %s\n", row.Kind, row.Name, row.Site, ge, row.Level, row.LostBecause)
+		}
+	}
+	for _, c := range hs.Conflicts {
+		var names []string
+		for _, g := range c.Groups {
+			names = append(names, g.Group+" -> "+g.Site)
+		}
+		effect := "outranked by a higher level, no effect"
+		if c.Decisive {
+			effect = "this decides the home site"
+		}
+		ew.printf("  conflict at %s: %s; %s wins (first by name): %s\n", c.Level, strings.Join(names, ", "), c.WinningGroup, effect)
+	}
+	if rd := d.HomeSiteRedirection; rd != nil {
+		ew.printf("  redirection: %s\n", rd.Detail)
+	}
+}
+
+// writeSiteOrder lists the sites in the order considered, with their load
+// against pae-LoadThresholdForSite where it was compared, and what happened
+// at each.
+func writeSiteOrder(ew *errWriter, d *broker.Decision) {
+	if len(d.SiteOrder) == 0 {
+		return
+	}
+	title := "SITE ORDER"
+	for _, v := range d.SiteOrder {
+		if v.Threshold != nil {
+			title += fmt.Sprintf(" (preferred sites above pae-LoadThresholdForSite %d are skipped)", *v.Threshold)
+			break
+		}
+	}
+	ew.printf("\n%s\n", title)
+	rows := make([][]string, 0, len(d.SiteOrder))
+	for i, v := range d.SiteOrder {
+		load := formatLoad(v.Load)
+		if v.Threshold != nil && v.Load != nil {
+			cmp := "<="
+			if v.Skipped {
+				cmp = ">" // the only skip with a load: above the threshold
+			}
+			load = fmt.Sprintf("%s %s %d", load, cmp, *v.Threshold)
+		}
+		rows = append(rows, []string{strconv.Itoa(i + 1), string(v.Tier), v.Site, load, siteResult(v)})
+	}
+	ew.rows([]string{"#", "tier", "site", "load", "result"}, rows)
+}
+
+// siteResult says in a few words what happened at one site.
+func siteResult(v broker.SiteVisit) string {
+	if v.Skipped {
+		return "skipped: " + v.SkipReason
+	}
+	if !v.Searched {
+		return "not reached"
+	}
+	counts := map[string]int{}
+	for _, pod := range v.Pods {
+		if pod.Status == broker.StatusSkipped {
+			counts["pod skipped"]++
+		}
+		for _, pool := range pod.Pools {
+			if pool.Status == broker.StatusPlaced {
+				where := "pool " + pool.Pool
+				if pool.HostSelection != nil {
+					where += ", host " + pool.HostSelection.Chosen
+				}
+				return "searched: placed in " + where
+			}
+			switch pool.Status {
+			case broker.StatusFull:
+				counts["pool full"]++
+			case broker.StatusNoHost:
+				counts["pool with no host"]++
+			case broker.StatusUnavailable:
+				counts["pool unavailable"]++
+			}
+		}
+	}
+	var parts []string
+	for _, what := range []string{"pool full", "pool with no host", "pool unavailable", "pod skipped"} {
+		if n := counts[what]; n > 0 {
+			parts = append(parts, countOf(n, what))
+		}
+	}
+	return "searched: no room (" + strings.Join(parts, ", ") + ")"
+}
+
+// countOf writes "1 pool full" or "2 pools full".
+func countOf(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	noun, rest, _ := strings.Cut(what, " ")
+	return fmt.Sprintf("%d %ss %s", n, noun, rest)
+}
+
+// writePodsAndPools lists the pods and pools considered at every site,
+// then the RDS host buckets of every farm tried.
+func writePodsAndPools(ew *errWriter, d *broker.Decision) {
+	if len(d.SiteOrder) == 0 {
+		return
+	}
+	var rows [][]string
+	var selections []*broker.PoolVisit
+	for _, v := range d.SiteOrder {
+		for _, pod := range v.Pods {
+			podName := pod.Pod
+			if pod.Connecting {
+				podName += " (connecting)"
+			}
+			if len(pod.Pools) == 0 {
+				rows = append(rows, []string{v.Site, podName, "-", "-", formatLoad(pod.Load), pod.Status, pod.SkipReason})
+			}
+			for i := range pod.Pools {
+				pool := &pod.Pools[i]
+				detail := pool.Detail
+				if pod.Status == broker.StatusSkipped && pod.SkipReason != "" {
+					detail = "pod skipped, " + pod.SkipReason + ": " + detail
+				}
+				rows = append(rows, []string{v.Site, podName, pool.Pool, string(pool.Kind), formatLoad(pool.Load), pool.Status, detail})
+				if pool.HostSelection != nil {
+					selections = append(selections, pool)
+				}
+			}
+		}
+	}
+	if len(rows) > 0 {
+		ew.printf("\nPODS AND POOLS CONSIDERED\n")
+		ew.rows([]string{"site", "pod", "pool", "kind", "load", "status", "detail"}, rows)
+	}
+	for _, pool := range selections {
+		writeHostSelection(ew, pool.Farm, pool.Pool, pool.HostSelection)
+	}
+}
+
+func decisionCell(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func writeHostSelection(ew *errWriter, farm, pool string, hs *broker.HostSelection) {
