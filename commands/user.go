@@ -28,7 +28,7 @@ func newUserCommand(g *Globals) *cobra.Command {
 		Long:  "Users are inetOrgPerson entries under ou=People, named by uid.\n\n" + userForms,
 	}
 	cmd.AddCommand(newUserListCommand(g), newUserShowCommand(g), newUserCreateCommand(g), newUserUpdateCommand(g),
-		newUserDeleteCommand(g))
+		newUserDeleteCommand(g), newUserEntitlementsCommand(g))
 	return cmd
 }
 

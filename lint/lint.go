@@ -249,7 +249,7 @@ func (l *linter) sites() {
 		siteNames[strings.ToLower(s.Name)] = true
 	}
 	for _, s := range l.d.Sites {
-		fix := fmt.Sprintf("rewrite the list: cpactl site update %s --preferred-sites SITE,... (or --no-preferred-sites)", Quote(s.Name))
+		fix := fmt.Sprintf("rewrite the list: cpactl site preferred %s --set SITE,... (or --clear)", Quote(s.Name))
 		list, _ := ldapschema.DecodePreferredSites(s.PreferredRaw)
 		if list.Gaps {
 			var ranks []string

@@ -12,14 +12,6 @@ func floatingDesktop() ldapschema.Entitlement {
 		LoadDistribution: ldapschema.PolicyNone, Enabled: true}
 }
 
-func checks(vs []Violation) []string {
-	var out []string
-	for _, v := range vs {
-		out = append(out, v.Check)
-	}
-	return out
-}
-
 func TestEntitlementRules(t *testing.T) {
 	tests := []struct {
 		name    string

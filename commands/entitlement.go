@@ -1,0 +1,949 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/go-ldap/ldap/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/lint"
+	"github.com/cpactl/cpactl/output"
+)
+
+func init() { register(newEntitlementCommand) }
+
+func newEntitlementCommand(g *Globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "entitlement",
+		Aliases: []string{"ge"},
+		Short:   "Manage global entitlements: policy, members and pools",
+		Long: `A global entitlement (GE) gives users and groups desktops or applications
+from pools in any pod of the federation. Its policy says where the broker
+looks (scope, home site, preferred sites, load distribution) and what a
+user may do (several sessions, client restrictions, tags).
+
+Rules checked before anything is written (SPEC §1):
+  --require-home-site needs --use-home-site;
+  --ignore-high-load-preferred-sites needs --load-distribution load or session;
+  --multiple-session-auto-clean and --client-restrictions are for floating
+    desktop and application entitlements;
+  --multiple-sessions-per-user is for floating desktop entitlements;
+  --dedicated or --floating: desktop entitlements only, required at create,
+    never changed afterwards;
+  --use-preferred-sites with a scope other than ANY is allowed, with a warning
+    (it has no effect there).
+A pool belongs to at most one entitlement, of its type and user assignment.`,
+	}
+	cmd.AddCommand(newEntitlementListCommand(g), newEntitlementShowCommand(g), newEntitlementCreateCommand(g),
+		newEntitlementUpdateCommand(g), newEntitlementDeleteCommand(g), newEntitlementMembersCommand(g),
+		newEntitlementMemberEditCommand(g, true), newEntitlementMemberEditCommand(g, false),
+		newEntitlementPoolEditCommand(g, true), newEntitlementPoolEditCommand(g, false))
+	return cmd
+}
+
+// EntitlementView is a global entitlement as `entitlement show` and
+// `entitlement list` print it (JSON contract): every field of SPEC §1.
+type EntitlementView struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Type        string `json:"type"` // DESKTOP or APPLICATION
+	// Dedicated is true (dedicated) or false (floating) for desktop
+	// entitlements, null for application entitlements.
+	Dedicated                    *bool        `json:"dedicated"`
+	Scope                        string       `json:"scope"` // ANY, SITE or LOCAL
+	Enabled                      bool         `json:"enabled"`
+	DefaultProtocol              string       `json:"default_protocol"` // BLAST, PCOIP or RDP
+	UseHomeSite                  bool         `json:"use_home_site"`
+	RequireHomeSite              bool         `json:"require_home_site"`
+	UsePreferredSites            bool         `json:"use_preferred_sites"`
+	IgnoreHighLoadPreferredSites bool         `json:"ignore_high_load_preferred_sites"`
+	LoadDistribution             string       `json:"load_distribution"` // NONE, LOAD or SESSION
+	MultipleSessionAutoClean     bool         `json:"multiple_session_auto_clean"`
+	MultipleSessionsPerUser      bool         `json:"multiple_sessions_per_user"`
+	ClientRestrictions           bool         `json:"client_restrictions"`
+	Tags                         []string     `json:"tags"`
+	Members                      []MemberView `json:"members"`
+	Pools                        []PoolRef    `json:"pools"`
+}
+
+// MemberView is a member of an entitlement (JSON contract).
+type MemberView struct {
+	Kind string `json:"kind"` // user or group ("entry" for a DN outside both)
+	Name string `json:"name"`
+	DN   string `json:"dn"`
+}
+
+// PoolRef names a pool and its pod (JSON contract).
+type PoolRef struct {
+	Name string `json:"name"`
+	Pod  string `json:"pod"`
+}
+
+func entitlementView(st *directory.Store, ge ldapschema.Entitlement) EntitlementView {
+	v := EntitlementView{Name: ge.Name, Description: ge.Description, Type: ge.Type, Scope: ge.Scope, Enabled: ge.Enabled,
+		DefaultProtocol: ge.DefaultProtocol, UseHomeSite: ge.UseHomeSite, RequireHomeSite: ge.RequireHomeSite,
+		UsePreferredSites: ge.UsePreferredSites, IgnoreHighLoadPreferredSites: ge.IgnoreHighLoad,
+		LoadDistribution: ge.LoadDistribution, MultipleSessionAutoClean: ge.AutoClean,
+		MultipleSessionsPerUser: ge.MultipleSessionsPerUser, ClientRestrictions: ge.ClientRestrictions,
+		Tags: orEmpty(ge.Tags), Members: memberViews(st, ge.Members), Pools: poolRefs(ge.PoolDNs)}
+	if ge.Type == ldapschema.TypeDesktop {
+		d := ge.Dedicated
+		v.Dedicated = &d
+	}
+	return v
+}
+
+func memberViews(st *directory.Store, dns []string) []MemberView {
+	out := make([]MemberView, 0, len(dns))
+	for _, dn := range dns {
+		m := st.MemberOfDN(dn)
+		out = append(out, MemberView{Kind: m.Kind, Name: m.Name, DN: dn})
+	}
+	sortBy(out, func(m MemberView) string { return m.Kind + "\x00" + m.Name })
+	return out
+}
+
+func poolRefs(dns []string) []PoolRef {
+	out := make([]PoolRef, 0, len(dns))
+	for _, dn := range dns {
+		out = append(out, PoolRef{Name: ldapschema.NameOf(dn), Pod: ldapschema.NameOf(ldapschema.ParentOf(dn))})
+	}
+	sortBy(out, func(p PoolRef) string { return p.Name })
+	return out
+}
+
+// assignmentWord renders a desktop entitlement's or pool's user assignment.
+func assignmentWord(dedicated *bool) string {
+	switch {
+	case dedicated == nil:
+		return "-"
+	case *dedicated:
+		return "dedicated"
+	}
+	return "floating"
+}
+
+type entitlementListOptions struct {
+	g *Globals
+	readFlags
+}
+
+func newEntitlementListCommand(g *Globals) *cobra.Command {
+	o := &entitlementListOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List global entitlements with their type, scope, policy, members and pools",
+		Example: `  cpactl entitlement list
+  cpactl entitlement list -o json | jq -r '.[] | select(.use_preferred_sites) | .name'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+	}
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *entitlementListOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	ges, err := st.Entitlements()
+	if err != nil {
+		return err
+	}
+	views := make([]EntitlementView, 0, len(ges))
+	for _, ge := range ges {
+		views = append(views, entitlementView(st, ge))
+	}
+	return p.Print(views, func(w io.Writer) error {
+		rows := make([][]string, 0, len(views))
+		for _, v := range views {
+			rows = append(rows, []string{v.Name, strings.ToLower(v.Type), assignmentWord(v.Dedicated), v.Scope,
+				strings.ToLower(v.LoadDistribution), yesNo(v.Enabled), strconv.Itoa(len(v.Members)), strconv.Itoa(len(v.Pools))})
+		}
+		return output.Rows(w, []string{"name", "type", "assignment", "scope", "load distribution", "enabled", "members", "pools"}, rows)
+	})
+}
+
+type entitlementShowOptions struct {
+	g *Globals
+	readFlags
+	Name string
+}
+
+func newEntitlementShowCommand(g *Globals) *cobra.Command {
+	o := &entitlementShowOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "show NAME",
+		Short: "Print every field of a global entitlement",
+		Example: `  cpactl entitlement show "Sales Desktop"
+  cpactl entitlement show "Sales Desktop" -o json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *entitlementShowOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	ge, err := st.Entitlement(o.Name)
+	if err != nil {
+		return err
+	}
+	v := entitlementView(st, ge)
+	return p.Print(v, func(w io.Writer) error {
+		members := make([]string, len(v.Members))
+		for i, m := range v.Members {
+			members[i] = m.Kind + " " + m.Name
+		}
+		pools := make([]string, len(v.Pools))
+		for i, pl := range v.Pools {
+			pools[i] = pl.Name + " (" + pl.Pod + ")"
+		}
+		return output.Fields(w, [][2]string{
+			{"name", v.Name},
+			{"description", orDash(v.Description)},
+			{"type", strings.ToLower(v.Type)},
+			{"user assignment", assignmentWord(v.Dedicated)},
+			{"scope", v.Scope},
+			{"enabled", yesNo(v.Enabled)},
+			{"default protocol", strings.ToLower(v.DefaultProtocol)},
+			{"use home site", yesNo(v.UseHomeSite)},
+			{"require home site", yesNo(v.RequireHomeSite)},
+			{"use preferred sites", yesNo(v.UsePreferredSites)},
+			{"ignore preferred sites with high load", yesNo(v.IgnoreHighLoadPreferredSites)},
+			{"load distribution", strings.ToLower(v.LoadDistribution)},
+			{"auto clean up redundant sessions", yesNo(v.MultipleSessionAutoClean)},
+			{"multiple sessions per user", yesNo(v.MultipleSessionsPerUser)},
+			{"client restrictions", yesNo(v.ClientRestrictions)},
+			{"tags", joinOr(v.Tags, "-")},
+			{"members", joinOr(members, "-")},
+			{"pools", joinOr(pools, "-")},
+		})
+	})
+}
+
+// entitlementPolicyFlags are the policy flags of create and update.
+type entitlementPolicyFlags struct {
+	Type             string
+	Scope            string
+	LoadDistribution string
+	DefaultProtocol  string
+	Description      string
+	Tags             []string
+	NoTags           bool
+	Dedicated        bool
+	Floating         bool
+
+	useHomeSite, requireHomeSite, usePreferredSites, ignoreHighLoad *toggle
+	autoClean, multipleSessions, clientRestrictions, enabled        *toggle
+
+	changed func(name string) bool
+}
+
+func (f *entitlementPolicyFlags) add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.Type, "type", "", "desktop or application (fixed at creation)")
+	fl.StringVar(&f.Scope, "scope", "ANY", "where the broker looks: ANY (every pod), SITE (the connecting site), LOCAL (the connecting pod)")
+	fl.StringVar(&f.LoadDistribution, "load-distribution", "none", "Session Load Distribution policy: none, load (load index) or session (session count)")
+	fl.StringVar(&f.DefaultProtocol, "default-protocol", "blast", "display protocol when the request names none: blast, pcoip or rdp")
+	fl.StringVar(&f.Description, "description", "", "what the entitlement is for (up to 1024 characters)")
+	fl.StringSliceVar(&f.Tags, "tags", nil, "Connection Server restriction tags, comma-separated: only servers with one of them broker it")
+	fl.BoolVar(&f.NoTags, "no-tags", false, "no restriction tags: any Connection Server brokers it")
+	fl.BoolVar(&f.Dedicated, "dedicated", false, "desktop entitlement of dedicated desktops (fixed at creation)")
+	fl.BoolVar(&f.Floating, "floating", false, "desktop entitlement of floating desktops (fixed at creation)")
+	f.useHomeSite = addToggle(cmd, "use-home-site", "no-use-home-site", "start the search at the user's home site")
+	f.requireHomeSite = addToggle(cmd, "require-home-site", "no-require-home-site",
+		"only users with a home site get the entitlement (needs --use-home-site)")
+	f.usePreferredSites = addToggle(cmd, "use-preferred-sites", "no-use-preferred-sites",
+		"search the connecting site's preferred sites (scope ANY only)")
+	f.ignoreHighLoad = addToggle(cmd, "ignore-high-load-preferred-sites", "no-ignore-high-load-preferred-sites",
+		"skip preferred sites loaded above pae-LoadThresholdForSite (needs --load-distribution load or session)")
+	f.autoClean = addToggle(cmd, "multiple-session-auto-clean", "no-multiple-session-auto-clean",
+		"log off the redundant sessions the user does not pick (floating desktop and application entitlements)")
+	f.multipleSessions = addToggle(cmd, "multiple-sessions-per-user", "no-multiple-sessions-per-user",
+		"one session per client device (floating desktop entitlements)")
+	f.clientRestrictions = addToggle(cmd, "client-restrictions", "no-client-restrictions",
+		"only client computers in an entitled group may connect (floating desktop and application entitlements)")
+	f.enabled = addToggle(cmd, "enabled", "disabled", "whether users get the entitlement (default enabled)")
+	f.changed = cmd.Flags().Changed
+}
+
+func (f *entitlementPolicyFlags) toggles() []*toggle {
+	return []*toggle{f.useHomeSite, f.requireHomeSite, f.usePreferredSites, f.ignoreHighLoad, f.autoClean,
+		f.multipleSessions, f.clientRestrictions, f.enabled}
+}
+
+// parse checks the flags alone (no I/O) after cobra parsed them.
+func (f *entitlementPolicyFlags) parse(cmd *cobra.Command) error {
+	for _, t := range f.toggles() {
+		if err := t.resolve(cmd); err != nil {
+			return err
+		}
+	}
+	if f.Dedicated && f.Floating {
+		return errorf("pass one of --dedicated and --floating", "--dedicated and --floating contradict each other")
+	}
+	if f.NoTags && f.changed("tags") {
+		return errorf("pass one of --tags and --no-tags", "--tags and --no-tags contradict each other")
+	}
+	var err error
+	if f.changed("type") {
+		if f.Type, err = parseEnum("type", f.Type, ldapschema.TypeDesktop, ldapschema.TypeApplication); err != nil {
+			return err
+		}
+	}
+	if f.Scope, err = parseEnum("scope", f.Scope, ldapschema.ScopeAny, ldapschema.ScopeSite, ldapschema.ScopeLocal); err != nil {
+		return err
+	}
+	if f.LoadDistribution, err = parseEnum("load-distribution", f.LoadDistribution,
+		ldapschema.PolicyNone, ldapschema.PolicyLoad, ldapschema.PolicySession); err != nil {
+		return err
+	}
+	if f.DefaultProtocol, err = parseEnum("default-protocol", f.DefaultProtocol,
+		ldapschema.ProtocolBlast, ldapschema.ProtocolPCoIP, ldapschema.ProtocolRDP); err != nil {
+		return err
+	}
+	f.Tags = cleanList(f.Tags)
+	return checkTags(f.Tags)
+}
+
+// any reports whether a policy flag was given (for update).
+func (f *entitlementPolicyFlags) any() bool {
+	for _, name := range []string{"type", "scope", "load-distribution", "default-protocol", "description", "tags", "no-tags",
+		"dedicated", "floating"} {
+		if f.changed(name) {
+			return true
+		}
+	}
+	for _, t := range f.toggles() {
+		if t.set() {
+			return true
+		}
+	}
+	return false
+}
+
+// apply sets the given options on ge. On update the type and the user
+// assignment may be repeated but not changed.
+func (f *entitlementPolicyFlags) apply(ge *ldapschema.Entitlement, creating bool) error {
+	const fixed = "create another entitlement and move the members and pools (`cpactl entitlement create --help`)"
+	if f.changed("type") {
+		if !creating && f.Type != ge.Type {
+			return errorf(fixed, "entitlement %q is a %s entitlement: its type is fixed at creation",
+				ge.Name, strings.ToLower(ge.Type))
+		}
+		ge.Type = f.Type
+	}
+	if creating && ge.Type == "" {
+		return errorf("pass --type desktop or --type application", "entitlement %q needs --type", ge.Name)
+	}
+	if f.Dedicated || f.Floating {
+		if ge.Type != ldapschema.TypeDesktop {
+			return errorf("drop --dedicated/--floating: application entitlements have no user assignment",
+				"--dedicated and --floating are for desktop entitlements only")
+		}
+		if !creating && f.Dedicated != ge.Dedicated {
+			return errorf(fixed, "entitlement %q is %s: dedicated or floating is fixed at creation",
+				ge.Name, assignmentWord(&ge.Dedicated))
+		}
+		ge.Dedicated = f.Dedicated
+	} else if creating && ge.Type == ldapschema.TypeDesktop {
+		return errorf("pass --dedicated or --floating (it cannot be changed later)",
+			"desktop entitlement %q needs --dedicated or --floating", ge.Name)
+	}
+	if creating || f.changed("scope") {
+		ge.Scope = f.Scope
+	}
+	if creating || f.changed("load-distribution") {
+		ge.LoadDistribution = f.LoadDistribution
+	}
+	if creating || f.changed("default-protocol") {
+		ge.DefaultProtocol = f.DefaultProtocol
+	}
+	if f.changed("description") {
+		ge.Description = f.Description
+	}
+	switch {
+	case f.NoTags:
+		ge.Tags = nil
+	case f.changed("tags"):
+		ge.Tags = sortedTags(f.Tags)
+	}
+	if creating {
+		ge.Enabled = true
+	}
+	f.useHomeSite.apply(&ge.UseHomeSite)
+	f.requireHomeSite.apply(&ge.RequireHomeSite)
+	f.usePreferredSites.apply(&ge.UsePreferredSites)
+	f.ignoreHighLoad.apply(&ge.IgnoreHighLoad)
+	f.autoClean.apply(&ge.AutoClean)
+	f.multipleSessions.apply(&ge.MultipleSessionsPerUser)
+	f.clientRestrictions.apply(&ge.ClientRestrictions)
+	f.enabled.apply(&ge.Enabled)
+	return checkDescription(directory.KindEntitlement, ge.Name, ge.Description)
+}
+
+// checkRules applies the lint rules an object must pass before it is
+// written: the first error fails (naming the flags that fix it); warnings
+// are printed.
+func checkRules(g *Globals, kind, name string, vs []lint.Violation) error {
+	if errs := lint.Errors(vs); len(errs) > 0 {
+		msgs := make([]string, len(errs))
+		for i, v := range errs {
+			msgs[i] = v.Message
+		}
+		return errorf(errs[0].FixText(), "%s %q: %s", kind, name, strings.Join(msgs, "; "))
+	}
+	for _, v := range lint.Warnings(vs) {
+		g.warn("%s %s: %s (%s)", kind, name, v.Message, v.FixText())
+	}
+	return nil
+}
+
+// entitlementCompared lists the attributes create compares with an
+// existing entitlement.
+var entitlementCompared = append([]string{ldapschema.AttrEntitlementType}, ldapschema.EntitlementManaged...)
+
+type entitlementCreateOptions struct {
+	g *Globals
+	writeFlags
+	entitlementPolicyFlags
+	Name string
+}
+
+func newEntitlementCreateCommand(g *Globals) *cobra.Command {
+	o := &entitlementCreateOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "create NAME --type desktop|application [--dedicated|--floating] [policy flags]",
+		Short: "Create a global entitlement (idempotent: an identical one is left unchanged)",
+		Long: `Creates a global entitlement with its policy; add members and pools
+afterwards with add-member and add-pool. Creating an entitlement that exists
+with the same policy prints "unchanged"; with a different one it fails and
+points to update.
+
+Defaults: --scope ANY, --load-distribution none, --default-protocol blast,
+enabled, every other option off. A desktop entitlement needs --dedicated or
+--floating, which can never be changed afterwards.`,
+		Example: `  # seed 000: a floating desktop GE searching India's preferred sites, least loaded first
+  cpactl entitlement create "Sales Desktop" --type desktop --floating --scope ANY \
+    --use-preferred-sites --ignore-high-load-preferred-sites --load-distribution load
+  cpactl entitlement create "Office Apps" --type application --multiple-session-auto-clean --tags internal,dmz`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			if err := o.parse(cmd); err != nil {
+				return err
+			}
+			return o.run()
+		},
+	}
+	o.entitlementPolicyFlags.add(cmd)
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+// build validates the flags and returns the entitlement to write.
+func (o *entitlementCreateOptions) build() (ldapschema.Entitlement, error) {
+	if err := checkName(directory.KindEntitlement, o.Name, maxName); err != nil {
+		return ldapschema.Entitlement{}, err
+	}
+	ge := ldapschema.Entitlement{Name: o.Name}
+	if err := o.apply(&ge, true); err != nil {
+		return ge, err
+	}
+	return ge, checkRules(o.g, directory.KindEntitlement, o.Name, lint.EntitlementRules(ge))
+}
+
+func (o *entitlementCreateOptions) run() error {
+	ge, err := o.build()
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	existing, err := st.Entitlement(o.Name)
+	switch {
+	case err == nil:
+		if changes := ge.Attrs().Changes(existing.Attrs(), entitlementCompared...); len(changes) > 0 {
+			return errorf(fmt.Sprintf("use `cpactl entitlement update %s` to change it", lint.Quote(existing.Name)),
+				"entitlement %q exists with a different %s", existing.Name, changedWords(changes))
+		}
+		o.g.report("entitlement %s: unchanged", existing.Name)
+		return nil
+	case !directory.IsNotFound(err):
+		return err
+	}
+	if o.DryRun {
+		o.g.report("would create entitlement %s", o.Name)
+		return nil
+	}
+	if err := st.Add(st.Client, st.DIT.Entitlement(o.Name), ge.Attrs()); err != nil {
+		return existsHint(err, directory.KindEntitlement, o.Name)
+	}
+	o.g.report("created entitlement %s", o.Name)
+	return nil
+}
+
+type entitlementUpdateOptions struct {
+	g *Globals
+	writeFlags
+	entitlementPolicyFlags
+	Name string
+}
+
+func newEntitlementUpdateCommand(g *Globals) *cobra.Command {
+	o := &entitlementUpdateOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "update NAME [policy flags]",
+		Short: "Change a global entitlement's policy (only the options given)",
+		Long: `Changes the options given and leaves the others alone. Every on/off option
+has its off form (--no-use-home-site, --disabled, ...). The whole resulting
+policy is checked against the rules before anything is written; the type
+and dedicated/floating may be repeated but never changed.`,
+		Example: `  cpactl entitlement update "Sales Desktop" --use-home-site --require-home-site
+  cpactl entitlement update "Sales Desktop" --no-ignore-high-load-preferred-sites --load-distribution none
+  cpactl entitlement update "Office Apps" --no-tags --disabled --dry-run`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			if err := o.parse(cmd); err != nil {
+				return err
+			}
+			if !o.any() {
+				return errorf("pass the options to change; see `cpactl entitlement update --help`",
+					"nothing to update for entitlement %s", o.Name)
+			}
+			return o.run()
+		},
+	}
+	o.entitlementPolicyFlags.add(cmd)
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+func (o *entitlementUpdateOptions) run() error {
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	ge, err := st.Entitlement(o.Name)
+	if err != nil {
+		return err
+	}
+	next := ge
+	if err := o.apply(&next, false); err != nil {
+		return err
+	}
+	if err := checkRules(o.g, directory.KindEntitlement, ge.Name, lint.EntitlementRules(next)); err != nil {
+		return err
+	}
+	changes := next.Attrs().Changes(ge.Attrs(), ldapschema.EntitlementManaged...)
+	return writeChanges(o.g, st, o.DryRun, directory.KindEntitlement, ge.Name, ge.DN, changes)
+}
+
+// writeChanges applies one modify of an object and reports it:
+// "updated pool P (capacity, sessions)", or "unchanged".
+func writeChanges(g *Globals, st *directory.Store, dryRun bool, kind, name, dn string, changes []ldap.Change) error {
+	if len(changes) == 0 {
+		g.report("%s %s: unchanged", kind, name)
+		return nil
+	}
+	if dryRun {
+		g.report("would update %s %s (%s)", kind, name, changedWords(changes))
+		return nil
+	}
+	if err := st.ApplyChanges(st.Client, dn, changes); err != nil {
+		return err
+	}
+	g.report("updated %s %s (%s)", kind, name, changedWords(changes))
+	return nil
+}
+
+type entitlementDeleteOptions struct {
+	g *Globals
+	deleteFlags
+	Name string
+}
+
+func newEntitlementDeleteCommand(g *Globals) *cobra.Command {
+	o := &entitlementDeleteOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete a global entitlement; refused while home sites, sessions or assignments refer to it (see --force)",
+		Long: `Deletes a global entitlement (its pools and members stay). While home-site
+overrides, session records or pod assignments refer to it, the delete is
+refused and they are listed; with --force they are deleted with it, in one
+LDAP transaction.
+
+On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
+		Example: `  cpactl entitlement delete "Old Desktop" --yes
+  cpactl entitlement delete "Sales Desktop" --force --dry-run`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.deleteFlags.add(cmd, "also delete the home-site overrides, sessions and assignments of the entitlement, in the same transaction")
+	return cmd
+}
+
+func (o *entitlementDeleteOptions) run() error {
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	ge, err := st.Entitlement(o.Name)
+	if err != nil {
+		return err
+	}
+	return runDelete(o.g, st, directory.KindEntitlement, ge.Name, ge.DN, o.deleteFlags,
+		"end the sessions and delete the overrides and assignments first, or pass --force to delete them in the same transaction")
+}
+
+type entitlementMembersOptions struct {
+	g *Globals
+	readFlags
+	Name string
+}
+
+func newEntitlementMembersCommand(g *Globals) *cobra.Command {
+	o := &entitlementMembersOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "members NAME",
+		Short: "List the users and groups entitled directly (see `cpactl user entitlements` for the other way round)",
+		Example: `  cpactl entitlement members "Sales Desktop"
+  cpactl entitlement members "Sales Desktop" -o json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *entitlementMembersOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	ge, err := st.Entitlement(o.Name)
+	if err != nil {
+		return err
+	}
+	views := memberViews(st, ge.Members)
+	return p.Print(views, func(w io.Writer) error {
+		rows := make([][]string, 0, len(views))
+		for _, v := range views {
+			rows = append(rows, []string{v.Kind, v.Name, v.DN})
+		}
+		return output.Rows(w, []string{"kind", "name", "dn"}, rows)
+	})
+}
+
+type entitlementMemberEditOptions struct {
+	g *Globals
+	writeFlags
+	add    bool
+	Name   string
+	Users  []string
+	Groups []string
+}
+
+func newEntitlementMemberEditCommand(g *Globals, add bool) *cobra.Command {
+	o := &entitlementMemberEditOptions{g: g, add: add}
+	cmd := &cobra.Command{
+		Use:   "add-member NAME (--user U | --group G)...",
+		Short: "Entitle users and groups (idempotent)",
+		Long: `Adds users and groups to the entitlement's members. Every name is looked up
+before anything is written (a missing one exits 3); members already there
+are left alone. Users may be written uid, DOMAIN\uid or uid@domain.`,
+		Example: `  cpactl entitlement add-member "Sales Desktop" --group Sales --user 'EXAMPLE\bob'`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	if !add {
+		cmd.Use = "remove-member NAME (--user U | --group G)..."
+		cmd.Short = "Remove users and groups from an entitlement's members (idempotent)"
+		cmd.Long = `Removes users and groups from the entitlement's members; names that are not
+members are reported and left alone. A member whose entry no longer exists
+can still be removed by name.`
+		cmd.Example = `  cpactl entitlement remove-member "Sales Desktop" --user bob`
+	}
+	// StringArray, not StringSlice: names may hold commas.
+	cmd.Flags().StringArrayVar(&o.Users, "user", nil, "a user (repeat the flag for several)")
+	cmd.Flags().StringArrayVar(&o.Groups, "group", nil, "a group (repeat the flag for several)")
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+// memberArg is one --user or --group argument, resolved.
+type memberArg struct {
+	kind, name, dn string
+}
+
+func (o *entitlementMemberEditOptions) resolve(st *directory.Store, ge ldapschema.Entitlement) ([]memberArg, error) {
+	var out []memberArg
+	lookup := func(kind, arg string, find func(string) (string, string, error), fallback string) error {
+		name, dn, err := find(arg)
+		if directory.IsNotFound(err) && !o.add && containsDN(ge.Members, fallback) {
+			name, dn, err = arg, fallback, nil // a dangling member can still go
+		}
+		if err != nil {
+			return err
+		}
+		out = append(out, memberArg{kind: kind, name: name, dn: dn})
+		return nil
+	}
+	for _, u := range o.Users {
+		fallback := ""
+		if n, err := directory.ParseUserName(u); err == nil {
+			fallback = st.DIT.User(n.UID)
+		}
+		if err := lookup(directory.KindUser, u, func(a string) (string, string, error) {
+			x, err := st.User(a)
+			return x.UID, x.DN, err
+		}, fallback); err != nil {
+			return nil, err
+		}
+	}
+	for _, gr := range o.Groups {
+		if err := lookup(directory.KindGroup, gr, func(a string) (string, string, error) {
+			x, err := st.Group(a)
+			return x.Name, x.DN, err
+		}, st.DIT.Group(gr)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func containsDN(dns []string, dn string) bool {
+	if dn == "" {
+		return false
+	}
+	for _, d := range dns {
+		if ldapschema.EqualDN(d, dn) {
+			return true
+		}
+	}
+	return false
+}
+
+func (o *entitlementMemberEditOptions) run() error {
+	if len(o.Users)+len(o.Groups) == 0 {
+		return errorf("pass --user U or --group G (repeatable)", "name at least one member")
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	ge, err := st.Entitlement(o.Name)
+	if err != nil {
+		return err
+	}
+	args, err := o.resolve(st, ge)
+	if err != nil {
+		return err
+	}
+	var values, names, skipped []string
+	for _, a := range args {
+		label := a.kind + " " + a.name
+		if containsDN(ge.Members, a.dn) == o.add || containsDN(values, a.dn) {
+			skipped = append(skipped, label)
+			continue
+		}
+		values = append(values, a.dn)
+		names = append(names, label)
+	}
+	if len(values) == 0 {
+		why := "already members"
+		if !o.add {
+			why = "not members"
+		}
+		o.g.report("entitlement %s: unchanged (%s: %s)", ge.Name, why, strings.Join(skipped, ", "))
+		return nil
+	}
+	var op uint = ldap.AddAttribute
+	verb, prep := "add", "to"
+	if !o.add {
+		op, verb, prep = ldap.DeleteAttribute, "remove", "from"
+	}
+	line := fmt.Sprintf("%s %s entitlement %s", strings.Join(names, ", "), prep, ge.Name)
+	if o.DryRun {
+		o.g.report("would %s %s", verb, line)
+		return nil
+	}
+	change := ldap.Change{Operation: op, Modification: ldap.PartialAttribute{Type: ldapschema.AttrMember, Vals: values}}
+	if err := st.ApplyChanges(st.Client, ge.DN, []ldap.Change{change}); err != nil {
+		return err
+	}
+	o.g.report("%sed %s", strings.TrimSuffix(verb, "e"), line)
+	return nil
+}
+
+type entitlementPoolEditOptions struct {
+	g *Globals
+	writeFlags
+	add   bool
+	Name  string
+	Pools []string
+}
+
+func newEntitlementPoolEditCommand(g *Globals, add bool) *cobra.Command {
+	o := &entitlementPoolEditOptions{g: g, add: add}
+	cmd := &cobra.Command{
+		Use:   "add-pool NAME POOL...",
+		Short: "Associate pools with a global entitlement (idempotent)",
+		Long: `Associates pools with the entitlement. Every pool is checked before anything
+is written: it exists (exit 3 otherwise), belongs to no other entitlement,
+and fits the entitlement: desktop and rds-desktop pools serve desktop
+entitlements, application pools application ones; a dedicated entitlement
+takes only dedicated desktop pools, a floating one only floating pools
+(farm-backed pools are floating).`,
+		Example: `  cpactl entitlement add-pool "Sales Desktop" in-desk1 in-desk2 uk-desk us-desk`,
+		Args:    cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name, o.Pools = args[0], args[1:]
+			return o.run()
+		},
+	}
+	if !add {
+		cmd.Use = "remove-pool NAME POOL..."
+		cmd.Short = "Remove pools from a global entitlement (idempotent)"
+		cmd.Long = `Removes pools from the entitlement; pools that are not in it are reported
+and left alone. A pool whose entry no longer exists can still be removed by
+name.`
+		cmd.Example = `  cpactl entitlement remove-pool "Sales Desktop" us-desk`
+	}
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+func (o *entitlementPoolEditOptions) run() error {
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	ge, err := st.Entitlement(o.Name)
+	if err != nil {
+		return err
+	}
+	var values, names, skipped []string
+	for _, name := range o.Pools {
+		dn, label, err := o.check(st, ge, name)
+		if err != nil {
+			return err
+		}
+		if dn == "" || containsDN(values, dn) {
+			skipped = append(skipped, label)
+			continue
+		}
+		values = append(values, dn)
+		names = append(names, label)
+	}
+	if len(values) == 0 {
+		why := "already in it"
+		if !o.add {
+			why = "not in it"
+		}
+		o.g.report("entitlement %s: unchanged (%s: %s)", ge.Name, why, strings.Join(skipped, ", "))
+		return nil
+	}
+	var op uint = ldap.AddAttribute
+	verb, prep := "add", "to"
+	if !o.add {
+		op, verb, prep = ldap.DeleteAttribute, "remove", "from"
+	}
+	line := fmt.Sprintf("%s %s %s entitlement %s", plural(len(names), "pool", "pools"), strings.Join(names, ", "), prep, ge.Name)
+	if o.DryRun {
+		o.g.report("would %s %s", verb, line)
+		return nil
+	}
+	change := ldap.Change{Operation: op, Modification: ldap.PartialAttribute{Type: ldapschema.AttrEntitlementPoolDN, Vals: values}}
+	if err := st.ApplyChanges(st.Client, ge.DN, []ldap.Change{change}); err != nil {
+		return err
+	}
+	o.g.report("%sed %s", strings.TrimSuffix(verb, "e"), line)
+	return nil
+}
+
+// check validates one pool argument. It returns the DN to add or remove,
+// or "" when the pool is already in (add) or not in (remove) the
+// entitlement.
+func (o *entitlementPoolEditOptions) check(st *directory.Store, ge ldapschema.Entitlement, name string) (dn, label string, err error) {
+	if !o.add {
+		for _, d := range ge.PoolDNs {
+			if strings.EqualFold(ldapschema.NameOf(d), name) {
+				return d, ldapschema.NameOf(d), nil
+			}
+		}
+		if _, err := st.Pool(name); err != nil {
+			return "", "", err
+		}
+		return "", name, nil
+	}
+	pool, err := st.Pool(name)
+	if err != nil {
+		return "", "", err
+	}
+	if containsDN(ge.PoolDNs, pool.DN) {
+		return "", pool.Name, nil
+	}
+	if v := lint.PoolFits(ge, pool); v != nil {
+		return "", "", errorf(v.Hint, "cannot add pool %q to entitlement %q: %s", pool.Name, ge.Name, v.Message)
+	}
+	others, err := st.EntitlementsWithPool(pool.DN)
+	if err != nil {
+		return "", "", err
+	}
+	for _, other := range others {
+		if !ldapschema.EqualDN(other.DN, ge.DN) {
+			return "", "", errorf(fmt.Sprintf("remove it there first: cpactl entitlement remove-pool %s %s",
+				lint.Quote(other.Name), lint.Quote(pool.Name)),
+				"cannot add pool %q to entitlement %q: it belongs to entitlement %q, and a pool belongs to at most one",
+				pool.Name, ge.Name, other.Name)
+		}
+	}
+	return pool.DN, pool.Name, nil
+}

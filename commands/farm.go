@@ -1,0 +1,403 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/lint"
+	"github.com/cpactl/cpactl/output"
+)
+
+func init() { register(newFarmCommand) }
+
+func newFarmCommand(g *Globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "farm",
+		Short: "Manage RDS farms: session limit and host-side logon thresholds",
+		Long: `An RDS farm is a set of RDS hosts in one pod; it serves rds-desktop and
+application pools of that pod (several pools may share a farm).
+
+  --max-sessions-per-host N              0 = unlimited (counts as 150 for the
+                                         SESSION load policy)
+  --host-load-index-threshold N          0-100, 0 = off: a host at or above
+                                         this load index refuses logons
+  --host-connecting-session-threshold N  0-150, 0 = off: a host with this many
+                                         connecting sessions refuses logons
+
+The host-side thresholds only filter candidates; the broker's buckets use
+the global pae-RDS* settings (cpactl settings).`,
+	}
+	cmd.AddCommand(newFarmListCommand(g), newFarmShowCommand(g), newFarmCreateCommand(g), newFarmUpdateCommand(g),
+		newFarmDeleteCommand(g))
+	return cmd
+}
+
+// FarmView is a farm as `farm list` and `farm show` print it (JSON
+// contract).
+type FarmView struct {
+	Name                           string   `json:"name"`
+	Pod                            string   `json:"pod"`
+	Description                    string   `json:"description"`
+	MaxSessionsPerHost             int      `json:"max_sessions_per_host"`
+	HostLoadIndexThreshold         int      `json:"host_load_index_threshold"`
+	HostConnectingSessionThreshold int      `json:"host_connecting_session_threshold"`
+	Hosts                          []string `json:"hosts"` // in name order
+	Pools                          []string `json:"pools"` // the pools it serves, in name order
+}
+
+func farmView(f ldapschema.Farm, hosts []ldapschema.Host, pools []ldapschema.Pool) FarmView {
+	v := FarmView{Name: f.Name, Pod: f.Pod, Description: f.Description, MaxSessionsPerHost: f.MaxSessionsPerHost,
+		HostLoadIndexThreshold: f.LoadIndexThreshold, HostConnectingSessionThreshold: f.ConnectingSessionThreshold,
+		Hosts: []string{}, Pools: []string{}}
+	for _, h := range hosts {
+		if ldapschema.EqualDN(ldapschema.ParentOf(h.DN), f.DN) {
+			v.Hosts = append(v.Hosts, h.Name)
+		}
+	}
+	for _, p := range pools {
+		if p.FarmDN != "" && ldapschema.EqualDN(p.FarmDN, f.DN) {
+			v.Pools = append(v.Pools, p.Name)
+		}
+	}
+	return v
+}
+
+// offOr renders a threshold where 0 means off.
+func offOr(v int, zero string) string {
+	if v == 0 {
+		return zero
+	}
+	return strconv.Itoa(v)
+}
+
+type farmListOptions struct {
+	g *Globals
+	readFlags
+}
+
+func newFarmListCommand(g *Globals) *cobra.Command {
+	o := &farmListOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Short:   "List RDS farms with their limits, hosts and pools",
+		Example: `  cpactl farm list -o json`,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, args []string) error { return o.run() },
+	}
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *farmListOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	farms, err := st.Farms()
+	if err != nil {
+		return err
+	}
+	hosts, err := st.Hosts("")
+	if err != nil {
+		return err
+	}
+	pools, err := st.Pools()
+	if err != nil {
+		return err
+	}
+	views := make([]FarmView, 0, len(farms))
+	for _, f := range farms {
+		views = append(views, farmView(f, hosts, pools))
+	}
+	return p.Print(views, func(w io.Writer) error {
+		rows := make([][]string, 0, len(views))
+		for _, v := range views {
+			rows = append(rows, []string{v.Name, v.Pod, offOr(v.MaxSessionsPerHost, "unlimited"), offOr(v.HostLoadIndexThreshold, "off"),
+				offOr(v.HostConnectingSessionThreshold, "off"), strconv.Itoa(len(v.Hosts)), joinOr(v.Pools, "-")})
+		}
+		return output.Rows(w, []string{"name", "pod", "max sessions/host", "load index threshold", "connecting threshold",
+			"hosts", "pools"}, rows)
+	})
+}
+
+type farmShowOptions struct {
+	g *Globals
+	readFlags
+	Name string
+}
+
+func newFarmShowCommand(g *Globals) *cobra.Command {
+	o := &farmShowOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "show NAME",
+		Short:   "Print an RDS farm with its hosts and pools",
+		Example: `  cpactl farm show us-farm1`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *farmShowOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	farm, err := st.Farm(o.Name)
+	if err != nil {
+		return err
+	}
+	hosts, err := st.Hosts(farm.DN)
+	if err != nil {
+		return err
+	}
+	pools, err := st.PoolsOfFarm(farm.DN)
+	if err != nil {
+		return err
+	}
+	v := farmView(farm, hosts, pools)
+	return p.Print(v, func(w io.Writer) error {
+		return output.Fields(w, [][2]string{
+			{"name", v.Name}, {"pod", v.Pod}, {"description", orDash(v.Description)},
+			{"max sessions per host", offOr(v.MaxSessionsPerHost, "unlimited")},
+			{"host load index threshold", offOr(v.HostLoadIndexThreshold, "off")},
+			{"host connecting session threshold", offOr(v.HostConnectingSessionThreshold, "off")},
+			{"hosts", joinOr(v.Hosts, "-")}, {"pools", joinOr(v.Pools, "-")},
+		})
+	})
+}
+
+// farmLimitFlags are the flags create and update share.
+type farmLimitFlags struct {
+	MaxSessions, LoadIndexThreshold, ConnectingThreshold int
+	Description                                          string
+	changed                                              func(string) bool
+}
+
+func (f *farmLimitFlags) add(cmd *cobra.Command) {
+	cmd.Flags().IntVar(&f.MaxSessions, "max-sessions-per-host", 0, "session limit of each host, 0 = unlimited")
+	cmd.Flags().IntVar(&f.LoadIndexThreshold, "host-load-index-threshold", 0, "0-100, 0 = off: load index at which a host refuses logons")
+	cmd.Flags().IntVar(&f.ConnectingThreshold, "host-connecting-session-threshold", 0,
+		"0-150, 0 = off: connecting sessions at which a host refuses logons")
+	cmd.Flags().StringVar(&f.Description, "description", "", "what the farm is")
+	f.changed = cmd.Flags().Changed
+}
+
+func (f *farmLimitFlags) apply(farm *ldapschema.Farm) error {
+	if f.changed("max-sessions-per-host") {
+		farm.MaxSessionsPerHost = f.MaxSessions
+	}
+	if f.changed("host-load-index-threshold") {
+		farm.LoadIndexThreshold = f.LoadIndexThreshold
+	}
+	if f.changed("host-connecting-session-threshold") {
+		farm.ConnectingSessionThreshold = f.ConnectingThreshold
+	}
+	if f.changed("description") {
+		farm.Description = f.Description
+	}
+	return checkDescription(directory.KindFarm, farm.Name, farm.Description)
+}
+
+type farmCreateOptions struct {
+	g *Globals
+	writeFlags
+	farmLimitFlags
+	Name string
+	Pod  string
+}
+
+func newFarmCreateCommand(g *Globals) *cobra.Command {
+	o := &farmCreateOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "create NAME --pod P [flags]",
+		Short: "Create an RDS farm (idempotent: an identical farm is left unchanged)",
+		Example: `  cpactl farm create us-farm1 --pod us-pod1 --max-sessions-per-host 40
+  cpactl farm create in-farm --pod in-pod1 --host-load-index-threshold 90 --host-connecting-session-threshold 20`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	cmd.Flags().StringVar(&o.Pod, "pod", "", "the pod of the farm (required)")
+	o.farmLimitFlags.add(cmd)
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+func (o *farmCreateOptions) build() (ldapschema.Farm, error) {
+	f := ldapschema.Farm{Name: o.Name, Pod: o.Pod}
+	if err := checkName(directory.KindFarm, o.Name, maxName); err != nil {
+		return f, err
+	}
+	if o.Pod == "" {
+		return f, errorf(fmt.Sprintf("cpactl farm create %s --pod POD", lint.Quote(o.Name)), "a farm needs a pod: pass --pod")
+	}
+	if err := o.apply(&f); err != nil {
+		return f, err
+	}
+	return f, checkRules(o.g, directory.KindFarm, o.Name, lint.FarmRules(f))
+}
+
+func (o *farmCreateOptions) run() error {
+	want, err := o.build()
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	pod, err := st.Pod(o.Pod)
+	if err != nil {
+		return err
+	}
+	want.Pod, want.DN = pod.Name, st.DIT.Farm(pod.Name, o.Name)
+	existing, err := st.Farm(o.Name)
+	switch {
+	case err == nil:
+		if !ldapschema.EqualDN(existing.DN, want.DN) {
+			return errorf("farm names are unique across the federation: pick another name",
+				"farm %q exists in pod %s", existing.Name, existing.Pod)
+		}
+		if diffs := want.Attrs().Changes(existing.Attrs(), ldapschema.FarmManaged...); len(diffs) > 0 {
+			return errorf(fmt.Sprintf("use `cpactl farm update %s` to change it", lint.Quote(existing.Name)),
+				"farm %q exists with a different %s", existing.Name, changedWords(diffs))
+		}
+		o.g.report("farm %s: unchanged", existing.Name)
+		return nil
+	case !directory.IsNotFound(err):
+		return err
+	}
+	if err := checkFreeSlot(st, want.DN, directory.KindFarm, o.Name, "pod "+pod.Name); err != nil {
+		return err
+	}
+	if o.DryRun {
+		o.g.report("would create farm %s in pod %s", o.Name, pod.Name)
+		return nil
+	}
+	if err := st.Add(st.Client, want.DN, want.Attrs()); err != nil {
+		return existsHint(err, directory.KindFarm, o.Name)
+	}
+	o.g.report("created farm %s in pod %s", o.Name, pod.Name)
+	return nil
+}
+
+type farmUpdateOptions struct {
+	g *Globals
+	writeFlags
+	farmLimitFlags
+	Name string
+}
+
+func newFarmUpdateCommand(g *Globals) *cobra.Command {
+	o := &farmUpdateOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "update NAME [flags]",
+		Short:   "Change an RDS farm's session limit, host-side thresholds or description",
+		Example: `  cpactl farm update us-farm1 --host-load-index-threshold 0   # off`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.farmLimitFlags.add(cmd)
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+func (o *farmUpdateOptions) run() error {
+	if !anyChanged(o.changed, "max-sessions-per-host", "host-load-index-threshold", "host-connecting-session-threshold", "description") {
+		return errorf("pass --max-sessions-per-host, --host-load-index-threshold, --host-connecting-session-threshold or --description",
+			"nothing to update for farm %s", o.Name)
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	farm, err := st.Farm(o.Name)
+	if err != nil {
+		return err
+	}
+	next := farm
+	if err := o.apply(&next); err != nil {
+		return err
+	}
+	if err := checkRules(o.g, directory.KindFarm, farm.Name, lint.FarmRules(next)); err != nil {
+		return err
+	}
+	return writeChanges(o.g, st, o.DryRun, directory.KindFarm, farm.Name, farm.DN,
+		next.Attrs().Changes(farm.Attrs(), ldapschema.FarmManaged...))
+}
+
+type farmDeleteOptions struct {
+	g *Globals
+	deleteFlags
+	Name string
+}
+
+func newFarmDeleteCommand(g *Globals) *cobra.Command {
+	o := &farmDeleteOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete an RDS farm; refused while it has hosts or serves pools (see --force)",
+		Long: `Deletes an RDS farm. While it has hosts or serves pools the delete is refused
+and they are listed; with --force its hosts and the pools it serves go too
+(the pools leave their entitlements, sessions lose their pool and host), in
+one LDAP transaction.
+
+On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
+		Example: `  cpactl farm delete lab-farm --yes
+  cpactl farm delete us-farm1 --force --dry-run`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.deleteFlags.add(cmd, "also delete its hosts and the pools it serves, in the same transaction")
+	return cmd
+}
+
+func (o *farmDeleteOptions) run() error {
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	farm, err := st.Farm(o.Name)
+	if err != nil {
+		return err
+	}
+	return runDelete(o.g, st, directory.KindFarm, farm.Name, farm.DN, o.deleteFlags,
+		"delete its hosts and pools first, or pass --force to delete them in the same transaction")
+}
+
+// featureWords renders host features as --features spells them.
+func featureWords(features []string) string {
+	return strings.ToLower(strings.Join(features, ","))
+}

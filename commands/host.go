@@ -1,0 +1,435 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/lint"
+	"github.com/cpactl/cpactl/output"
+)
+
+func init() { register(newHostCommand) }
+
+func newHostCommand(g *Globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "host",
+		Short: "Manage RDS hosts and feed their live figures (set-load)",
+		Long: `An RDS host belongs to one farm. The broker reads its load index (-1..100,
+-1 = load balancing disabled on the host), its sessions and its connecting
+sessions, which a feed keeps current with ` + "`cpactl host set-load`" + `. Its
+features (multisession, unauthenticated, rdp, pcoip, blast; all five by
+default) decide which requests it can serve and whether it may join bucket
+1. Host names are unique across the federation.`,
+	}
+	cmd.AddCommand(newHostListCommand(g), newHostShowCommand(g), newHostCreateCommand(g), newHostUpdateCommand(g, false),
+		newHostUpdateCommand(g, true), newHostDeleteCommand(g))
+	return cmd
+}
+
+// HostView is an RDS host as `host list` and `host show` print it (JSON
+// contract).
+type HostView struct {
+	Name        string   `json:"name"`
+	Farm        string   `json:"farm"`
+	Pod         string   `json:"pod"`
+	LoadIndex   int      `json:"load_index"`
+	Sessions    int      `json:"sessions"`
+	Connecting  int      `json:"connecting"`
+	Features    []string `json:"features"` // MULTISESSION, UNAUTHENTICATED, RDP, PCOIP, BLAST
+	Enabled     bool     `json:"enabled"`
+	Description string   `json:"description"`
+}
+
+func hostView(h ldapschema.Host) HostView {
+	return HostView{Name: h.Name, Farm: h.Farm, Pod: h.Pod, LoadIndex: h.LoadIndex, Sessions: h.Sessions,
+		Connecting: h.Connecting, Features: orEmpty(h.Features), Enabled: h.Enabled, Description: h.Description}
+}
+
+type hostListOptions struct {
+	g *Globals
+	readFlags
+	Farm string
+}
+
+func newHostListCommand(g *Globals) *cobra.Command {
+	o := &hostListOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List RDS hosts with their live figures",
+		Example: `  cpactl host list --farm us-farm1
+  cpactl host list -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+	}
+	cmd.Flags().StringVar(&o.Farm, "farm", "", "only the hosts of this farm")
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *hostListOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	farmDN := ""
+	if o.Farm != "" {
+		farm, err := st.Farm(o.Farm)
+		if err != nil {
+			return err
+		}
+		farmDN = farm.DN
+	}
+	hosts, err := st.Hosts(farmDN)
+	if err != nil {
+		return err
+	}
+	views := make([]HostView, 0, len(hosts))
+	for _, h := range hosts {
+		views = append(views, hostView(h))
+	}
+	return p.Print(views, func(w io.Writer) error {
+		rows := make([][]string, 0, len(views))
+		for _, v := range views {
+			rows = append(rows, []string{v.Name, v.Farm, v.Pod, strconv.Itoa(v.LoadIndex), strconv.Itoa(v.Sessions),
+				strconv.Itoa(v.Connecting), featureWords(v.Features), yesNo(v.Enabled)})
+		}
+		return output.Rows(w, []string{"name", "farm", "pod", "load index", "sessions", "connecting", "features", "enabled"}, rows)
+	})
+}
+
+type hostShowOptions struct {
+	g *Globals
+	readFlags
+	Name string
+}
+
+func newHostShowCommand(g *Globals) *cobra.Command {
+	o := &hostShowOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "show NAME",
+		Short:   "Print an RDS host",
+		Example: `  cpactl host show rds-us-01 -o json`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *hostShowOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	h, err := st.Host(o.Name)
+	if err != nil {
+		return err
+	}
+	v := hostView(h)
+	return p.Print(v, func(w io.Writer) error {
+		return output.Fields(w, [][2]string{
+			{"name", v.Name}, {"farm", v.Farm}, {"pod", v.Pod}, {"load index", strconv.Itoa(v.LoadIndex)},
+			{"sessions", strconv.Itoa(v.Sessions)}, {"connecting", strconv.Itoa(v.Connecting)},
+			{"features", featureWords(v.Features)}, {"enabled", yesNo(v.Enabled)}, {"description", orDash(v.Description)},
+		})
+	})
+}
+
+// hostFigureFlags are the flags create, update and set-load share.
+type hostFigureFlags struct {
+	LoadIndex, Sessions, Connecting int
+	Features                        []string
+	Description                     string
+	enabled                         *toggle
+	changed                         func(string) bool
+}
+
+func (f *hostFigureFlags) add(cmd *cobra.Command, figuresOnly bool) {
+	cmd.Flags().IntVar(&f.LoadIndex, "load-index", 0, "the host's load index, -1..100 (-1 = load balancing disabled on the host)")
+	cmd.Flags().IntVar(&f.Sessions, "sessions", 0, "sessions on the host")
+	cmd.Flags().IntVar(&f.Connecting, "connecting", 0, "sessions connecting to the host")
+	f.changed = cmd.Flags().Changed
+	if figuresOnly {
+		return
+	}
+	cmd.Flags().StringSliceVar(&f.Features, "features", nil,
+		"supported features: multisession,unauthenticated,rdp,pcoip,blast (default: all five)")
+	cmd.Flags().StringVar(&f.Description, "description", "", "what the host is")
+	f.enabled = addToggle(cmd, "enabled", "disabled", "whether the host takes sessions (default enabled)")
+}
+
+// parseFeatures validates --features and returns them in the canonical
+// order of ldapschema.AllFeatures.
+func parseFeatures(values []string) ([]string, error) {
+	given := map[string]bool{}
+	for _, v := range cleanList(values) {
+		f := strings.ToUpper(v)
+		if !containsFoldString(ldapschema.AllFeatures, f) {
+			return nil, errorf("pass --features with some of multisession, unauthenticated, rdp, pcoip, blast",
+				"unknown host feature %q", v)
+		}
+		given[f] = true
+	}
+	if len(given) == 0 {
+		return nil, errorf("name at least one feature, e.g. --features rdp,blast", "--features is empty")
+	}
+	var out []string
+	for _, f := range ldapschema.AllFeatures {
+		if given[f] {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+func containsFoldString(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *hostFigureFlags) apply(h *ldapschema.Host) error {
+	if f.changed("load-index") {
+		h.LoadIndex = f.LoadIndex
+	}
+	if f.changed("sessions") {
+		h.Sessions = f.Sessions
+	}
+	if f.changed("connecting") {
+		h.Connecting = f.Connecting
+	}
+	if f.changed("features") {
+		features, err := parseFeatures(f.Features)
+		if err != nil {
+			return err
+		}
+		h.Features = features
+	}
+	if f.changed("description") {
+		h.Description = f.Description
+	}
+	if f.enabled != nil {
+		f.enabled.apply(&h.Enabled)
+	}
+	return checkDescription(directory.KindHost, h.Name, h.Description)
+}
+
+type hostCreateOptions struct {
+	g *Globals
+	writeFlags
+	hostFigureFlags
+	Name string
+	Farm string
+}
+
+func newHostCreateCommand(g *Globals) *cobra.Command {
+	o := &hostCreateOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "create NAME --farm F [flags]",
+		Short: "Create an RDS host in a farm (idempotent: an identical host is left unchanged)",
+		Example: `  cpactl host create rds-us-01 --farm us-farm1 --load-index 12 --sessions 8
+  cpactl host create rds-us-09 --farm us-farm1 --features rdp,blast --disabled`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			if err := o.enabled.resolve(cmd); err != nil {
+				return err
+			}
+			return o.run()
+		},
+	}
+	cmd.Flags().StringVar(&o.Farm, "farm", "", "the farm of the host (required)")
+	o.hostFigureFlags.add(cmd, false)
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+func (o *hostCreateOptions) build() (ldapschema.Host, error) {
+	h := ldapschema.Host{Name: o.Name, Enabled: true, Features: append([]string(nil), ldapschema.AllFeatures...)}
+	if err := checkName(directory.KindHost, o.Name, maxName); err != nil {
+		return h, err
+	}
+	if o.Farm == "" {
+		return h, errorf(fmt.Sprintf("cpactl host create %s --farm FARM", lint.Quote(o.Name)), "an RDS host needs a farm: pass --farm")
+	}
+	if err := o.apply(&h); err != nil {
+		return h, err
+	}
+	return h, checkRules(o.g, directory.KindHost, o.Name, lint.HostRules(h))
+}
+
+func (o *hostCreateOptions) run() error {
+	want, err := o.build()
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	farm, err := st.Farm(o.Farm)
+	if err != nil {
+		return err
+	}
+	want.Farm, want.Pod, want.DN = farm.Name, farm.Pod, st.DIT.Host(farm.Pod, farm.Name, o.Name)
+	existing, err := st.Host(o.Name)
+	switch {
+	case err == nil:
+		if !ldapschema.EqualDN(existing.DN, want.DN) {
+			return errorf("RDS host names are unique across the federation: pick another name",
+				"rds host %q exists in farm %s", existing.Name, existing.Farm)
+		}
+		if diffs := want.Attrs().Changes(existing.Attrs(), ldapschema.HostManaged...); len(diffs) > 0 {
+			return errorf(fmt.Sprintf("use `cpactl host update %s` to change it", lint.Quote(existing.Name)),
+				"rds host %q exists with a different %s", existing.Name, changedWords(diffs))
+		}
+		o.g.report("rds host %s: unchanged", existing.Name)
+		return nil
+	case !directory.IsNotFound(err):
+		return err
+	}
+	if o.DryRun {
+		o.g.report("would create rds host %s in farm %s", o.Name, farm.Name)
+		return nil
+	}
+	if err := st.Add(st.Client, want.DN, want.Attrs()); err != nil {
+		return existsHint(err, directory.KindHost, o.Name)
+	}
+	o.g.report("created rds host %s in farm %s", o.Name, farm.Name)
+	return nil
+}
+
+type hostUpdateOptions struct {
+	g *Globals
+	writeFlags
+	hostFigureFlags
+	setLoad bool
+	Name    string
+}
+
+// newHostUpdateCommand builds `host update`, or with setLoad `host
+// set-load`, the narrow form a feed of live figures calls.
+func newHostUpdateCommand(g *Globals, setLoad bool) *cobra.Command {
+	o := &hostUpdateOptions{g: g, setLoad: setLoad}
+	cmd := &cobra.Command{
+		Use:   "update NAME [flags]",
+		Short: "Change an RDS host's figures, features, description or state (only the flags given)",
+		Example: `  cpactl host update rds-us-01 --features multisession,rdp,pcoip,blast
+  cpactl host update rds-us-02 --disabled`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			if o.enabled != nil {
+				if err := o.enabled.resolve(cmd); err != nil {
+					return err
+				}
+			}
+			return o.run()
+		},
+	}
+	if setLoad {
+		cmd.Use = "set-load NAME --load-index N [--sessions N] [--connecting N]"
+		cmd.Short = "Feed an RDS host's live figures: load index, sessions, connecting sessions"
+		cmd.Long = `Records the figures an RDS host last reported, as a monitoring feed would:
+the load index (-1..100, -1 = load balancing disabled on the host) and,
+optionally, its sessions and connecting sessions. Unchanged figures print
+"unchanged".`
+		cmd.Example = `  cpactl host set-load rds-us-01 --load-index 35 --sessions 12 --connecting 3`
+	}
+	o.hostFigureFlags.add(cmd, setLoad)
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+func (o *hostUpdateOptions) run() error {
+	switch {
+	case o.setLoad && !o.changed("load-index"):
+		return errorf(fmt.Sprintf("cpactl host set-load %s --load-index N", lint.Quote(o.Name)), "set-load needs --load-index")
+	case !o.setLoad && (o.enabled == nil || !o.enabled.set()) &&
+		!anyChanged(o.changed, "load-index", "sessions", "connecting", "features", "description"):
+		return errorf("pass --load-index, --sessions, --connecting, --features, --description, --enabled or --disabled",
+			"nothing to update for rds host %s", o.Name)
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	h, err := st.Host(o.Name)
+	if err != nil {
+		return err
+	}
+	next := h
+	if err := o.apply(&next); err != nil {
+		return err
+	}
+	if err := checkRules(o.g, directory.KindHost, h.Name, lint.HostRules(next)); err != nil {
+		return err
+	}
+	return writeChanges(o.g, st, o.DryRun, directory.KindHost, h.Name, h.DN,
+		next.Attrs().Changes(h.Attrs(), ldapschema.HostManaged...))
+}
+
+type hostDeleteOptions struct {
+	g *Globals
+	deleteFlags
+	Name string
+}
+
+func newHostDeleteCommand(g *Globals) *cobra.Command {
+	o := &hostDeleteOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete an RDS host; refused while session records name it (see --force)",
+		Long: `Deletes an RDS host. While session records name it the delete is refused
+and they are listed; with --force the sessions lose their host, in the same
+LDAP transaction.
+
+On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
+		Example: `  cpactl host delete rds-us-09 --yes`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.deleteFlags.add(cmd, "also remove the host from session records, in the same transaction")
+	return cmd
+}
+
+func (o *hostDeleteOptions) run() error {
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	h, err := st.Host(o.Name)
+	if err != nil {
+		return err
+	}
+	return runDelete(o.g, st, directory.KindHost, h.Name, h.DN, o.deleteFlags,
+		"end the sessions on it first (cpactl session end), or pass --force")
+}

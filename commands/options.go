@@ -1,0 +1,134 @@
+package commands
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/go-ldap/ldap/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// toggle is an on/off flag pair (--use-home-site / --no-use-home-site,
+// --enabled / --disabled). Value is nil when neither was given, so an
+// update changes only what the administrator named.
+type toggle struct {
+	On, Off     string
+	onV, offV   bool
+	value       *bool
+	description string
+}
+
+// addToggle registers the pair on cmd.
+func addToggle(cmd *cobra.Command, on, off, usage string) *toggle {
+	t := &toggle{On: on, Off: off, description: usage}
+	cmd.Flags().BoolVar(&t.onV, on, false, usage)
+	cmd.Flags().BoolVar(&t.offV, off, false, "the opposite of --"+on)
+	return t
+}
+
+// resolve reads the pair after parsing; both given is an error.
+func (t *toggle) resolve(cmd *cobra.Command) error {
+	on, off := cmd.Flags().Changed(t.On), cmd.Flags().Changed(t.Off)
+	switch {
+	case on && off:
+		return errorf(fmt.Sprintf("pass one of --%s and --%s", t.On, t.Off), "--%s and --%s contradict each other", t.On, t.Off)
+	case on:
+		v := t.onV
+		t.value = &v
+	case off:
+		v := !t.offV
+		t.value = &v
+	}
+	return nil
+}
+
+// set reports whether the pair was given.
+func (t *toggle) set() bool { return t.value != nil }
+
+// apply stores the given value into dst, if any.
+func (t *toggle) apply(dst *bool) {
+	if t.value != nil {
+		*dst = *t.value
+	}
+}
+
+// parseEnum maps a flag value (any case) to its stored form, one of
+// allowed (stored in upper case).
+func parseEnum(flag, value string, allowed ...string) (string, error) {
+	v := strings.ToUpper(strings.TrimSpace(value))
+	for _, a := range allowed {
+		if v == a {
+			return a, nil
+		}
+	}
+	words := make([]string, len(allowed))
+	for i, a := range allowed {
+		words[i] = strings.ToLower(a)
+	}
+	return "", errorf(fmt.Sprintf("pass --%s with one of %s", flag, strings.Join(words, ", ")),
+		"--%s %q is not one of %s", flag, value, strings.Join(words, ", "))
+}
+
+// onOff picks one of two words.
+func onOff(v bool, on, off string) string {
+	if v {
+		return on
+	}
+	return off
+}
+
+// yesNo renders a boolean for tables.
+func yesNo(v bool) string { return onOff(v, "yes", "no") }
+
+// flagWords names the attributes whose flag is not their kebab-case name.
+var flagWords = map[string]string{
+	ldapschema.AttrTag:                "tags",
+	ldapschema.AttrHostFeature:        "features",
+	ldapschema.AttrConnectingSessions: "connecting",
+	ldapschema.AttrFarmDN:             "farm",
+	ldapschema.AttrDedicated:          "dedicated",
+}
+
+// flagWord names an attribute the way the flags do: pae-UseHomeSite is
+// use-home-site.
+func flagWord(attr string) string {
+	if w, ok := flagWords[attr]; ok {
+		return w
+	}
+	name := strings.TrimPrefix(attr, "pae-")
+	var b strings.Builder
+	runes := []rune(name)
+	for i, r := range runes {
+		if unicode.IsUpper(r) && i > 0 && (unicode.IsLower(runes[i-1]) ||
+			(i+1 < len(runes) && unicode.IsLower(runes[i+1]))) {
+			b.WriteByte('-')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// changedWords lists the attributes a modify changes, as flags name them.
+func changedWords(changes []ldap.Change) string {
+	words := make([]string, 0, len(changes))
+	for _, c := range changes {
+		words = append(words, flagWord(c.Modification.Type))
+	}
+	return strings.Join(words, ", ")
+}
+
+// sortBy sorts s by key, case-insensitively (then exactly), as lists are
+// printed.
+func sortBy[T any](s []T, key func(T) string) {
+	sort.SliceStable(s, func(i, j int) bool {
+		a, b := key(s[i]), key(s[j])
+		if la, lb := strings.ToLower(a), strings.ToLower(b); la != lb {
+			return la < lb
+		}
+		return a < b
+	})
+}

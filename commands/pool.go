@@ -1,0 +1,538 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/lint"
+	"github.com/cpactl/cpactl/output"
+)
+
+func init() { register(newPoolCommand) }
+
+func newPoolCommand(g *Globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "pool",
+		Short: "Manage desktop pools and farm-backed (RDS desktop and application) pools",
+		Long: `A pool lives in one pod. Desktop pools (--kind desktop) are virtual machines,
+dedicated or floating, with a capacity and the figures the broker reads:
+sessions in use and, for dedicated pools, machines already assigned. RDS
+desktop and application pools (--kind rds-desktop, --kind application) are
+served by an RDS farm of the same pod; their figures come from the farm's
+hosts. Pool names are unique across the federation.`,
+	}
+	cmd.AddCommand(newPoolListCommand(g), newPoolShowCommand(g), newPoolCreateCommand(g), newPoolUpdateCommand(g),
+		newPoolDeleteCommand(g))
+	return cmd
+}
+
+// PoolView is a pool as `pool list` and `pool show` print it (JSON
+// contract). Figures that do not apply to the pool's kind are null.
+type PoolView struct {
+	Name         string   `json:"name"`
+	Pod          string   `json:"pod"`
+	Kind         string   `json:"kind"`      // DESKTOP, RDS_DESKTOP or APPLICATION
+	Dedicated    *bool    `json:"dedicated"` // desktop pools
+	Capacity     *int     `json:"capacity"`  // desktop pools
+	Sessions     *int     `json:"sessions"`  // desktop pools
+	Assigned     *int     `json:"assigned"`  // dedicated desktop pools
+	Farm         *string  `json:"farm"`      // farm-backed pools
+	Enabled      bool     `json:"enabled"`
+	Description  string   `json:"description"`
+	Entitlements []string `json:"entitlements"` // the GE holding it (lint reports more than one)
+}
+
+func poolView(p ldapschema.Pool, ges []ldapschema.Entitlement) PoolView {
+	v := PoolView{Name: p.Name, Pod: p.Pod, Kind: p.Kind, Enabled: p.Enabled, Description: p.Description,
+		Entitlements: []string{}}
+	if p.Kind == ldapschema.KindDesktop {
+		d, c, s := p.Dedicated, p.Capacity, p.Sessions
+		v.Dedicated, v.Capacity, v.Sessions = &d, &c, &s
+		if p.Dedicated {
+			a := p.Assigned
+			v.Assigned = &a
+		}
+	} else {
+		f := p.Farm
+		v.Farm = &f
+	}
+	for _, ge := range ges {
+		if containsDN(ge.PoolDNs, p.DN) {
+			v.Entitlements = append(v.Entitlements, ge.Name)
+		}
+	}
+	return v
+}
+
+func intOrDash(v *int) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.Itoa(*v)
+}
+
+func strOrDash(v *string) string {
+	if v == nil {
+		return "-"
+	}
+	return orDash(*v)
+}
+
+// kindWord renders a pool kind as --kind spells it.
+func kindWord(kind string) string {
+	return strings.ReplaceAll(strings.ToLower(kind), "_", "-")
+}
+
+type poolListOptions struct {
+	g *Globals
+	readFlags
+	Pod string
+}
+
+func newPoolListCommand(g *Globals) *cobra.Command {
+	o := &poolListOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List pools with their pod, kind, figures and entitlement",
+		Example: `  cpactl pool list
+  cpactl pool list --pod uk-pod1 -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+	}
+	cmd.Flags().StringVar(&o.Pod, "pod", "", "only the pools of this pod")
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *poolListOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	if o.Pod != "" {
+		if _, err := st.Pod(o.Pod); err != nil {
+			return err
+		}
+	}
+	pools, err := st.Pools()
+	if err != nil {
+		return err
+	}
+	ges, err := st.Entitlements()
+	if err != nil {
+		return err
+	}
+	views := make([]PoolView, 0, len(pools))
+	for _, pl := range pools {
+		if o.Pod == "" || strings.EqualFold(pl.Pod, o.Pod) {
+			views = append(views, poolView(pl, ges))
+		}
+	}
+	return p.Print(views, func(w io.Writer) error {
+		rows := make([][]string, 0, len(views))
+		for _, v := range views {
+			rows = append(rows, []string{v.Name, v.Pod, kindWord(v.Kind), assignmentWord(v.Dedicated), intOrDash(v.Capacity),
+				intOrDash(v.Sessions), intOrDash(v.Assigned), strOrDash(v.Farm), yesNo(v.Enabled), joinOr(v.Entitlements, "-")})
+		}
+		return output.Rows(w, []string{"name", "pod", "kind", "assignment", "capacity", "sessions", "assigned", "farm",
+			"enabled", "entitlement"}, rows)
+	})
+}
+
+type poolShowOptions struct {
+	g *Globals
+	readFlags
+	Name string
+}
+
+func newPoolShowCommand(g *Globals) *cobra.Command {
+	o := &poolShowOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "show NAME",
+		Short:   "Print a pool",
+		Example: `  cpactl pool show uk-desk -o json`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *poolShowOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	pool, err := st.Pool(o.Name)
+	if err != nil {
+		return err
+	}
+	ges, err := st.EntitlementsWithPool(pool.DN)
+	if err != nil {
+		return err
+	}
+	v := poolView(pool, ges)
+	return p.Print(v, func(w io.Writer) error {
+		return output.Fields(w, [][2]string{
+			{"name", v.Name}, {"pod", v.Pod}, {"kind", kindWord(v.Kind)}, {"user assignment", assignmentWord(v.Dedicated)},
+			{"capacity", intOrDash(v.Capacity)}, {"sessions", intOrDash(v.Sessions)}, {"assigned", intOrDash(v.Assigned)},
+			{"farm", strOrDash(v.Farm)}, {"enabled", yesNo(v.Enabled)}, {"description", orDash(v.Description)},
+			{"entitlement", joinOr(v.Entitlements, "-")},
+		})
+	})
+}
+
+// poolFigureFlags are the flags create and update share.
+type poolFigureFlags struct {
+	Capacity, Sessions, Assigned int
+	Farm, Description            string
+	enabled                      *toggle
+	changed                      func(string) bool
+}
+
+func (f *poolFigureFlags) add(cmd *cobra.Command) {
+	cmd.Flags().IntVar(&f.Capacity, "capacity", 0, "machines in a desktop pool")
+	cmd.Flags().IntVar(&f.Sessions, "sessions", 0, "sessions in use in a desktop pool")
+	cmd.Flags().IntVar(&f.Assigned, "assigned", 0, "machines already assigned in a dedicated desktop pool")
+	cmd.Flags().StringVar(&f.Farm, "farm", "", "the RDS farm (of the same pod) serving an rds-desktop or application pool")
+	cmd.Flags().StringVar(&f.Description, "description", "", "what the pool is")
+	f.enabled = addToggle(cmd, "enabled", "disabled", "whether the pool takes sessions (default enabled)")
+	f.changed = cmd.Flags().Changed
+}
+
+// apply sets the given figures on p, refusing those that do not fit its
+// kind.
+func (f *poolFigureFlags) apply(p *ldapschema.Pool) error {
+	desktopOnly := []string{"capacity", "sessions", "assigned"}
+	if p.Kind == ldapschema.KindDesktop {
+		if f.changed("farm") {
+			return errorf("drop --farm: desktop pools are virtual machines, not farm sessions",
+				"--farm is for rds-desktop and application pools; pool %q is a desktop pool", p.Name)
+		}
+		if f.changed("assigned") && !p.Dedicated {
+			return errorf("drop --assigned: floating pools assign no machines",
+				"--assigned is for dedicated desktop pools; pool %q is floating", p.Name)
+		}
+	} else {
+		for _, name := range desktopOnly {
+			if f.changed(name) {
+				return errorf(fmt.Sprintf("drop --%s: the figures of a farm-backed pool come from its farm's hosts (cpactl host set-load)", name),
+					"--%s is for desktop pools; pool %q is %s", name, p.Name, kindWord(p.Kind))
+			}
+		}
+	}
+	if f.changed("capacity") {
+		p.Capacity = f.Capacity
+	}
+	if f.changed("sessions") {
+		p.Sessions = f.Sessions
+	}
+	if f.changed("assigned") {
+		p.Assigned = f.Assigned
+	}
+	if f.changed("description") {
+		p.Description = f.Description
+	}
+	f.enabled.apply(&p.Enabled)
+	return checkDescription(directory.KindPool, p.Name, p.Description)
+}
+
+// bindFarm points a farm-backed pool at the farm --farm names, which must
+// exist and be in the pool's pod.
+func (f *poolFigureFlags) bindFarm(st *directory.Store, p *ldapschema.Pool) error {
+	if !f.changed("farm") {
+		return nil
+	}
+	farm, err := st.Farm(f.Farm)
+	if err != nil {
+		return err
+	}
+	if v := lint.FarmFits(*p, farm); v != nil {
+		return errorf(v.Hint, "pool %q: %s", p.Name, v.Message)
+	}
+	p.FarmDN, p.Farm = farm.DN, farm.Name
+	return nil
+}
+
+type poolCreateOptions struct {
+	g *Globals
+	writeFlags
+	poolFigureFlags
+	Name      string
+	Pod       string
+	Kind      string
+	Dedicated bool
+	Floating  bool
+}
+
+func newPoolCreateCommand(g *Globals) *cobra.Command {
+	o := &poolCreateOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "create NAME --pod P --kind desktop|rds-desktop|application [flags]",
+		Short: "Create a pool (idempotent: an identical pool is left unchanged)",
+		Long: `Creates a pool in a pod. A desktop pool needs --dedicated or --floating
+(never changed afterwards) and takes --capacity, --sessions and, when
+dedicated, --assigned. An rds-desktop or application pool needs --farm, a
+farm of the same pod. Pools start enabled (--disabled to start them off).`,
+		Example: `  cpactl pool create uk-desk --pod uk-pod1 --kind desktop --floating --capacity 50 --sessions 12
+  cpactl pool create in-ded --pod in-pod1 --kind desktop --dedicated --capacity 20 --assigned 20
+  cpactl pool create office --pod us-pod1 --kind application --farm us-farm1`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			if err := o.enabled.resolve(cmd); err != nil {
+				return err
+			}
+			return o.run()
+		},
+	}
+	cmd.Flags().StringVar(&o.Pod, "pod", "", "the pod of the pool (required)")
+	cmd.Flags().StringVar(&o.Kind, "kind", "", "desktop, rds-desktop or application (required)")
+	cmd.Flags().BoolVar(&o.Dedicated, "dedicated", false, "a desktop pool of dedicated machines")
+	cmd.Flags().BoolVar(&o.Floating, "floating", false, "a desktop pool of floating machines")
+	o.poolFigureFlags.add(cmd)
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+// parseKind maps --kind to the stored kind.
+func parseKind(s string) (string, error) {
+	kinds := []string{ldapschema.KindDesktop, ldapschema.KindRDSDesktop, ldapschema.KindApplication}
+	for _, k := range kinds {
+		if v := strings.TrimSpace(s); strings.EqualFold(v, kindWord(k)) || strings.EqualFold(v, k) {
+			return k, nil
+		}
+	}
+	return "", errorf("pass --kind desktop, --kind rds-desktop or --kind application",
+		"--kind %q is not one of desktop, rds-desktop, application", s)
+}
+
+// build validates the flags (no I/O) and returns the pool to write,
+// without its farm.
+func (o *poolCreateOptions) build() (ldapschema.Pool, error) {
+	p := ldapschema.Pool{Name: o.Name, Enabled: true}
+	if err := checkName(directory.KindPool, o.Name, maxName); err != nil {
+		return p, err
+	}
+	if o.Pod == "" {
+		return p, errorf(fmt.Sprintf("cpactl pool create %s --pod POD --kind KIND", lint.Quote(o.Name)), "a pool needs a pod: pass --pod")
+	}
+	if o.Kind == "" {
+		return p, errorf("pass --kind desktop, --kind rds-desktop or --kind application", "pool %q needs --kind", o.Name)
+	}
+	kind, err := parseKind(o.Kind)
+	if err != nil {
+		return p, err
+	}
+	p.Kind, p.Pod = kind, o.Pod
+	switch {
+	case o.Dedicated && o.Floating:
+		return p, errorf("pass one of --dedicated and --floating", "--dedicated and --floating contradict each other")
+	case kind == ldapschema.KindDesktop && !o.Dedicated && !o.Floating:
+		return p, errorf("pass --dedicated or --floating (it cannot be changed later)", "desktop pool %q needs --dedicated or --floating", o.Name)
+	case kind != ldapschema.KindDesktop && o.Dedicated:
+		return p, errorf("drop --dedicated: rds-desktop and application pools are floating",
+			"--dedicated is for desktop pools; pool %q is %s", o.Name, kindWord(kind))
+	case kind != ldapschema.KindDesktop && !o.changed("farm"):
+		return p, errorf(fmt.Sprintf("pass --farm FARM, a farm of pod %s", lint.Quote(o.Pod)), "%s pool %q needs --farm", kindWord(kind), o.Name)
+	}
+	p.Dedicated = o.Dedicated
+	if err := o.apply(&p); err != nil {
+		return p, err
+	}
+	return p, checkRules(o.g, directory.KindPool, o.Name, lint.PoolRules(p))
+}
+
+func (o *poolCreateOptions) run() error {
+	want, err := o.build()
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	pod, err := st.Pod(o.Pod)
+	if err != nil {
+		return err
+	}
+	want.Pod, want.DN = pod.Name, st.DIT.Pool(pod.Name, o.Name)
+	if err := o.bindFarm(st, &want); err != nil {
+		return err
+	}
+	existing, err := st.Pool(o.Name)
+	switch {
+	case err == nil:
+		if !ldapschema.EqualDN(existing.DN, want.DN) {
+			return errorf("pool names are unique across the federation: pick another name",
+				"pool %q exists in pod %s", existing.Name, existing.Pod)
+		}
+		diffs := want.Attrs().Changes(existing.Attrs(), ldapschema.PoolManaged...)
+		if existing.Kind != want.Kind || len(diffs) > 0 {
+			what := changedWords(diffs)
+			if existing.Kind != want.Kind {
+				what = "kind (" + kindWord(existing.Kind) + ")"
+			}
+			return errorf(fmt.Sprintf("use `cpactl pool update %s` to change it", lint.Quote(existing.Name)),
+				"pool %q exists with a different %s", existing.Name, what)
+		}
+		o.g.report("pool %s: unchanged", existing.Name)
+		return nil
+	case !directory.IsNotFound(err):
+		return err
+	}
+	if err := checkFreeSlot(st, want.DN, directory.KindPool, o.Name, "pod "+pod.Name); err != nil {
+		return err
+	}
+	if o.DryRun {
+		o.g.report("would create pool %s in pod %s", o.Name, pod.Name)
+		return nil
+	}
+	if err := st.Add(st.Client, want.DN, want.Attrs()); err != nil {
+		return existsHint(err, directory.KindPool, o.Name)
+	}
+	o.g.report("created pool %s in pod %s", o.Name, pod.Name)
+	return nil
+}
+
+// checkFreeSlot refuses to create an entry where another one of a
+// different kind sits: pools, farms and Connection Servers of a pod share
+// one namespace in the directory (cn=NAME below the pod).
+func checkFreeSlot(st *directory.Store, dn, kind, name, parent string) error {
+	e, err := st.Entry(dn, "objectClass")
+	if err != nil || e == nil {
+		return err
+	}
+	other, _ := directory.DescribeEntry(e)
+	return errorf("pick another name", "cannot create %s %q: %s already holds a %s of that name", kind, name, parent, other)
+}
+
+type poolUpdateOptions struct {
+	g *Globals
+	writeFlags
+	poolFigureFlags
+	Name string
+}
+
+func newPoolUpdateCommand(g *Globals) *cobra.Command {
+	o := &poolUpdateOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "update NAME [flags]",
+		Short: "Change a pool's figures, farm, description or state (only the flags given)",
+		Long: `Changes what the flags name. A pool's pod, kind and dedicated/floating
+assignment are fixed; delete and create the pool to change them.`,
+		Example: `  cpactl pool update uk-desk --sessions 50      # full
+  cpactl pool update in-desk1 --disabled
+  cpactl pool update office --farm us-farm2`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			if err := o.enabled.resolve(cmd); err != nil {
+				return err
+			}
+			return o.run()
+		},
+	}
+	o.poolFigureFlags.add(cmd)
+	o.writeFlags.add(cmd)
+	return cmd
+}
+
+func (o *poolUpdateOptions) run() error {
+	if !o.enabled.set() && !anyChanged(o.changed, "capacity", "sessions", "assigned", "farm", "description") {
+		return errorf("pass --capacity, --sessions, --assigned, --farm, --description, --enabled or --disabled",
+			"nothing to update for pool %s", o.Name)
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	pool, err := st.Pool(o.Name)
+	if err != nil {
+		return err
+	}
+	next := pool
+	if err := o.apply(&next); err != nil {
+		return err
+	}
+	if err := checkRules(o.g, directory.KindPool, pool.Name, lint.PoolRules(next)); err != nil {
+		return err
+	}
+	if err := o.bindFarm(st, &next); err != nil {
+		return err
+	}
+	return writeChanges(o.g, st, o.DryRun, directory.KindPool, pool.Name, pool.DN,
+		next.Attrs().Changes(pool.Attrs(), ldapschema.PoolManaged...))
+}
+
+func anyChanged(changed func(string) bool, names ...string) bool {
+	for _, n := range names {
+		if changed(n) {
+			return true
+		}
+	}
+	return false
+}
+
+type poolDeleteOptions struct {
+	g *Globals
+	deleteFlags
+	Name string
+}
+
+func newPoolDeleteCommand(g *Globals) *cobra.Command {
+	o := &poolDeleteOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete a pool; refused while an entitlement or session refers to it (see --force)",
+		Long: `Deletes a pool. While an entitlement holds it or session records name it,
+the delete is refused and they are listed; with --force the pool leaves the
+entitlement and the sessions lose their pool, in one LDAP transaction.
+
+On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
+		Example: `  cpactl pool delete old-desk --yes
+  cpactl pool delete uk-desk --force --dry-run`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.deleteFlags.add(cmd, "also remove the pool from its entitlement and from session records, in the same transaction")
+	return cmd
+}
+
+func (o *poolDeleteOptions) run() error {
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	pool, err := st.Pool(o.Name)
+	if err != nil {
+		return err
+	}
+	return runDelete(o.g, st, directory.KindPool, pool.Name, pool.DN, o.deleteFlags,
+		"remove it from its entitlement first (cpactl entitlement remove-pool), or pass --force")
+}
