@@ -171,7 +171,8 @@ type UserDomainError struct {
 }
 
 func (e *UserDomainError) Error() string {
-	return fmt.Sprintf("user %q does not exist: %s is in domain %s", e.Arg, e.UID, e.Domain)
+	// Not %q: it would double the backslash of DOMAIN\uid.
+	return fmt.Sprintf("user %s does not exist: %s is in domain %s", e.Arg, e.UID, e.Domain)
 }
 
 // Unwrap makes the error a not-found error.

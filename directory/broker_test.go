@@ -572,7 +572,7 @@ func TestResolveFederationDomain(t *testing.T) {
 	}
 	_, err := st.ResolveFederation(ResolveQuery{User: `OTHER\alice`, Entitlement: "GE"})
 	var nf *NotFoundError
-	if !errors.As(err, &nf) || !strings.Contains(err.Error(), `user "OTHER\\alice" does not exist: alice is in domain corp.example.com`) {
+	if !errors.As(err, &nf) || !strings.Contains(err.Error(), `user OTHER\alice does not exist: alice is in domain corp.example.com`) {
 		t.Errorf("OTHER\\alice: %v, want a not-found error naming the stored domain", err)
 	}
 	data, err := st.ResolveFederation(ResolveQuery{User: "bob", Entitlement: "GE"})
