@@ -79,13 +79,22 @@ func runDelete(g *Globals, st *directory.Store, kind, name, dn string, f deleteF
 	if err := confirm(g, f.Yes, fmt.Sprintf("deleting %s %q", kind, name), question); err != nil {
 		return err
 	}
-	if err := plan.Apply(st.Client); err != nil {
+	if err := st.ApplyPlan(&plan.Plan); err != nil {
 		return err
 	}
 	for _, w := range plan.Writes {
 		g.report("%s", w.Done())
 	}
+	warnStepwise(g, &plan.Plan)
 	return nil
+}
+
+// warnStepwise says when the server could not take a plan in one
+// transaction (see directory.Store.ApplyPlan).
+func warnStepwise(g *Globals, p *directory.Plan) {
+	if p.Stepwise {
+		g.warn("the server cannot delete several subtrees in one transaction: the references went first in one transaction, then the deletes one by one")
+	}
 }
 
 // reportPlan prints a plan's lines: done, or planned with --dry-run.

@@ -177,7 +177,7 @@ func newSiteCreateCommand(g *Globals) *cobra.Command {
 		Long: `Creates a site. Creating a site that exists with the same description and
 URL prints "unchanged"; with different ones it fails and points to update.
 Rank its preferred sites afterwards with ` + "`cpactl site preferred`.",
-		Example: `  cpactl site create India --description "Bangalore data centre" --url https://vdi.in.example.com
+		Example: `  cpactl site create India --description "Bangalore data centre" --site-url https://vdi.in.example.com
   cpactl site create 'R&D, "West" <1>+;=*()\ Zürich'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -186,12 +186,16 @@ Rank its preferred sites afterwards with ` + "`cpactl site preferred`.",
 		},
 	}
 	cmd.Flags().StringVar(&o.Description, "description", "", "what the site is (up to 1024 characters)")
-	cmd.Flags().StringVar(&o.URL, "url", "", "the address users of the site connect to")
+	// --url is the global LDAP server flag (-H/--url), hence --site-url.
+	cmd.Flags().StringVar(&o.URL, "site-url", "", "the address users of the site connect to")
 	o.writeFlags.add(cmd)
 	return cmd
 }
 
 func (o *siteCreateOptions) validate() error {
+	if err := checkSiteURLFlag(o.g); err != nil {
+		return err
+	}
 	if err := checkName(directory.KindSite, o.Name, maxName); err != nil {
 		return err
 	}
@@ -239,6 +243,18 @@ func (o *siteCreateOptions) run() error {
 	return nil
 }
 
+// checkSiteURLFlag catches a site's web address given to -H/--url, the
+// LDAP server flag, instead of --site-url.
+func checkSiteURLFlag(g *Globals) error {
+	for _, u := range g.URLs {
+		if l := strings.ToLower(u); strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://") {
+			return errorf("a site's address is --site-url; --url (-H) names the LDAP server",
+				"--url %s is not an LDAP URI", u)
+		}
+	}
+	return nil
+}
+
 // existsHint explains an "already exists" from a concurrent create.
 func existsHint(err error, kind, name string) error {
 	if directory.IsCode(err, ldap.LDAPResultEntryAlreadyExists) {
@@ -271,7 +287,7 @@ func newSiteUpdateCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "update NAME",
 		Short: "Change a site's description or URL, or rename it (references follow, in one transaction)",
-		Long: `Changes a site's description or URL, or renames it. A rename rewrites every
+		Long: `Changes a site's description or URL (--site-url), or renames it. A rename rewrites every
 reference to the site (its pods, home-site rows, other sites' preferred-site
 lists) in the same LDAP transaction as the rename itself.`,
 		Example: `  cpactl site update UK --description "London and Manchester"
@@ -282,22 +298,25 @@ lists) in the same LDAP transaction as the rename itself.`,
 			if cmd.Flags().Changed("description") {
 				o.Description = &description
 			}
-			if cmd.Flags().Changed("url") {
+			if cmd.Flags().Changed("site-url") {
 				o.URL = &url
 			}
 			return o.run()
 		},
 	}
 	cmd.Flags().StringVar(&description, "description", "", "new description (\"\" removes it)")
-	cmd.Flags().StringVar(&url, "url", "", "new URL (\"\" removes it)")
+	cmd.Flags().StringVar(&url, "site-url", "", "new URL of the site (\"\" removes it)")
 	cmd.Flags().StringVar(&o.Rename, "rename", "", "new name of the site")
 	o.writeFlags.add(cmd)
 	return cmd
 }
 
 func (o *siteUpdateOptions) validate() error {
+	if err := checkSiteURLFlag(o.g); err != nil {
+		return err
+	}
 	if o.Description == nil && o.URL == nil && o.Rename == "" {
-		return errorf("pass --description, --url or --rename", "nothing to update for site %s", o.Name)
+		return errorf("pass --description, --site-url or --rename", "nothing to update for site %s", o.Name)
 	}
 	if o.Description != nil {
 		if err := checkDescription(directory.KindSite, o.Name, *o.Description); err != nil {
@@ -360,11 +379,12 @@ func applyPlan(g *Globals, st *directory.Store, plan *directory.Plan, dryRun boo
 		return nil
 	}
 	if !dryRun {
-		if err := plan.Apply(st.Client); err != nil {
+		if err := st.ApplyPlan(plan); err != nil {
 			return err
 		}
 	}
 	reportPlan(g, plan, dryRun)
+	warnStepwise(g, plan)
 	return nil
 }
 

@@ -12,8 +12,11 @@ package directory
 // nothing without its user or group, site and entitlement).
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,7 +28,7 @@ import (
 // Write is one planned change of a Plan, described for people.
 type Write struct {
 	// Verb is the present tense of what the write does: "delete", "remove",
-	// "update", "rename", "set". Past tense: Verb+"d".
+	// "update", "rename", "set".
 	Verb string
 	// Object says what it applies to: "pod P1", "UK from the preferred
 	// sites of site India".
@@ -40,21 +43,41 @@ type Write struct {
 }
 
 // Done renders the write as a result line: "deleted pod P1".
-func (w Write) Done() string { return w.Verb + "d " + w.Object }
+func (w Write) Done() string { return pastTense(w.Verb) + " " + w.Object }
+
+func pastTense(verb string) string {
+	switch {
+	case strings.HasSuffix(verb, "set"):
+		return verb
+	case strings.HasSuffix(verb, "e"):
+		return verb + "d"
+	}
+	return verb + "ed"
+}
 
 // Planned renders the write as a dry-run line: "would delete pod P1".
 func (w Write) Planned() string { return "would " + w.Verb + " " + w.Object }
 
+// apply sends the write. It sends copies of the requests, as a
+// transaction adds its control to them: a plan can be applied again.
 func (w Write) apply(c Writer) error {
 	switch {
 	case w.add != nil:
-		return c.Add(w.add)
+		req := *w.add
+		req.Controls = slices.Clone(req.Controls)
+		return c.Add(&req)
 	case w.modify != nil:
-		return c.Modify(w.modify)
+		req := *w.modify
+		req.Controls = slices.Clone(req.Controls)
+		return c.Modify(&req)
 	case w.rename != nil:
-		return c.ModifyDN(w.rename)
+		req := *w.rename
+		req.Controls = slices.Clone(req.Controls)
+		return c.ModifyDN(&req)
 	case w.del != nil:
-		return c.Del(w.del)
+		req := *w.del
+		req.Controls = slices.Clone(req.Controls)
+		return c.Del(&req)
 	}
 	return nil
 }
@@ -82,13 +105,16 @@ func DeleteWrite(verb, object, dn string) Write {
 	return Write{Verb: verb, Object: object, DN: dn, del: ldap.NewDelRequest(dn, nil)}
 }
 
-// Plan is a list of writes that belong together: Apply runs them in one
-// LDAP transaction, so they are applied all together or not at all.
+// Plan is a list of writes that belong together: Store.ApplyPlan runs them
+// in one LDAP transaction, so they are applied all together or not at all.
 type Plan struct {
 	Writes []Write
 	// Conflict names what an assertion protects, for the ConflictError a
 	// failed assertion becomes.
 	Conflict string
+	// Stepwise is set by Store.ApplyPlan when the server could not take
+	// the plan in one transaction and it was applied in steps.
+	Stepwise bool
 }
 
 // Add appends writes.
@@ -97,37 +123,262 @@ func (p *Plan) Add(w ...Write) { p.Writes = append(p.Writes, w...) }
 // Empty reports whether the plan writes nothing.
 func (p *Plan) Empty() bool { return len(p.Writes) == 0 }
 
-// Apply runs the plan: one write directly, several in one RFC 5805
-// transaction. A failed assertion becomes a *ConflictError.
-func (p *Plan) Apply(c Client) error {
-	switch len(p.Writes) {
-	case 0:
+// ApplyPlan runs a plan: one write directly, several in one RFC 5805
+// transaction, so that they are applied all together or not at all. A
+// failed assertion becomes a *ConflictError.
+//
+// slapd 2.5's back-mdb (measured on 2.5.13) limits what one transaction
+// can do: a delete that leaves its parent without children fails ("other
+// (80)", and a later attempt may crash the server), and a move (modrdn with
+// a new superior) must be the transaction's last operation. So:
+//
+//   - every parent of a deleted entry first receives a placeholder child
+//     (an organizational unit named after the run) that keeps it from
+//     being emptied;
+//   - a deleted subtree (an entry with children) is moved, as the last
+//     operation, to the trash container (ldapschema.DIT.Trash);
+//   - after the commit, plain deletes remove the placeholders and empty the
+//     trash; until then those entries are invisible to cpactl's reads, and
+//     nothing refers to them.
+//
+// When a plan deletes more than one subtree, one transaction cannot hold
+// it: the plan is applied in steps that never leave a dangling reference
+// (every other write in one transaction, then the deletes one by one,
+// referrers before what they refer to), and Stepwise is set; a run that
+// fails half-way leaves a consistent directory, and running the command
+// again finishes it.
+func (s *Store) ApplyPlan(p *Plan) error {
+	p.Stepwise = false
+	if len(p.Writes) == 0 {
 		return nil
-	case 1:
+	}
+	if len(p.Writes) == 1 {
 		w := p.Writes[0]
-		if err := w.apply(c); err != nil {
+		if err := w.apply(s.Client); err != nil {
 			return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)
 		}
 		return nil
 	}
-	err := c.Transaction(func(tx Writer) error {
+	deleted := map[string]bool{}
+	for _, w := range p.Writes {
+		if w.del != nil {
+			deleted[ldapschema.NormalizeDN(w.DN)] = true
+		}
+	}
+	// Deleted roots: entries whose parent stays; subtrees: roots with
+	// deleted entries below them.
+	var leaves, subtrees []Write
+	for _, w := range p.Writes {
+		if w.del == nil || deleted[ldapschema.NormalizeDN(ldapschema.ParentOf(w.DN))] {
+			continue
+		}
+		subtree := false
+		for k := range deleted {
+			if k != ldapschema.NormalizeDN(w.DN) && ldapschema.IsUnder(k, w.DN) {
+				subtree = true
+				break
+			}
+		}
+		if subtree {
+			subtrees = append(subtrees, w)
+		} else {
+			leaves = append(leaves, w)
+		}
+	}
+	if len(subtrees) > 1 {
+		return s.applyStepwise(p)
+	}
+	run := trashRunName()
+	parents := map[string]string{} // normalized parent DN -> placeholder DN
+	var parentOrder []string
+	for _, w := range leaves {
+		parent := ldapschema.ParentOf(w.DN)
+		if k := ldapschema.NormalizeDN(parent); parents[k] == "" {
+			parents[k] = ldapschema.AttrOU + "=" + run + "," + parent
+			parentOrder = append(parentOrder, k)
+		}
+	}
+	if len(subtrees) > 0 {
+		if err := s.ensureTrash(); err != nil {
+			return err
+		}
+	}
+	err := s.Client.Transaction(func(tx Writer) error {
+		for _, k := range parentOrder {
+			if err := tx.Add(placeholder(parents[k]).AddRequest(parents[k])); err != nil {
+				return err
+			}
+		}
 		for _, w := range p.Writes {
+			if w.del != nil {
+				continue
+			}
 			if err := w.apply(tx); err != nil {
+				return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)
+			}
+		}
+		for _, w := range leaves {
+			if err := w.apply(tx); err != nil {
+				return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)
+			}
+		}
+		for _, w := range subtrees { // at most one, and last
+			if err := tx.ModifyDN(s.toTrash(w.DN, run)); err != nil {
 				return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)
 			}
 		}
 		return nil
 	})
-	if err == nil {
-		return nil
+	if err != nil {
+		var le *ldap.Error
+		if errors.As(err, &le) {
+			// slapd reports the failed operation only at the end of the
+			// transaction, sometimes as a bare "other (80)".
+			return p.failure("the transaction was refused, nothing was written", err)
+		}
+		return err
 	}
-	var le *ldap.Error
-	if errors.As(err, &le) {
-		// slapd reports the failed operation only at the end of the
-		// transaction, sometimes as a bare "other (80)".
-		return p.failure("the transaction was refused, nothing was written", err)
+	var cleanup []string
+	for _, k := range parentOrder {
+		cleanup = append(cleanup, parents[k])
 	}
-	return err
+	if err := s.cleanUp(cleanup, len(subtrees) > 0); err != nil {
+		return fmt.Errorf("the change is complete, but removing its placeholders failed (run the command again to retry): %v", err)
+	}
+	return nil
+}
+
+// applyStepwise applies a plan that one transaction cannot hold: every
+// write but the deletes in one transaction, then the deletes one by one,
+// in the plan's order (referrers before what they refer to, children
+// before parents).
+func (s *Store) applyStepwise(p *Plan) error {
+	p.Stepwise = true
+	rest := &Plan{Conflict: p.Conflict}
+	var deletes []Write
+	for _, w := range p.Writes {
+		if w.del != nil {
+			deletes = append(deletes, w)
+		} else {
+			rest.Writes = append(rest.Writes, w)
+		}
+	}
+	if err := s.ApplyPlan(rest); err != nil {
+		return err
+	}
+	for i, w := range deletes {
+		if err := w.apply(s.Client); err != nil && !IsCode(err, ldap.LDAPResultNoSuchObject) {
+			return &WriteError{What: fmt.Sprintf("cannot %s %s after %d of %d deletes (the directory is consistent; run the command again to finish)",
+				w.Verb, w.Object, i, len(deletes)), Err: err}
+		}
+	}
+	return nil
+}
+
+// placeholder is the entry that keeps a parent from being emptied inside
+// a transaction.
+func placeholder(dn string) ldapschema.Attrs {
+	return ldapschema.Attrs{ldapschema.AttrObjectClass: {ldapschema.ClassTop, ldapschema.ClassOrganizationalUnit},
+		ldapschema.AttrOU: {ldapschema.NameOf(dn)}}
+}
+
+// toTrash moves the subtree at dn to the trash under a new name (same RDN
+// attribute, so the entry's classes allow it).
+func (s *Store) toTrash(dn, run string) *ldap.ModifyDNRequest {
+	attr := ldapschema.AttrCN
+	if parsed, err := ldap.ParseDN(dn); err == nil && len(parsed.RDNs) > 0 {
+		attr = parsed.RDNs[0].Attributes[0].Type
+	}
+	return ldap.NewModifyDNRequest(dn, attr+"="+run, false, s.DIT.Trash())
+}
+
+// cleanUp deletes placeholders and, when asked, empties the trash.
+func (s *Store) cleanUp(placeholders []string, trash bool) error {
+	for _, dn := range placeholders {
+		if err := s.Client.Del(ldap.NewDelRequest(dn, nil)); err != nil && !IsCode(err, ldap.LDAPResultNoSuchObject) {
+			return fmt.Errorf("deleting %s: %s", dn, describe(err))
+		}
+	}
+	if trash {
+		return s.EmptyTrash()
+	}
+	return nil
+}
+
+// ensureTrash creates the trash container when it is missing.
+func (s *Store) ensureTrash() error {
+	e, err := s.Entry(s.DIT.Trash(), "1.1")
+	if err != nil || e != nil {
+		return err
+	}
+	if err := s.Client.Add(placeholder(s.DIT.Trash()).AddRequest(s.DIT.Trash())); err != nil &&
+		!IsCode(err, ldap.LDAPResultEntryAlreadyExists) {
+		return fmt.Errorf("creating %s: %s", s.DIT.Trash(), describe(err))
+	}
+	return nil
+}
+
+// EmptyTrash deletes everything in the trash container, deepest entries
+// first, then the container itself (unless another run refilled it).
+func (s *Store) EmptyTrash() error {
+	entries, err := s.Find(s.DIT.Trash(), ldap.ScopeWholeSubtree, "(objectClass=*)", "1.1")
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(entries, func(i, j int) bool { return depth(entries[i].DN) > depth(entries[j].DN) })
+	for _, e := range entries {
+		err := s.Client.Del(ldap.NewDelRequest(e.DN, nil))
+		switch {
+		case err == nil, IsCode(err, ldap.LDAPResultNoSuchObject):
+		case ldapschema.EqualDN(e.DN, s.DIT.Trash()) && IsCode(err, ldap.LDAPResultNotAllowedOnNonLeaf):
+		default:
+			return fmt.Errorf("deleting %s: %s", e.DN, describe(err))
+		}
+	}
+	return nil
+}
+
+// trashRunName returns a fresh name for one run's placeholders and trash
+// entries.
+func trashRunName() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "cpactl-txn-" + hex.EncodeToString(b[:])
+}
+
+// Apply runs the plan on c, as Store.ApplyPlan does, under the base DN of
+// the entries it writes (found from cpactl's layout).
+//
+// Deprecated: use Store.ApplyPlan, which knows the base.
+func (p *Plan) Apply(c Client) error {
+	base := ""
+	for _, w := range p.Writes {
+		if base = layoutBase(w.DN); base != "" {
+			break
+		}
+	}
+	return NewStore(c, base).ApplyPlan(p)
+}
+
+// layoutBase returns the base DN of an entry in cpactl's layout: what
+// follows its container (ou=Sites, ou=Pods, ...); "" when there is none.
+func layoutBase(dn string) string {
+	parsed, err := ldap.ParseDN(dn)
+	if err != nil {
+		return ""
+	}
+	containers := map[string]bool{}
+	for _, c := range (ldapschema.DIT{}).Containers() {
+		containers[strings.ToLower(strings.TrimSuffix(c, ","))] = true
+	}
+	containers[strings.ToLower(strings.TrimSuffix((ldapschema.DIT{}).Trash(), ","))] = true
+	for i, r := range parsed.RDNs {
+		if len(r.Attributes) == 1 && i+1 < len(parsed.RDNs) &&
+			containers[strings.ToLower(r.Attributes[0].Type+"="+r.Attributes[0].Value)] {
+			return (&ldap.DN{RDNs: parsed.RDNs[i+1:]}).String()
+		}
+	}
+	return ""
 }
 
 func (p *Plan) failure(what string, err error) error {
@@ -415,8 +666,7 @@ func (s *Store) SetPreferredSites(site ldapschema.Site, names []string) error {
 	if err != nil {
 		return err
 	}
-	p := Plan{Writes: []Write{w}, Conflict: PreferredConflict(site.Name)}
-	return p.Apply(s.Client)
+	return s.ApplyPlan(&Plan{Writes: []Write{w}, Conflict: PreferredConflict(site.Name)})
 }
 
 // DeletePlan is what deleting an entry involves.
@@ -442,6 +692,8 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 	dp := &DeletePlan{}
 	doomed := map[string]*ldap.Entry{} // normalized DN -> entry
 	var doomedOrder []*ldap.Entry
+	round := map[string]int{} // normalized DN -> cascade round that doomed it
+	rounds := 0
 	type removal struct {
 		entry *ldap.Entry
 		attr  string
@@ -474,6 +726,7 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 					continue
 				}
 				doomed[k] = e
+				round[k] = rounds
 				doomedOrder = append(doomedOrder, e)
 				fresh = append(fresh, e.DN)
 				if ldapschema.HasClass(e, ldapschema.ClassSite) {
@@ -527,6 +780,7 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 			}
 		}
 		first = false
+		rounds++
 	}
 
 	// Value removals and list rewrites first, on entries that stay.
@@ -575,8 +829,15 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 	if len(conflicts) > 0 {
 		dp.Conflict = strings.Join(conflicts, ", ")
 	}
-	// Then the deletes, deepest entries first.
-	sort.SliceStable(doomedOrder, func(i, j int) bool { return depth(doomedOrder[i].DN) > depth(doomedOrder[j].DN) })
+	// Then the deletes: referrers before what they refer to (later cascade
+	// rounds first), children before parents.
+	sort.SliceStable(doomedOrder, func(i, j int) bool {
+		ri, rj := round[ldapschema.NormalizeDN(doomedOrder[i].DN)], round[ldapschema.NormalizeDN(doomedOrder[j].DN)]
+		if ri != rj {
+			return ri > rj
+		}
+		return depth(doomedOrder[i].DN) > depth(doomedOrder[j].DN)
+	})
 	for _, e := range doomedOrder {
 		k, n := DescribeEntry(e)
 		dp.Add(DeleteWrite("delete", k+" "+n, e.DN))
