@@ -89,17 +89,16 @@ var flagWords = map[string]string{
 	ldapschema.AttrTag:                "tags",
 	ldapschema.AttrHostFeature:        "features",
 	ldapschema.AttrConnectingSessions: "connecting",
-	ldapschema.AttrFarmDN:             "farm",
-	ldapschema.AttrDedicated:          "dedicated",
+	ldapschema.AttrSessionState:       "state",
 }
 
 // flagWord names an attribute the way the flags do: pae-UseHomeSite is
-// use-home-site.
+// use-home-site, pae-BrokeringPodDN is brokering-pod.
 func flagWord(attr string) string {
 	if w, ok := flagWords[attr]; ok {
 		return w
 	}
-	name := strings.TrimPrefix(attr, "pae-")
+	name := strings.TrimSuffix(strings.TrimPrefix(attr, "pae-"), "DN")
 	var b strings.Builder
 	runes := []rune(name)
 	for i, r := range runes {
