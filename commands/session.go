@@ -430,7 +430,7 @@ func (o *sessionEndOptions) run() error {
 	verb := "ended"
 	if o.DryRun {
 		verb = "would end"
-	} else if err := plan.Apply(st.Client); err != nil {
+	} else if err := st.ApplyPlan(plan); err != nil {
 		return err
 	}
 	for _, id := range ids {
