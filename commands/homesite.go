@@ -370,7 +370,11 @@ func sortHomeSiteViews(vs []HomeSiteView) {
 		if v.Entitlement != nil {
 			ge = "1" + strings.ToLower(*v.Entitlement)
 		}
-		return []string{v.Kind, strings.ToLower(v.Name), ge, strings.ToLower(v.Site), v.Name}
+		kind := "1"
+		if v.Kind == directory.KindUser {
+			kind = "0"
+		}
+		return []string{kind, strings.ToLower(v.Name), ge, strings.ToLower(v.Site), v.Name}
 	}
 	sort.SliceStable(vs, func(i, j int) bool {
 		a, b := key(vs[i]), key(vs[j])
