@@ -40,20 +40,32 @@ way SPEC §3 describes it, and explains every step: the entitlement checks
 restrictions), existing sessions, a dedicated assignment, the home site, the
 order in which sites are searched (starting, connecting, preferred with the
 load threshold, remaining), the pods and pools tried in each site and, for
-RDS farms, the host buckets.
+RDS farms, the host buckets. docs/resolve.md explains every decision.
+
+The table reads top down: the outcome and placement, the request and its
+checks, existing sessions, the home site (every row, and why the others
+lost), the site order (each site's tier, its load against
+pae-LoadThresholdForSite, and what happened there), the pods, pools and RDS
+hosts considered, warnings, and the numbered trace. -o json and -o yaml are a
+stable contract.
 
 Nothing is written. What-if options: --offline-pod treats pods as offline,
---seed changes every random order (the seed is always printed).
+--seed changes every random order (the seed is always printed). --from reads
+an LDIF snapshot instead of a server, with the same answer.
 
 Exit codes: 0 when the user would get a session (PLACED, RECONNECT,
 CHOOSE_SESSION, ASSIGNED), 6 when not (DENIED, UNAVAILABLE, NO_CAPACITY),
 3 when a named user, entitlement, Connection Server, pod or computer does not
-exist, 1 on other errors.`,
-		Example: `  # on the bundled seed-000 fixture, no server needed
-  cpactl resolve --from fixtures/seed-000.ldif --user alice --entitlement "Sales Desktops" --connection-server india-cs-1
+exist (DOMAIN\uid with another domain than the user's is such a user), 1 on
+other errors.`,
+		Example: `  # seed 000, scenario 1, with no server: India is full, UK takes the session
+  cpactl resolve --from fixtures/resolve-seed-000.ldif --user alice --entitlement "Sales Desktops" --connection-server india-cs-1
 
-  # what if the UK pod went down?
-  cpactl resolve --user CORP\\alice --entitlement "Sales Desktops" --connection-server india-cs-1 --offline-pod uk-pod-1 -o json`,
+  # scenario 2: UK is above pae-LoadThresholdForSite, so US takes it
+  cpactl resolve --from fixtures/resolve-seed-000-scenario-2.ldif --user alice --entitlement "Sales Desktops" --connection-server india-cs-1
+
+  # against the server: what if the US pod went down? (JSON for scripts)
+  cpactl resolve --user 'CORP\alice' --entitlement "Sales Desktops" --connection-server india-cs-1 --offline-pod us-pod-1 -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
@@ -374,11 +386,9 @@ func writePodsAndPools(ew *errWriter, d *broker.Decision) {
 			}
 			for i := range pod.Pools {
 				pool := &pod.Pools[i]
-				detail := pool.Detail
-				if pod.Status == broker.StatusSkipped && pod.SkipReason != "" {
-					detail = "pod skipped, " + pod.SkipReason + ": " + detail
-				}
-				rows = append(rows, []string{v.Site, podName, pool.Pool, string(pool.Kind), formatLoad(pool.Load), pool.Status, detail})
+				// A skipped pod's pools are unavailable, and their detail
+				// says why (the pod is offline, the pool disabled, ...).
+				rows = append(rows, []string{v.Site, podName, pool.Pool, string(pool.Kind), formatLoad(pool.Load), pool.Status, pool.Detail})
 				if pool.HostSelection != nil {
 					selections = append(selections, pool)
 				}
@@ -406,12 +416,12 @@ func writeHostSelection(ew *errWriter, farm, pool string, hs *broker.HostSelecti
 	if hs.Raised {
 		raised = fmt.Sprintf(" (raised from %d to reach %d hosts)", hs.Thresholds.LIT, hs.Thresholds.MIN)
 	}
-	chosen := hs.Chosen
-	if chosen == "" {
-		chosen = "none"
+	verdict := fmt.Sprintf("bucket %d serves, chosen %s", hs.Bucket, hs.Chosen)
+	if hs.Chosen == "" {
+		verdict = "no host can take the session"
 	}
-	ew.printf("\nRDS HOSTS OF FARM %s (pool %s): bucket %d serves, chosen %s; effective load index threshold %d%s, connecting session threshold %d\n",
-		farm, pool, hs.Bucket, chosen, hs.EffectiveLIT, raised, hs.Thresholds.CST)
+	ew.printf("\nRDS HOSTS OF FARM %s (pool %s): %s; effective load index threshold %d%s, connecting session threshold %d\n",
+		farm, pool, verdict, hs.EffectiveLIT, raised, hs.Thresholds.CST)
 	rows := make([][]string, 0, len(hs.Hosts))
 	for _, h := range hs.Hosts {
 		bucket := "-"
