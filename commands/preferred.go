@@ -24,7 +24,8 @@ type sitePreferredOptions struct {
 	Clear bool
 	Show  bool
 
-	setGiven bool
+	setGiven    bool
+	outputGiven bool
 	// open connects for writes (g.Store); a test may wrap the client.
 	open func() (*directory.Store, func(), error)
 }
@@ -67,7 +68,8 @@ administrator changed it in between, nothing is written and cpactl exits
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
 			o.setGiven = cmd.Flags().Changed("set")
-			return o.run(cmd)
+			o.outputGiven = cmd.Flags().Changed("output")
+			return o.run()
 		},
 	}
 	cmd.Flags().StringSliceVar(&o.Set, "set", nil, "the new list, first rank first: A,B,C")
@@ -78,7 +80,7 @@ administrator changed it in between, nothing is written and cpactl exits
 	return cmd
 }
 
-func (o *sitePreferredOptions) validate(cmd *cobra.Command) error {
+func (o *sitePreferredOptions) validate() error {
 	modes := 0
 	for _, on := range []bool{o.setGiven, o.Clear, o.Show} {
 		if on {
@@ -88,7 +90,7 @@ func (o *sitePreferredOptions) validate(cmd *cobra.Command) error {
 	if modes > 1 {
 		return errorf("pass one of them", "--set, --clear and --show exclude each other")
 	}
-	if !o.Show && (cmd.Flags().Changed("output") || o.From != "") {
+	if !o.Show && (o.outputGiven || o.From != "") {
 		return errorf("add --show to read the list", "-o and --from apply to --show only")
 	}
 	if o.Show && o.DryRun {
@@ -118,8 +120,8 @@ func firstFold(list []string, name string) string {
 	return ""
 }
 
-func (o *sitePreferredOptions) run(cmd *cobra.Command) error {
-	if err := o.validate(cmd); err != nil {
+func (o *sitePreferredOptions) run() error {
+	if err := o.validate(); err != nil {
 		return err
 	}
 	if o.Show {
