@@ -42,6 +42,13 @@ const (
 	CheckHomeSiteOverrideNotEntitled = "home-site-override-not-entitled"
 )
 
+// Checks lists every finding class.
+var Checks = []string{CheckUnreadable, CheckDuplicateName, CheckDangling, CheckPreferredMissing, CheckPreferredSelf,
+	CheckPreferredDuplicate, CheckPreferredRanks, CheckIgnoreHighLoadWithoutPolicy, CheckIgnoreHighLoadWithoutPrefer,
+	CheckPreferredSitesScope, CheckRequireHomeSiteWithoutUse, CheckOptionNotAllowed, CheckPoolInTwoEntitlements,
+	CheckDedicatedFloatingMismatch, CheckPoolTypeMismatch, CheckFarmInAnotherPod, CheckOutOfRange,
+	CheckEntitledUsersWithoutPool, CheckHomeSiteOverrideNotEntitled}
+
 // Violation is one rule an object breaks.
 type Violation struct {
 	// Check is the finding class lint reports it under.
