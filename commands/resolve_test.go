@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -147,4 +148,32 @@ func squeeze(s string) string {
 		s = strings.ReplaceAll(s, "  ", " ")
 	}
 	return s
+}
+
+// TestResolveWalkthroughIsCurrent: the walk-through in docs/resolve.md
+// ("Why did my user land there?") shows the real output of its command on
+// the bundled fixture; a change to resolve's output must update it.
+func TestResolveWalkthroughIsCurrent(t *testing.T) {
+	doc, err := os.ReadFile("../docs/resolve.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prompt = "$ cpactl resolve --from fixtures/resolve-seed-000-scenario-2.ldif \\\n" +
+		"    --user alice --entitlement \"Sales Desktops\" --connection-server india-cs-1\n"
+	_, rest, ok := strings.Cut(string(doc), prompt)
+	if !ok {
+		t.Fatalf("docs/resolve.md has no console block starting %q", prompt)
+	}
+	shown, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("the console block does not end")
+	}
+	code, out, errOut := run(t, "resolve", "--from", "../fixtures/resolve-seed-000-scenario-2.ldif",
+		"--user", "alice", "--entitlement", "Sales Desktops", "--connection-server", "india-cs-1")
+	if code != ExitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if out != shown {
+		t.Errorf("docs/resolve.md shows:\n%s\nresolve prints:\n%s", shown, out)
+	}
 }
