@@ -27,9 +27,9 @@ const (
 // an administrator would: testscript's ttyin makes stdin a terminal but not
 // stdout, and cpactl prompts only when both are.
 type terminal struct {
-	t    *testing.T
-	cmd  *exec.Cmd
-	tty  *os.File
+	t       *testing.T
+	cmd     *exec.Cmd
+	tty     *os.File
 	mu      sync.Mutex
 	out     bytes.Buffer
 	seen    int       // output already matched by expect
