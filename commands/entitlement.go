@@ -406,23 +406,6 @@ func (f *entitlementPolicyFlags) apply(ge *ldapschema.Entitlement, creating bool
 	return checkDescription(directory.KindEntitlement, ge.Name, ge.Description)
 }
 
-// checkRules applies the lint rules an object must pass before it is
-// written: the first error fails (naming the flags that fix it); warnings
-// are printed.
-func checkRules(g *Globals, kind, name string, vs []lint.Violation) error {
-	if errs := lint.Errors(vs); len(errs) > 0 {
-		msgs := make([]string, len(errs))
-		for i, v := range errs {
-			msgs[i] = v.Message
-		}
-		return errorf(errs[0].FixText(), "%s %q: %s", kind, name, strings.Join(msgs, "; "))
-	}
-	for _, v := range lint.Warnings(vs) {
-		g.warn("%s %s: %s (%s)", kind, name, v.Message, v.FixText())
-	}
-	return nil
-}
-
 // entitlementCompared lists the attributes create compares with an
 // existing entitlement.
 var entitlementCompared = append([]string{ldapschema.AttrEntitlementType}, ldapschema.EntitlementManaged...)
@@ -566,24 +549,6 @@ func (o *entitlementUpdateOptions) run() error {
 	}
 	changes := next.Attrs().Changes(ge.Attrs(), ldapschema.EntitlementManaged...)
 	return writeChanges(o.g, st, o.DryRun, directory.KindEntitlement, ge.Name, ge.DN, changes)
-}
-
-// writeChanges applies one modify of an object and reports it:
-// "updated pool P (capacity, sessions)", or "unchanged".
-func writeChanges(g *Globals, st *directory.Store, dryRun bool, kind, name, dn string, changes []ldap.Change) error {
-	if len(changes) == 0 {
-		g.report("%s %s: unchanged", kind, name)
-		return nil
-	}
-	if dryRun {
-		g.report("would update %s %s (%s)", kind, name, changedWords(changes))
-		return nil
-	}
-	if err := st.ApplyChanges(st.Client, dn, changes); err != nil {
-		return err
-	}
-	g.report("updated %s %s (%s)", kind, name, changedWords(changes))
-	return nil
 }
 
 type entitlementDeleteOptions struct {
@@ -756,18 +721,6 @@ func (o *entitlementMemberEditOptions) resolve(st *directory.Store, ge ldapschem
 	return out, nil
 }
 
-func containsDN(dns []string, dn string) bool {
-	if dn == "" {
-		return false
-	}
-	for _, d := range dns {
-		if ldapschema.EqualDN(d, dn) {
-			return true
-		}
-	}
-	return false
-}
-
 func (o *entitlementMemberEditOptions) run() error {
 	if len(o.Users)+len(o.Groups) == 0 {
 		return errorf("pass --user U or --group G (repeatable)", "name at least one member")
@@ -785,40 +738,11 @@ func (o *entitlementMemberEditOptions) run() error {
 	if err != nil {
 		return err
 	}
-	var values, names, skipped []string
+	e := valueEdit{add: o.add, attr: ldapschema.AttrMember, unchangedIn: "already members", unchangedOut: "not members"}
 	for _, a := range args {
-		label := a.kind + " " + a.name
-		if containsDN(ge.Members, a.dn) == o.add || containsDN(values, a.dn) {
-			skipped = append(skipped, label)
-			continue
-		}
-		values = append(values, a.dn)
-		names = append(names, label)
+		e.offer(ge.Members, a.dn, a.kind+" "+a.name)
 	}
-	if len(values) == 0 {
-		why := "already members"
-		if !o.add {
-			why = "not members"
-		}
-		o.g.report("entitlement %s: unchanged (%s: %s)", ge.Name, why, strings.Join(skipped, ", "))
-		return nil
-	}
-	var op uint = ldap.AddAttribute
-	verb, prep := "add", "to"
-	if !o.add {
-		op, verb, prep = ldap.DeleteAttribute, "remove", "from"
-	}
-	line := fmt.Sprintf("%s %s entitlement %s", strings.Join(names, ", "), prep, ge.Name)
-	if o.DryRun {
-		o.g.report("would %s %s", verb, line)
-		return nil
-	}
-	change := ldap.Change{Operation: op, Modification: ldap.PartialAttribute{Type: ldapschema.AttrMember, Vals: values}}
-	if err := st.ApplyChanges(st.Client, ge.DN, []ldap.Change{change}); err != nil {
-		return err
-	}
-	o.g.report("%sed %s", strings.TrimSuffix(verb, "e"), line)
-	return nil
+	return e.write(o.g, st, o.DryRun, ge, strings.Join(e.labels, ", "))
 }
 
 type entitlementPoolEditOptions struct {
@@ -869,48 +793,70 @@ func (o *entitlementPoolEditOptions) run() error {
 	if err != nil {
 		return err
 	}
-	var values, names, skipped []string
+	e := valueEdit{add: o.add, attr: ldapschema.AttrEntitlementPoolDN, unchangedIn: "already in it", unchangedOut: "not in it"}
 	for _, name := range o.Pools {
 		dn, label, err := o.check(st, ge, name)
 		if err != nil {
 			return err
 		}
-		if dn == "" || containsDN(values, dn) {
-			skipped = append(skipped, label)
-			continue
-		}
-		values = append(values, dn)
-		names = append(names, label)
+		e.offer(ge.PoolDNs, dn, label)
 	}
-	if len(values) == 0 {
-		why := "already in it"
-		if !o.add {
-			why = "not in it"
-		}
-		o.g.report("entitlement %s: unchanged (%s: %s)", ge.Name, why, strings.Join(skipped, ", "))
+	return e.write(o.g, st, o.DryRun, ge, plural(len(e.labels), "pool ", "pools ")+strings.Join(e.labels, ", "))
+}
+
+// valueEdit adds values to, or removes them from, one multi-valued
+// attribute of an entitlement (its members or its pools).
+type valueEdit struct {
+	add  bool
+	attr string
+	// unchangedIn and unchangedOut say why nothing changes: the values are
+	// all in already (add) or none is in (remove).
+	unchangedIn, unchangedOut string
+
+	values, labels []string // the DNs to write and how to name them
+	skipped        []string
+}
+
+// offer takes one named value: it is written unless it is already in
+// (add) or not in (remove) current, or was offered before. An empty dn is
+// skipped.
+func (e *valueEdit) offer(current []string, dn, label string) {
+	if dn == "" || containsDN(current, dn) == e.add || containsDN(e.values, dn) {
+		e.skipped = append(e.skipped, label)
+		return
+	}
+	e.values = append(e.values, dn)
+	e.labels = append(e.labels, label)
+}
+
+// write applies the edit in one modify and reports it: "added X to
+// entitlement E", "removed X from entitlement E" or "unchanged".
+func (e *valueEdit) write(g *Globals, st *directory.Store, dryRun bool, ge ldapschema.Entitlement, what string) error {
+	if len(e.values) == 0 {
+		g.report("entitlement %s: unchanged (%s: %s)", ge.Name, onOff(e.add, e.unchangedIn, e.unchangedOut),
+			strings.Join(e.skipped, ", "))
 		return nil
 	}
 	var op uint = ldap.AddAttribute
-	verb, prep := "add", "to"
-	if !o.add {
-		op, verb, prep = ldap.DeleteAttribute, "remove", "from"
+	verb, done, prep := "add", "added", "to"
+	if !e.add {
+		op, verb, done, prep = ldap.DeleteAttribute, "remove", "removed", "from"
 	}
-	line := fmt.Sprintf("%s %s %s entitlement %s", plural(len(names), "pool", "pools"), strings.Join(names, ", "), prep, ge.Name)
-	if o.DryRun {
-		o.g.report("would %s %s", verb, line)
+	line := fmt.Sprintf("%s %s entitlement %s", what, prep, ge.Name)
+	if dryRun {
+		g.report("would %s %s", verb, line)
 		return nil
 	}
-	change := ldap.Change{Operation: op, Modification: ldap.PartialAttribute{Type: ldapschema.AttrEntitlementPoolDN, Vals: values}}
+	change := ldap.Change{Operation: op, Modification: ldap.PartialAttribute{Type: e.attr, Vals: e.values}}
 	if err := st.ApplyChanges(st.Client, ge.DN, []ldap.Change{change}); err != nil {
 		return err
 	}
-	o.g.report("%sed %s", strings.TrimSuffix(verb, "e"), line)
+	g.report("%s %s", done, line)
 	return nil
 }
 
 // check validates one pool argument. It returns the DN to add or remove,
-// or "" when the pool is already in (add) or not in (remove) the
-// entitlement.
+// or "" when the pool is not in the entitlement (remove).
 func (o *entitlementPoolEditOptions) check(st *directory.Store, ge ldapschema.Entitlement, name string) (dn, label string, err error) {
 	if !o.add {
 		for _, d := range ge.PoolDNs {
@@ -928,7 +874,7 @@ func (o *entitlementPoolEditOptions) check(st *directory.Store, ge ldapschema.En
 		return "", "", err
 	}
 	if containsDN(ge.PoolDNs, pool.DN) {
-		return "", pool.Name, nil
+		return pool.DN, pool.Name, nil // already in: nothing to check
 	}
 	if v := lint.PoolFits(ge, pool); v != nil {
 		return "", "", errorf(v.Hint, "cannot add pool %q to entitlement %q: %s", pool.Name, ge.Name, v.Message)

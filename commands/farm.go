@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -395,9 +394,4 @@ func (o *farmDeleteOptions) run() error {
 	}
 	return runDelete(o.g, st, directory.KindFarm, farm.Name, farm.DN, o.deleteFlags,
 		"delete its hosts and pools first, or pass --force to delete them in the same transaction")
-}
-
-// featureWords renders host features as --features spells them.
-func featureWords(features []string) string {
-	return strings.ToLower(strings.Join(features, ","))
 }

@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -183,7 +184,7 @@ func parseFeatures(values []string) ([]string, error) {
 	given := map[string]bool{}
 	for _, v := range cleanList(values) {
 		f := strings.ToUpper(v)
-		if !containsFoldString(ldapschema.AllFeatures, f) {
+		if !slices.Contains(ldapschema.AllFeatures, f) {
 			return nil, errorf("pass --features with some of multisession, unauthenticated, rdp, pcoip, blast",
 				"unknown host feature %q", v)
 		}
@@ -199,15 +200,6 @@ func parseFeatures(values []string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-func containsFoldString(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
 }
 
 func (f *hostFigureFlags) apply(h *ldapschema.Host) error {
@@ -432,4 +424,9 @@ func (o *hostDeleteOptions) run() error {
 	}
 	return runDelete(o.g, st, directory.KindHost, h.Name, h.DN, o.deleteFlags,
 		"end the sessions on it first (cpactl session end), or pass --force")
+}
+
+// featureWords renders host features as --features spells them.
+func featureWords(features []string) string {
+	return strings.ToLower(strings.Join(features, ","))
 }

@@ -1,3 +1,7 @@
+// Helpers the entitlement, pool, farm, host, session and assignment
+// commands share: on/off flag pairs, enumerations, the words of changed
+// attributes, and checking and writing one object.
+
 package commands
 
 import (
@@ -9,7 +13,9 @@ import (
 	"github.com/go-ldap/ldap/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/lint"
 )
 
 // toggle is an on/off flag pair (--use-home-site / --no-use-home-site,
@@ -130,4 +136,52 @@ func sortBy[T any](s []T, key func(T) string) {
 		}
 		return a < b
 	})
+}
+
+// checkRules applies the lint rules an object must pass before it is
+// written: the first error fails (naming the flags that fix it); warnings
+// are printed.
+func checkRules(g *Globals, kind, name string, vs []lint.Violation) error {
+	if errs := lint.Errors(vs); len(errs) > 0 {
+		msgs := make([]string, len(errs))
+		for i, v := range errs {
+			msgs[i] = v.Message
+		}
+		return errorf(errs[0].FixText(), "%s %q: %s", kind, name, strings.Join(msgs, "; "))
+	}
+	for _, v := range lint.Warnings(vs) {
+		g.warn("%s %s: %s (%s)", kind, name, v.Message, v.FixText())
+	}
+	return nil
+}
+
+// writeChanges applies one modify of an object and reports it:
+// "updated pool P (capacity, sessions)", or "unchanged".
+func writeChanges(g *Globals, st *directory.Store, dryRun bool, kind, name, dn string, changes []ldap.Change) error {
+	if len(changes) == 0 {
+		g.report("%s %s: unchanged", kind, name)
+		return nil
+	}
+	if dryRun {
+		g.report("would update %s %s (%s)", kind, name, changedWords(changes))
+		return nil
+	}
+	if err := st.ApplyChanges(st.Client, dn, changes); err != nil {
+		return err
+	}
+	g.report("updated %s %s (%s)", kind, name, changedWords(changes))
+	return nil
+}
+
+// containsDN reports whether dns holds dn (compared as DNs).
+func containsDN(dns []string, dn string) bool {
+	if dn == "" {
+		return false
+	}
+	for _, d := range dns {
+		if ldapschema.EqualDN(d, dn) {
+			return true
+		}
+	}
+	return false
 }

@@ -421,7 +421,7 @@ func (o *sessionEndOptions) run() error {
 		if err != nil {
 			return err
 		}
-		if containsFoldString(ids, s.ID) {
+		if firstFold(ids, s.ID) != "" {
 			continue
 		}
 		ids = append(ids, s.ID)

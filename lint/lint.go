@@ -66,7 +66,8 @@ type Finding struct {
 
 // Run checks d and returns its findings sorted by kind, object and check.
 func Run(d Data) []Finding {
-	l := &linter{d: d, dns: map[string]string{}, names: map[string]string{}}
+	l := &linter{d: d, dns: map[string]string{}, names: map[string]string{}, poolOf: map[string]ldapschema.Pool{},
+		farmOf: map[string]ldapschema.Farm{}, geOf: map[string]ldapschema.Entitlement{}}
 	l.index()
 	l.unreadable()
 	l.duplicates()
@@ -97,11 +98,14 @@ func Run(d Data) []Finding {
 }
 
 type linter struct {
-	d     Data
-	dns   map[string]string // normalized DN -> kind
-	names map[string]string // normalized DN -> name
-	graph *membership.Graph
-	out   []Finding
+	d      Data
+	dns    map[string]string // normalized DN -> kind
+	names  map[string]string // normalized DN -> name
+	poolOf map[string]ldapschema.Pool
+	farmOf map[string]ldapschema.Farm
+	geOf   map[string]ldapschema.Entitlement
+	graph  *membership.Graph
+	out    []Finding
 }
 
 func (l *linter) add(kind, object, check, message, fix string) {
@@ -133,15 +137,18 @@ func (l *linter) index() {
 	}
 	for _, x := range l.d.Pools {
 		put(KindPool, x.DN, x.Name)
+		l.poolOf[ldapschema.NormalizeDN(x.DN)] = x
 	}
 	for _, x := range l.d.Farms {
 		put(KindFarm, x.DN, x.Name)
+		l.farmOf[ldapschema.NormalizeDN(x.DN)] = x
 	}
 	for _, x := range l.d.Hosts {
 		put(KindHost, x.DN, x.Name)
 	}
 	for _, x := range l.d.Entitlements {
 		put(KindEntitlement, x.DN, x.Name)
+		l.geOf[ldapschema.NormalizeDN(x.DN)] = x
 	}
 	for _, x := range l.d.Users {
 		put(KindUser, x.DN, x.UID)
@@ -287,12 +294,8 @@ func (l *linter) pods() {
 }
 
 func (l *linter) farmByDN(dn string) (ldapschema.Farm, bool) {
-	for _, f := range l.d.Farms {
-		if ldapschema.EqualDN(f.DN, dn) {
-			return f, true
-		}
-	}
-	return ldapschema.Farm{}, false
+	f, ok := l.farmOf[ldapschema.NormalizeDN(dn)]
+	return f, ok
 }
 
 func (l *linter) pools() {
@@ -386,12 +389,8 @@ func memberFlag(dn string) string {
 }
 
 func (l *linter) poolByDN(dn string) (ldapschema.Pool, bool) {
-	for _, p := range l.d.Pools {
-		if ldapschema.EqualDN(p.DN, dn) {
-			return p, true
-		}
-	}
-	return ldapschema.Pool{}, false
+	p, ok := l.poolOf[ldapschema.NormalizeDN(dn)]
+	return p, ok
 }
 
 // usable says why a pool of ge can take no session ("" when it can).
@@ -519,12 +518,7 @@ func (l *linter) homeSites() {
 		if !ok || !geOK || h.EntitlementDN == "" {
 			continue
 		}
-		var ge ldapschema.Entitlement
-		for _, x := range l.d.Entitlements {
-			if ldapschema.EqualDN(x.DN, h.EntitlementDN) {
-				ge = x
-			}
-		}
+		ge := l.geOf[ldapschema.NormalizeDN(h.EntitlementDN)]
 		principal, flag := h.UserDN, "user"
 		if h.GroupDN != "" {
 			principal, flag = h.GroupDN, "group"
