@@ -104,7 +104,13 @@ func flagWord(attr string) string {
 	if w, ok := flagWords[attr]; ok {
 		return w
 	}
-	name := strings.TrimSuffix(strings.TrimPrefix(attr, "pae-"), "DN")
+	// cpactl's attributes are "prefix-CamelCase": drop the prefix and a
+	// DN suffix, then spell the words in kebab case.
+	_, name, found := strings.Cut(attr, "-")
+	if !found {
+		name = attr
+	}
+	name = strings.TrimSuffix(name, "DN")
 	var b strings.Builder
 	runes := []rune(name)
 	for i, r := range runes {
