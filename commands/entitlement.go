@@ -551,47 +551,21 @@ func (o *entitlementUpdateOptions) run() error {
 	return writeChanges(o.g, st, o.DryRun, directory.KindEntitlement, ge.Name, ge.DN, changes)
 }
 
-type entitlementDeleteOptions struct {
-	g *Globals
-	deleteFlags
-	Name string
-}
-
 func newEntitlementDeleteCommand(g *Globals) *cobra.Command {
-	o := &entitlementDeleteOptions{g: g}
-	cmd := &cobra.Command{
-		Use:   "delete NAME",
-		Short: "Delete a global entitlement; refused while home sites, sessions or assignments refer to it (see --force)",
-		Long: `Deletes a global entitlement (its pools and members stay). While home-site
+	return newNamedDeleteCommand(g, namedDelete{
+		kind:  directory.KindEntitlement,
+		short: "Delete a global entitlement; refused while home sites, sessions or assignments refer to it (see --force)",
+		long: `Deletes a global entitlement (its pools and members stay). While home-site
 overrides, session records or pod assignments refer to it, the delete is
 refused and they are listed; with --force they are deleted with it, in one
 LDAP transaction.
 
 On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
-		Example: `  cpactl entitlement delete "Old Desktop" --yes
+		example: `  cpactl entitlement delete "Old Desktop" --yes
   cpactl entitlement delete "Sales Desktop" --force --dry-run`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
-			return o.run()
-		},
-	}
-	o.deleteFlags.add(cmd, "also delete the home-site overrides, sessions and assignments of the entitlement, in the same transaction")
-	return cmd
-}
-
-func (o *entitlementDeleteOptions) run() error {
-	st, closeFn, err := o.g.Store()
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	ge, err := st.Entitlement(o.Name)
-	if err != nil {
-		return err
-	}
-	return runDelete(o.g, st, directory.KindEntitlement, ge.Name, ge.DN, o.deleteFlags,
-		"end the sessions and delete the overrides and assignments first, or pass --force to delete them in the same transaction")
+		force: "also delete the home-site overrides, sessions and assignments of the entitlement, in the same transaction",
+		hint:  "end the sessions and delete the overrides and assignments first, or pass --force to delete them in the same transaction",
+	})
 }
 
 type entitlementMembersOptions struct {

@@ -353,45 +353,19 @@ func (o *farmUpdateOptions) run() error {
 		next.Attrs().Changes(farm.Attrs(), ldapschema.FarmManaged...))
 }
 
-type farmDeleteOptions struct {
-	g *Globals
-	deleteFlags
-	Name string
-}
-
 func newFarmDeleteCommand(g *Globals) *cobra.Command {
-	o := &farmDeleteOptions{g: g}
-	cmd := &cobra.Command{
-		Use:   "delete NAME",
-		Short: "Delete an RDS farm; refused while it has hosts or serves pools (see --force)",
-		Long: `Deletes an RDS farm. While it has hosts or serves pools the delete is refused
+	return newNamedDeleteCommand(g, namedDelete{
+		kind:  directory.KindFarm,
+		short: "Delete an RDS farm; refused while it has hosts or serves pools (see --force)",
+		long: `Deletes an RDS farm. While it has hosts or serves pools the delete is refused
 and they are listed; with --force its hosts and the pools it serves go too
 (the pools leave their entitlements, sessions lose their pool and host), in
 one LDAP transaction.
 
 On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
-		Example: `  cpactl farm delete lab-farm --yes
+		example: `  cpactl farm delete lab-farm --yes
   cpactl farm delete us-farm1 --force --dry-run`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
-			return o.run()
-		},
-	}
-	o.deleteFlags.add(cmd, "also delete its hosts and the pools it serves, in the same transaction")
-	return cmd
-}
-
-func (o *farmDeleteOptions) run() error {
-	st, closeFn, err := o.g.Store()
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	farm, err := st.Farm(o.Name)
-	if err != nil {
-		return err
-	}
-	return runDelete(o.g, st, directory.KindFarm, farm.Name, farm.DN, o.deleteFlags,
-		"delete its hosts and pools first, or pass --force to delete them in the same transaction")
+		force: "also delete its hosts and the pools it serves, in the same transaction",
+		hint:  "delete its hosts and pools first, or pass --force to delete them in the same transaction",
+	})
 }

@@ -385,45 +385,19 @@ func (o *hostUpdateOptions) run() error {
 		next.Attrs().Changes(h.Attrs(), ldapschema.HostManaged...))
 }
 
-type hostDeleteOptions struct {
-	g *Globals
-	deleteFlags
-	Name string
-}
-
 func newHostDeleteCommand(g *Globals) *cobra.Command {
-	o := &hostDeleteOptions{g: g}
-	cmd := &cobra.Command{
-		Use:   "delete NAME",
-		Short: "Delete an RDS host; refused while session records name it (see --force)",
-		Long: `Deletes an RDS host. While session records name it the delete is refused
+	return newNamedDeleteCommand(g, namedDelete{
+		kind:  directory.KindHost,
+		short: "Delete an RDS host; refused while session records name it (see --force)",
+		long: `Deletes an RDS host. While session records name it the delete is refused
 and they are listed; with --force the sessions lose their host, in the same
 LDAP transaction.
 
 On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
-		Example: `  cpactl host delete rds-us-09 --yes`,
-		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
-			return o.run()
-		},
-	}
-	o.deleteFlags.add(cmd, "also remove the host from session records, in the same transaction")
-	return cmd
-}
-
-func (o *hostDeleteOptions) run() error {
-	st, closeFn, err := o.g.Store()
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	h, err := st.Host(o.Name)
-	if err != nil {
-		return err
-	}
-	return runDelete(o.g, st, directory.KindHost, h.Name, h.DN, o.deleteFlags,
-		"end the sessions on it first (cpactl session end), or pass --force")
+		example: `  cpactl host delete rds-us-09 --yes`,
+		force:   "also remove the host from session records, in the same transaction",
+		hint:    "end the sessions on it first (cpactl session end), or pass --force",
+	})
 }
 
 // featureWords renders host features as --features spells them.

@@ -191,3 +191,51 @@ func containsDN(dns []string, dn string) bool {
 	}
 	return false
 }
+
+// namedDelete describes `NOUN delete NAME` for an entitlement, pool, farm
+// or RDS host.
+type namedDelete struct {
+	kind                        string // directory.Kind*
+	short, long, example, force string // help texts; force documents --force
+	hint                        string // what to do when referrers block the delete
+}
+
+type namedDeleteOptions struct {
+	g *Globals
+	deleteFlags
+	spec namedDelete
+	Name string
+}
+
+// newNamedDeleteCommand builds a delete that refuses while entries refer to
+// the object (listing them) and, with --force, removes them in the same
+// transaction (runDelete).
+func newNamedDeleteCommand(g *Globals, spec namedDelete) *cobra.Command {
+	o := &namedDeleteOptions{g: g, spec: spec}
+	cmd := &cobra.Command{
+		Use:     "delete NAME",
+		Short:   spec.short,
+		Long:    spec.long,
+		Example: spec.example,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return o.run()
+		},
+	}
+	o.deleteFlags.add(cmd, spec.force)
+	return cmd
+}
+
+func (o *namedDeleteOptions) run() error {
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	e, err := st.NamedEntry(o.spec.kind, o.Name)
+	if err != nil {
+		return err
+	}
+	return runDelete(o.g, st, o.spec.kind, ldapschema.NameOf(e.DN), e.DN, o.deleteFlags, o.spec.hint)
+}

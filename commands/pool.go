@@ -495,44 +495,18 @@ func anyChanged(changed func(string) bool, names ...string) bool {
 	return false
 }
 
-type poolDeleteOptions struct {
-	g *Globals
-	deleteFlags
-	Name string
-}
-
 func newPoolDeleteCommand(g *Globals) *cobra.Command {
-	o := &poolDeleteOptions{g: g}
-	cmd := &cobra.Command{
-		Use:   "delete NAME",
-		Short: "Delete a pool; refused while an entitlement or session refers to it (see --force)",
-		Long: `Deletes a pool. While an entitlement holds it or session records name it,
+	return newNamedDeleteCommand(g, namedDelete{
+		kind:  directory.KindPool,
+		short: "Delete a pool; refused while an entitlement or session refers to it (see --force)",
+		long: `Deletes a pool. While an entitlement holds it or session records name it,
 the delete is refused and they are listed; with --force the pool leaves the
 entitlement and the sessions lose their pool, in one LDAP transaction.
 
 On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
-		Example: `  cpactl pool delete old-desk --yes
+		example: `  cpactl pool delete old-desk --yes
   cpactl pool delete uk-desk --force --dry-run`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
-			return o.run()
-		},
-	}
-	o.deleteFlags.add(cmd, "also remove the pool from its entitlement and from session records, in the same transaction")
-	return cmd
-}
-
-func (o *poolDeleteOptions) run() error {
-	st, closeFn, err := o.g.Store()
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	pool, err := st.Pool(o.Name)
-	if err != nil {
-		return err
-	}
-	return runDelete(o.g, st, directory.KindPool, pool.Name, pool.DN, o.deleteFlags,
-		"remove it from its entitlement first (cpactl entitlement remove-pool), or pass --force")
+		force: "also remove the pool from its entitlement and from session records, in the same transaction",
+		hint:  "remove it from its entitlement first (cpactl entitlement remove-pool), or pass --force",
+	})
 }
