@@ -510,7 +510,15 @@ func (l *linter) homeSiteObject(h ldapschema.HomeSite) string {
 func (l *linter) homeSites() {
 	for _, h := range l.d.HomeSites {
 		obj := l.homeSiteObject(h)
-		fix := "delete the row, or set it again, with cpactl homesite"
+		principal, flag := h.UserDN, "user"
+		if h.GroupDN != "" {
+			principal, flag = h.GroupDN, "group"
+		}
+		unset := fmt.Sprintf("cpactl homesite unset --%s %s", flag, Quote(ldapschema.NameOf(principal)))
+		if h.EntitlementDN != "" {
+			unset += " --entitlement " + Quote(ldapschema.NameOf(h.EntitlementDN))
+		}
+		fix := unset + " (or set it again with cpactl homesite set)"
 		ok := l.ref(KindHomeSite, obj, fix, ldapschema.AttrUserDN, h.UserDN, KindUser)
 		ok = l.ref(KindHomeSite, obj, fix, ldapschema.AttrGroupDN, h.GroupDN, KindGroup) && ok
 		ok = l.ref(KindHomeSite, obj, fix, ldapschema.AttrSiteDN, h.SiteDN, KindSite) && ok
@@ -519,24 +527,20 @@ func (l *linter) homeSites() {
 			continue
 		}
 		ge := l.geOf[ldapschema.NormalizeDN(h.EntitlementDN)]
-		principal, flag := h.UserDN, "user"
-		if h.GroupDN != "" {
-			principal, flag = h.GroupDN, "group"
-		}
 		if _, entitled := l.graph.MemberOf(principal, ge.Members); entitled {
 			continue
 		}
 		l.add(KindHomeSite, obj, CheckHomeSiteOverrideNotEntitled,
 			fmt.Sprintf("the %s has a home-site override for entitlement %q but is not entitled to it (the row still counts)", flag, ge.Name),
-			fmt.Sprintf("cpactl entitlement add-member %s --%s %s, or delete the override with cpactl homesite",
-				Quote(ge.Name), flag, Quote(ldapschema.NameOf(principal))))
+			fmt.Sprintf("cpactl entitlement add-member %s --%s %s, or %s",
+				Quote(ge.Name), flag, Quote(ldapschema.NameOf(principal)), unset))
 	}
 }
 
 func (l *linter) groups() {
 	for _, g := range l.d.Groups {
 		for _, m := range g.Members {
-			l.ref(KindGroup, g.Name, fmt.Sprintf("remove the member from group %s (cpactl group)", Quote(g.Name)),
+			l.ref(KindGroup, g.Name, fmt.Sprintf("cpactl group remove-member %s %s", Quote(g.Name), Quote(ldapschema.NameOf(m))),
 				ldapschema.AttrMember, m, KindUser, KindGroup, KindComputer)
 		}
 	}

@@ -114,9 +114,9 @@ func TestFindingClasses(t *testing.T) {
 		{"dangling assignment pod", func(d *Data) { d.Assignments[0].PodDN = dit.Pod("gone") }, KindAssignment, "alice / Dedicated",
 			CheckDangling, `pae-PodDN names pod "gone"`, "cpactl assignment delete --user alice --entitlement Dedicated"},
 		{"dangling home-site site", func(d *Data) { d.HomeSites[1].SiteDN = dit.Site("Atlantis") }, KindHomeSite, "group Sales",
-			CheckDangling, `site "Atlantis", which does not exist`, "cpactl homesite"},
+			CheckDangling, `site "Atlantis", which does not exist`, "cpactl homesite unset --group Sales"},
 		{"dangling group member", func(d *Data) { d.Groups[0].Members = append(d.Groups[0].Members, dit.Computer("gone")) },
-			KindGroup, "Sales", CheckDangling, `names user or group or computer "gone"`, "group Sales"},
+			KindGroup, "Sales", CheckDangling, `names user or group or computer "gone"`, "cpactl group remove-member Sales gone"},
 		{"preferred site missing", func(d *Data) { d.Sites[0].PreferredRaw = ldapschema.EncodePreferredSites([]string{"US", "Mars"}) },
 			KindSite, "UK", CheckPreferredMissing, `preferred site "Mars" (rank 1) does not exist`, "cpactl site preferred UK --set"},
 		{"preferred site names itself", func(d *Data) { d.Sites[0].PreferredRaw = ldapschema.EncodePreferredSites([]string{"uk"}) },
@@ -174,7 +174,7 @@ func TestFindingClasses(t *testing.T) {
 			CheckEntitledUsersWithoutPool, "uk-desk's pod uk-pod is offline", "add-pool Desk"},
 		{"home-site override of a user not entitled", func(d *Data) { ge(d, "Desk").Members = nil }, KindHomeSite,
 			"user alice for entitlement Desk", CheckHomeSiteOverrideNotEntitled, `not entitled to it`,
-			"cpactl entitlement add-member Desk --user alice"},
+			"cpactl entitlement add-member Desk --user alice, or cpactl homesite unset --user alice --entitlement Desk"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
