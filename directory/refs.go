@@ -694,12 +694,7 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 	var doomedOrder []*ldap.Entry
 	round := map[string]int{} // normalized DN -> cascade round that doomed it
 	rounds := 0
-	type removal struct {
-		entry *ldap.Entry
-		attr  string
-		value string
-	}
-	var removals []removal
+	var removals []refHit // optional references to remove
 	preferredRemovals := map[string][]string{} // normalized site DN -> names to drop
 	preferredSites := map[string]ldapschema.Site{}
 	var preferredOrder []string
@@ -754,7 +749,7 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 			if goesWithReference(h.entry, h.attr) {
 				queue = append(queue, h.entry.DN)
 			} else {
-				removals = append(removals, removal{entry: h.entry, attr: h.attr, value: h.value})
+				removals = append(removals, h)
 			}
 		}
 		sites, err := s.sitesPreferring(freshSites)
@@ -784,7 +779,7 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 	}
 
 	// Value removals and list rewrites first, on entries that stay.
-	byEntry := map[string][]removal{}
+	byEntry := map[string][]refHit{}
 	var entryOrder []string
 	for _, r := range removals {
 		k := ldapschema.NormalizeDN(r.entry.DN)
