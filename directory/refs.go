@@ -402,8 +402,10 @@ type WriteError struct {
 	Err  error
 }
 
+// Error renders "what: result (code): message".
 func (e *WriteError) Error() string { return e.What + ": " + describe(e.Err) }
 
+// Unwrap returns the LDAP error.
 func (e *WriteError) Unwrap() error { return e.Err }
 
 // Referrer is an entry that refers to another one (or lies below it).

@@ -360,7 +360,6 @@ func IsNotFoundErr(err error) bool {
 func TestPlanDeleteConflictThenRetry(t *testing.T) {
 	_, st := topology(t)
 	richTopology(t, st)
-	pod, _ := st.Pod("London-1")
 	uk, _ := st.Site("UK")
 	plan, err := st.PlanDelete(KindSite, uk.Name, uk.DN)
 	if err != nil {
@@ -371,14 +370,25 @@ func TestPlanDeleteConflictThenRetry(t *testing.T) {
 	if err := st.SetPreferredSites(india, []string{"US", "UK"}); err != nil {
 		t.Fatal(err)
 	}
-	_ = pod
 	err = st.ApplyPlan(&plan.Plan)
 	var conflict *ConflictError
 	if !errors.As(err, &conflict) {
 		t.Fatalf("got %v, want a conflict", err)
 	}
+	// All or nothing: nothing of the plan was applied.
 	if _, err := st.Site("UK"); err != nil {
 		t.Fatalf("UK went despite the conflict: %v", err)
+	}
+	for _, name := range []string{"London-1", "London-2"} {
+		if _, err := st.Pod(name); err != nil {
+			t.Errorf("pod %s went despite the conflict: %v", name, err)
+		}
+	}
+	if rows, _ := st.HomeSites(""); len(rows) != 2 {
+		t.Errorf("home-site rows after the conflict: %d, want 2", len(rows))
+	}
+	if ss, _ := st.Sessions(""); len(ss) != 1 {
+		t.Errorf("sessions after the conflict: %d, want 1", len(ss))
 	}
 	plan, err = st.PlanDelete(KindSite, uk.Name, uk.DN)
 	if err != nil {
