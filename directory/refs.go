@@ -696,7 +696,7 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 	var doomedOrder []*ldap.Entry
 	round := map[string]int{} // normalized DN -> cascade round that doomed it
 	rounds := 0
-	var removals []refHit // optional references to remove
+	var removals []refHit                      // optional references to remove
 	preferredRemovals := map[string][]string{} // normalized site DN -> names to drop
 	preferredSites := map[string]ldapschema.Site{}
 	var preferredOrder []string
