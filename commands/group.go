@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/go-ldap/ldap/v3"
@@ -61,29 +62,27 @@ func groupView(st *directory.Store, g ldapschema.Group, all []ldapschema.Group) 
 }
 
 func sortMembers(ms []GroupMemberView) {
-	rank := map[string]int{directory.KindUser: 0, directory.KindGroup: 1, directory.KindComputer: 2}
-	less := func(a, b GroupMemberView) bool {
-		ra, okA := rank[a.Kind]
-		rb, okB := rank[b.Kind]
-		if !okA {
-			ra = 3
+	rank := func(kind string) int {
+		switch kind {
+		case directory.KindUser:
+			return 0
+		case directory.KindGroup:
+			return 1
+		case directory.KindComputer:
+			return 2
 		}
-		if !okB {
-			rb = 3
-		}
-		if ra != rb {
+		return 3
+	}
+	sort.SliceStable(ms, func(i, j int) bool {
+		a, b := ms[i], ms[j]
+		if ra, rb := rank(a.Kind), rank(b.Kind); ra != rb {
 			return ra < rb
 		}
 		if x, y := strings.ToLower(a.Name), strings.ToLower(b.Name); x != y {
 			return x < y
 		}
 		return a.Name < b.Name
-	}
-	for i := 1; i < len(ms); i++ {
-		for j := i; j > 0 && less(ms[j], ms[j-1]); j-- {
-			ms[j], ms[j-1] = ms[j-1], ms[j]
-		}
-	}
+	})
 }
 
 func memberWords(ms []GroupMemberView) string {
@@ -295,7 +294,7 @@ func (o *groupCreateOptions) run() error {
 		changes := want.Attrs().Changes(existing.Attrs(), ldapschema.AttrDescription, ldapschema.AttrMember)
 		if len(changes) > 0 {
 			return errorf(fmt.Sprintf("use `cpactl group add-member %s` or `remove-member` to change its members", existing.Name),
-				"group %s exists with different %s", existing.Name, strings.ReplaceAll(changedNames(changes), "member", "members"))
+				"group %s exists with different %s", existing.Name, changedNames(changes))
 		}
 		o.g.report("group %s: unchanged", existing.Name)
 		return nil

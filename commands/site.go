@@ -414,6 +414,8 @@ func attrWord(attr string) string {
 		return "domain"
 	case ldapschema.AttrCN, ldapschema.AttrSN:
 		return "name"
+	case ldapschema.AttrMember:
+		return "members"
 	}
 	return attr
 }

@@ -173,8 +173,9 @@ func (s *Store) ApplyPlan(p *Plan) error {
 			continue
 		}
 		subtree := false
+		below := "," + ldapschema.NormalizeDN(w.DN)
 		for k := range deleted {
-			if k != ldapschema.NormalizeDN(w.DN) && ldapschema.IsUnder(k, w.DN) {
+			if strings.HasSuffix(k, below) {
 				subtree = true
 				break
 			}
