@@ -222,12 +222,12 @@ func (t txnControl) Encode() *ber.Packet {
 }
 
 // txnSettle is how long a transaction pauses after each of its requests
-// before sending the next one (or the end). slapd 2.5.13 answers a request
+// (start, operations, end) before the connection sends the next one. slapd 2.5.13 answers a request
 // of a transaction before the thread that queued it is done with it; a
 // next request that overtakes that thread can drop the operation or crash
 // the server (measured here: a segfault within 10 to 300 transactions
 // without the pause, none in thousands with it).
-const txnSettle = 2 * time.Millisecond
+const txnSettle = 5 * time.Millisecond
 
 // txnWriter adds the transaction control to every write.
 type txnWriter struct {
@@ -289,6 +289,7 @@ func (c *Conn) endTxn(id string, commit bool) error {
 	}
 	seq.AppendChild(ber.NewString(ber.ClassUniversal, ber.TypePrimitive, ber.TagOctetString, id, "Identifier"))
 	_, err := c.conn.Extended(ldap.NewExtendedRequest(oidEndTxn, seq))
+	time.Sleep(txnSettle) // the end races with the next request too
 	return err
 }
 
