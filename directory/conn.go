@@ -222,11 +222,11 @@ func (t txnControl) Encode() *ber.Packet {
 }
 
 // txnSettle is how long a transaction pauses after each of its requests
-// (start, operations, end) before the connection sends the next one. slapd 2.5.13 answers a request
-// of a transaction before the thread that queued it is done with it; a
-// next request that overtakes that thread can drop the operation or crash
-// the server (measured here: a segfault within 10 to 300 transactions
-// without the pause, none in thousands with it).
+// (start, operations, end) before the connection sends the next one.
+// slapd 2.5.13 answers a request of a transaction before the thread that
+// queued it is done with it; a next request that overtakes that thread can
+// drop the operation or crash the server (measured here: a segfault within
+// 10 to 300 transactions without the pause, none in thousands with it).
 const txnSettle = 5 * time.Millisecond
 
 // txnWriter adds the transaction control to every write.
