@@ -154,26 +154,29 @@ func squeeze(s string) string {
 // ("Why did my user land there?") shows the real output of its command on
 // the bundled fixture; a change to resolve's output must update it.
 func TestResolveWalkthroughIsCurrent(t *testing.T) {
-	doc, err := os.ReadFile("../docs/resolve.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const prompt = "$ cpactl resolve --from fixtures/resolve-seed-000-scenario-2.ldif \\\n" +
-		"    --user alice --entitlement \"Sales Desktops\" --connection-server india-cs-1\n"
-	_, rest, ok := strings.Cut(string(doc), prompt)
-	if !ok {
-		t.Fatalf("docs/resolve.md has no console block starting %q", prompt)
-	}
-	shown, _, ok := strings.Cut(rest, "```")
-	if !ok {
-		t.Fatal("the console block does not end")
-	}
 	code, out, errOut := run(t, "resolve", "--from", "../fixtures/resolve-seed-000-scenario-2.ldif",
 		"--user", "alice", "--entitlement", "Sales Desktops", "--connection-server", "india-cs-1")
 	if code != ExitOK || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	if out != shown {
-		t.Errorf("docs/resolve.md shows:\n%s\nresolve prints:\n%s", shown, out)
+	const prompt = "$ cpactl resolve --from fixtures/resolve-seed-000-scenario-2.ldif \\\n" +
+		"    --user alice --entitlement \"Sales Desktops\" --connection-server india-cs-1\n"
+	// The README carries the same walk-through.
+	for _, path := range []string{"../docs/resolve.md", "../README.md"} {
+		doc, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rest, ok := strings.Cut(string(doc), prompt)
+		if !ok {
+			t.Fatalf("%s has no console block starting %q", path, prompt)
+		}
+		shown, _, ok := strings.Cut(rest, "```")
+		if !ok {
+			t.Fatalf("%s: the console block does not end", path)
+		}
+		if out != shown {
+			t.Errorf("%s shows:\n%s\nresolve prints:\n%s", path, shown, out)
+		}
 	}
 }
