@@ -632,10 +632,26 @@ func PreferredAssertion(raw []string) string {
 		return "(!(" + a + "=*))"
 	}
 	fs := make([]string, 0, len(raw)+1)
+	ranks := map[int]bool{}
+	top := -1
 	for _, v := range raw {
 		fs = append(fs, Filter(a, v))
+		if rs, err := ldapschema.ParsePreferredSite(v); err == nil {
+			ranks[rs.Rank] = true
+			if rs.Rank > top {
+				top = rs.Rank
+			}
+		}
 	}
-	fs = append(fs, "(!("+a+"="+ldap.EscapeFilter(fmt.Sprintf("{%d}", len(raw)))+"*))")
+	// cpactl always writes ranks 0..n-1, so any other list written since
+	// holds a rank the list read lacks: a gap, or the rank after the last.
+	// Asserting those ranks absent pins the whole list, gaps included (lint
+	// reports gaps, and the fix is to write the list again).
+	for r := 0; r <= top+1; r++ {
+		if !ranks[r] {
+			fs = append(fs, "(!("+a+"="+ldap.EscapeFilter(fmt.Sprintf("{%d}", r))+"*))")
+		}
+	}
 	return And(fs...)
 }
 

@@ -23,6 +23,8 @@ func TestPreferredAssertion(t *testing.T) {
 		{"an empty list asserts no value", nil, "(!(pae-PreferredSite=*))"},
 		{"every value read and no value of the next rank", []string{"{0}UK", "{1}US"},
 			"(&(pae-PreferredSite={0}UK)(pae-PreferredSite={1}US)(!(pae-PreferredSite={2}*)))"},
+		{"a list with a gap asserts the gap rank absent too", []string{"{0}UK", "{2}US"},
+			"(&(pae-PreferredSite={0}UK)(pae-PreferredSite={2}US)(!(pae-PreferredSite={1}*))(!(pae-PreferredSite={3}*)))"},
 		{"filter specials are escaped", []string{`{0}R&D, "West" <1>+;=*()\ Zürich`},
 			`(&(pae-PreferredSite={0}R&D, "West" <1>+;=\2a\28\29\5c Z\c3\bcrich)(!(pae-PreferredSite={1}*)))`},
 	}
@@ -63,6 +65,27 @@ func TestPreferredAssertionPinsTheList(t *testing.T) {
 		got, err := matches(filter, e)
 		if err != nil || got != tc.holds {
 			t.Errorf("stored %q: holds=%v (%v), want %v", tc.stored, got, err, tc.holds)
+		}
+	}
+	// A list with rank gaps (lint's preferred-rank-gap) can be rewritten:
+	// the assertion holds for it, and for no gapless list cpactl writes.
+	gappy := []string{"{0}UK", "{2}US"}
+	filter, err = ldap.CompileFilter(PreferredAssertion(gappy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		stored []string
+		holds  bool
+	}{
+		{gappy, true},
+		{[]string{"{0}UK", "{1}US"}, false},
+		{[]string{"{0}UK", "{1}X", "{2}US"}, false},
+		{[]string{"{0}UK", "{1}X", "{2}US", "{3}Y"}, false},
+	} {
+		e := ldap.NewEntry("cn=India,ou=Sites,dc=x", map[string][]string{ldapschema.AttrPreferredSite: tc.stored})
+		if got, err := matches(filter, e); err != nil || got != tc.holds {
+			t.Errorf("read %q, stored %q: holds=%v (%v), want %v", gappy, tc.stored, got, err, tc.holds)
 		}
 	}
 }
