@@ -716,7 +716,7 @@ func (rs *resolver) redirection() {
 			rs.user.Name, site, rs.site.Name, site)
 	}
 	rs.d.HomeSiteRedirection = red
-	rs.trace("redirection", "pae-EnableSiteRedirection is 1: %s", red.Detail)
+	rs.trace("redirection", "home site redirection is on (pae-EnableSiteRedirection 1): %s", red.Detail)
 }
 
 // tagList renders a server's tags.

@@ -60,11 +60,6 @@ func errorf(hint string, format string, args ...any) error {
 	return &Failure{Code: ExitError, Err: fmt.Errorf(format, args...), Hint: hint}
 }
 
-// notFound returns the exit-3 error for a named object.
-func notFound(kind, name string) error {
-	return &Failure{Code: ExitNotFound, Err: &directory.NotFoundError{Kind: kind, Name: name}}
-}
-
 // silentExit ends the command with code after its output said why.
 func silentExit(code int) error { return &Failure{Code: code} }
 

@@ -313,3 +313,29 @@ func TestWriteLDIFRoundTrips(t *testing.T) {
 		t.Fatalf("export does not load into an empty slapd: %v", err)
 	}
 }
+
+func FuzzParseUserName(f *testing.F) {
+	for _, s := range []string{"alice", `CORP\alice`, "alice@corp.example.com", "*)(uid=*", `\`, "@", "a@b@c", `a\b\c`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, arg string) {
+		n, err := ParseUserName(arg)
+		if err != nil {
+			return
+		}
+		if n.UID == "" {
+			t.Fatalf("%q parsed to an empty uid", arg)
+		}
+		// The parts come from the argument: nothing is invented.
+		if !strings.Contains(arg, n.UID) || !strings.Contains(arg, n.Domain) {
+			t.Fatalf("%q parsed to %+v", arg, n)
+		}
+		// A DN and a filter built from the uid always parse.
+		if _, err := ldap.ParseDN(dit.User(n.UID)); err != nil {
+			t.Fatalf("uid %q gives a bad DN: %v", n.UID, err)
+		}
+		if _, err := ldap.CompileFilter(Filter(ldapschema.AttrUID, n.UID)); err != nil {
+			t.Fatalf("uid %q gives a bad filter: %v", n.UID, err)
+		}
+	})
+}

@@ -203,7 +203,9 @@ func ParseUserName(arg string) (UserName, error) {
 }
 
 // User reads the user an argument names (uid, DOMAIN\uid or uid@domain).
-// A given domain must match the user's domain when the entry has one.
+// A given domain must match the user's domain when the entry has one; if it
+// does not, no such user exists (a *UserDomainError, which is a
+// *NotFoundError).
 func (s *Store) User(arg string) (ldapschema.User, error) {
 	n, err := ParseUserName(arg)
 	if err != nil {
@@ -219,7 +221,7 @@ func (s *Store) User(arg string) (ldapschema.User, error) {
 		return u, err
 	}
 	if n.Domain != "" && u.Domain != "" && !domainMatches(n.Domain, u.Domain) {
-		return ldapschema.User{}, fmt.Errorf("user %q is in domain %q, not %q", u.UID, u.Domain, n.Domain)
+		return ldapschema.User{}, &UserDomainError{Arg: arg, UID: u.UID, Domain: u.Domain}
 	}
 	return u, nil
 }
