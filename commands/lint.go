@@ -70,13 +70,7 @@ func (o *lintOptions) run() error {
 	if err != nil {
 		return err
 	}
-	data := lint.Data{Settings: inv.Settings, Sites: inv.Sites, Pods: inv.Pods, ConnectionServers: inv.ConnectionServers,
-		Pools: inv.Pools, Farms: inv.Farms, Hosts: inv.Hosts, Entitlements: inv.Entitlements, HomeSites: inv.HomeSites,
-		Users: inv.Users, Groups: inv.Groups, Computers: inv.Computers, Sessions: inv.Sessions, Assignments: inv.Assignments}
-	for _, u := range inv.Unreadable {
-		data.Unreadable = append(data.Unreadable, lint.Unreadable{DN: u.DN, Reason: u.Err})
-	}
-	findings := lint.Run(data)
+	findings := lint.Run(*inv)
 	if findings == nil {
 		findings = []lint.Finding{}
 	}

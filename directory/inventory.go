@@ -8,33 +8,11 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
-// Inventory is every cpactl object under the base, read leniently: an entry
-// with a value that does not parse is kept as far as it decodes and listed
-// in Unreadable, so that one bad value does not hide the rest (what lint
-// and export need).
-type Inventory struct {
-	Settings          ldapschema.SettingsRecord
-	Sites             []ldapschema.Site
-	Pods              []ldapschema.Pod
-	ConnectionServers []ldapschema.ConnectionServer
-	Pools             []ldapschema.Pool
-	Farms             []ldapschema.Farm
-	Hosts             []ldapschema.Host
-	Entitlements      []ldapschema.Entitlement
-	HomeSites         []ldapschema.HomeSite
-	Users             []ldapschema.User
-	Groups            []ldapschema.Group
-	Computers         []ldapschema.Computer
-	Sessions          []ldapschema.Session
-	Assignments       []ldapschema.Assignment
-	Unreadable        []Unreadable
-}
+// Inventory is every cpactl object under the base (ldapschema.Records).
+type Inventory = ldapschema.Records
 
 // Unreadable is an entry with a value that does not parse.
-type Unreadable struct {
-	DN  string
-	Err string
-}
+type Unreadable = ldapschema.Unreadable
 
 // Inventory reads every object: one search per container.
 func (s *Store) Inventory() (*Inventory, error) {
@@ -45,7 +23,7 @@ func (s *Store) Inventory() (*Inventory, error) {
 	}
 	inv.Settings, err = ldapschema.SettingsFromEntry(e)
 	if err != nil {
-		inv.Unreadable = append(inv.Unreadable, Unreadable{DN: s.DIT.Settings(), Err: err.Error()})
+		inv.Unreadable = append(inv.Unreadable, Unreadable{DN: s.DIT.Settings(), Reason: err.Error()})
 	}
 	one := ldap.ScopeSingleLevel
 	steps := []func() error{
@@ -117,7 +95,7 @@ func lenient[T any](s *Store, inv *Inventory, base string, scope int, filter str
 	for _, e := range entries {
 		rec, err := from(e)
 		if err != nil {
-			inv.Unreadable = append(inv.Unreadable, Unreadable{DN: e.DN, Err: err.Error()})
+			inv.Unreadable = append(inv.Unreadable, Unreadable{DN: e.DN, Reason: err.Error()})
 			if errors.Is(err, ldapschema.ErrWrongClass) {
 				continue
 			}

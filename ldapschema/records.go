@@ -840,3 +840,31 @@ func sortedCopy(in []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Records holds every record of one federation: what `cpactl lint` checks
+// and directory.Store.Inventory reads (leniently: entries with values that
+// do not parse are kept as far as they decode and listed in Unreadable).
+type Records struct {
+	Settings          SettingsRecord
+	Sites             []Site
+	Pods              []Pod
+	ConnectionServers []ConnectionServer
+	Pools             []Pool
+	Farms             []Farm
+	Hosts             []Host
+	Entitlements      []Entitlement
+	HomeSites         []HomeSite
+	Users             []User
+	Groups            []Group
+	Computers         []Computer
+	Sessions          []Session
+	Assignments       []Assignment
+	// Unreadable lists entries with values that do not parse.
+	Unreadable []Unreadable
+}
+
+// Unreadable is an entry whose values did not all decode.
+type Unreadable struct {
+	DN     string
+	Reason string
+}

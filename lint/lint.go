@@ -29,30 +29,10 @@ const (
 )
 
 // Data is everything lint looks at: the records of one federation.
-type Data struct {
-	Settings          ldapschema.SettingsRecord
-	Sites             []ldapschema.Site
-	Pods              []ldapschema.Pod
-	ConnectionServers []ldapschema.ConnectionServer
-	Pools             []ldapschema.Pool
-	Farms             []ldapschema.Farm
-	Hosts             []ldapschema.Host
-	Entitlements      []ldapschema.Entitlement
-	HomeSites         []ldapschema.HomeSite
-	Users             []ldapschema.User
-	Groups            []ldapschema.Group
-	Computers         []ldapschema.Computer
-	Sessions          []ldapschema.Session
-	Assignments       []ldapschema.Assignment
-	// Unreadable lists entries with values that do not parse (DN, reason).
-	Unreadable []Unreadable
-}
+type Data = ldapschema.Records
 
 // Unreadable is an entry whose values did not all decode.
-type Unreadable struct {
-	DN     string
-	Reason string
-}
+type Unreadable = ldapschema.Unreadable
 
 // Finding is one problem lint found. The JSON field names are a stable
 // contract.
