@@ -64,11 +64,7 @@ func newAssignmentListCommand(g *Globals) *cobra.Command {
 }
 
 func (o *assignmentListOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}

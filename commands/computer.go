@@ -54,11 +54,7 @@ func newComputerListCommand(g *Globals) *cobra.Command {
 }
 
 func (o *computerListOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -107,11 +103,7 @@ func newComputerShowCommand(g *Globals) *cobra.Command {
 }
 
 func (o *computerShowOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}

@@ -82,11 +82,7 @@ func newCSListCommand(g *Globals) *cobra.Command {
 }
 
 func (o *csListOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -135,11 +131,7 @@ func newCSShowCommand(g *Globals) *cobra.Command {
 }
 
 func (o *csShowOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}

@@ -148,11 +148,7 @@ func newEntitlementListCommand(g *Globals) *cobra.Command {
 }
 
 func (o *entitlementListOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -199,11 +195,7 @@ func newEntitlementShowCommand(g *Globals) *cobra.Command {
 }
 
 func (o *entitlementShowOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -592,11 +584,7 @@ func newEntitlementMembersCommand(g *Globals) *cobra.Command {
 }
 
 func (o *entitlementMembersOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}

@@ -94,11 +94,7 @@ func newFarmListCommand(g *Globals) *cobra.Command {
 }
 
 func (o *farmListOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -153,11 +149,7 @@ func newFarmShowCommand(g *Globals) *cobra.Command {
 }
 
 func (o *farmShowOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}

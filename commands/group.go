@@ -112,11 +112,7 @@ func newGroupListCommand(g *Globals) *cobra.Command {
 }
 
 func (o *groupListOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -161,11 +157,7 @@ func newGroupShowCommand(g *Globals) *cobra.Command {
 }
 
 func (o *groupShowOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}

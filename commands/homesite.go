@@ -296,11 +296,7 @@ func (o *homeSiteListOptions) run() error {
 	if o.Global && o.Entitlement != "" {
 		return errorf("pass one of them", "--global and --entitlement exclude each other")
 	}
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -421,11 +417,7 @@ func (o *homeSiteResolveOptions) run() error {
 	if o.User == "" {
 		return errorf("pass --user USER", "name the user whose home site to resolve")
 	}
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}

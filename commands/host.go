@@ -74,11 +74,7 @@ func newHostListCommand(g *Globals) *cobra.Command {
 }
 
 func (o *hostListOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -132,11 +128,7 @@ func newHostShowCommand(g *Globals) *cobra.Command {
 }
 
 func (o *hostShowOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}

@@ -57,11 +57,7 @@ Exit 0 when clean, 2 with findings (the stable "check" names above are in
 }
 
 func (o *lintOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}

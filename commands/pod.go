@@ -86,11 +86,7 @@ func newPodListCommand(g *Globals) *cobra.Command {
 }
 
 func (o *podListOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -139,11 +135,7 @@ func newPodShowCommand(g *Globals) *cobra.Command {
 }
 
 func (o *podShowOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}

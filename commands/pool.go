@@ -111,11 +111,7 @@ func newPoolListCommand(g *Globals) *cobra.Command {
 }
 
 func (o *poolListOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -173,11 +169,7 @@ func newPoolShowCommand(g *Globals) *cobra.Command {
 }
 
 func (o *poolShowOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}

@@ -208,11 +208,7 @@ func (o *sitePreferredOptions) run() error {
 }
 
 func (o *sitePreferredOptions) show() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.readFlags.open(o.g)
 	if err != nil {
 		return err
 	}

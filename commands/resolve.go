@@ -112,11 +112,7 @@ func (o *resolveOptions) validate() error {
 }
 
 func (o *resolveOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}

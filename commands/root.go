@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/prompt"
 )
@@ -120,6 +121,20 @@ func (r *readFlags) printer(g *Globals) (output.Printer, error) {
 		return output.Printer{}, errorf("", "%v", err)
 	}
 	return output.Printer{Format: f, Out: g.IO.Out}, nil
+}
+
+// open returns what a read command needs: its printer and a store on the
+// snapshot (--from) or the server. Close the store with the function.
+func (r *readFlags) open(g *Globals) (output.Printer, *directory.Store, func(), error) {
+	p, err := r.printer(g)
+	if err != nil {
+		return p, nil, nil, err
+	}
+	st, closeFn, err := g.ReadStore(r.From)
+	if err != nil {
+		return p, nil, nil, err
+	}
+	return p, st, closeFn, nil
 }
 
 // writeFlags are the flags every mutating command takes.

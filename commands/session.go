@@ -132,11 +132,7 @@ func newSessionListCommand(g *Globals) *cobra.Command {
 }
 
 func (o *sessionListOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -186,11 +182,7 @@ func newSessionShowCommand(g *Globals) *cobra.Command {
 }
 
 func (o *sessionShowOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}

@@ -113,11 +113,7 @@ func newSettingsShowCommand(g *Globals) *cobra.Command {
 }
 
 func (o *settingsShowOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}

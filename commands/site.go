@@ -84,11 +84,7 @@ func newSiteListCommand(g *Globals) *cobra.Command {
 }
 
 func (o *siteListOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -137,11 +133,7 @@ func newSiteShowCommand(g *Globals) *cobra.Command {
 }
 
 func (o *siteShowOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}

@@ -75,11 +75,7 @@ func newUserListCommand(g *Globals) *cobra.Command {
 }
 
 func (o *userListOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -137,11 +133,7 @@ func newUserShowCommand(g *Globals) *cobra.Command {
 }
 
 func (o *userShowOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}

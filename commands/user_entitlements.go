@@ -54,11 +54,7 @@ checked by ` + "`cpactl resolve`" + `.`,
 }
 
 func (o *userEntitlementsOptions) run() error {
-	p, err := o.printer(o.g)
-	if err != nil {
-		return err
-	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	p, st, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
