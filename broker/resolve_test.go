@@ -648,6 +648,23 @@ func TestResolveTiers(t *testing.T) {
 			},
 		},
 		{
+			name: "a site listed twice among the preferred sites is considered once: skipped, then remaining",
+			mutate: func(f *Federation) {
+				ge(f).Policy, ge(f).IgnoreHighLoad = PolicyLoad, true
+				f.Settings.LoadThresholdForSite = 40 // UK at 50 is skipped
+				// A duplicate that lint reports, and a snapshot may hold.
+				siteNamed(f, "India").PreferredSites = []string{"UK", "uk"}
+				poolNamed(f, "us-desk").Sessions = 10
+				poolNamed(f, "jp-desk").Sessions = 10
+			},
+			check: func(t *testing.T, d *Decision) {
+				// Remaining, least loaded first: UK (50), then Japan and US (full).
+				wantPlaced(t, d, "UK", "uk-pod1", "uk-desk")
+				wantSiteOrder(t, d, "India/starting/searched", "UK/preferred/skipped", "UK/remaining/searched")
+				wantTrace(t, d, "preferred site uk (rank 2) is listed again: already considered at rank 1")
+			},
+		},
+		{
 			name: "no preferred site qualifies: the search falls back to the remaining sites",
 			mutate: func(f *Federation) {
 				poolNamed(f, "uk-desk").Sessions = 10

@@ -107,12 +107,20 @@ func (rs *resolver) searchPreferred() *Decision {
 	}
 	threshold := rs.ix.f.Settings.LoadThresholdForSite
 	limit := big.NewRat(int64(threshold), 1)
+	// A site listed twice (data lint reports) is considered once: a site
+	// skipped for load is not searched, so visited does not catch it.
+	considered := map[string]int{} // folded name -> first rank
 	for rank, name := range rs.site.PreferredSites {
 		site := rs.ix.site(name)
 		if site == nil {
 			rs.warn("preferred site %q (rank %d) of %s does not exist; skipped", name, rank+1, rs.site.Name)
 			continue
 		}
+		if first, dup := considered[foldKey(site.Name)]; dup {
+			rs.trace("tiers", "preferred site %s (rank %d) is listed again: already considered at rank %d", name, rank+1, first)
+			continue
+		}
+		considered[foldKey(site.Name)] = rank + 1
 		if rs.visited[foldKey(site.Name)] {
 			rs.trace("tiers", "preferred site %s (rank %d) already searched", site.Name, rank+1)
 			continue
