@@ -79,7 +79,11 @@ func Resolve(f *Federation, r Request) (*Decision, error) {
 		return nil, &NotFoundError{Kind: "pod", Name: r.Pod}
 	}
 	if rs.site = ix.site(rs.pod.Site); rs.site == nil {
-		return nil, &NotFoundError{Kind: "site", Name: rs.pod.Site}
+		// Not a name the request gave: the data is inconsistent (exit 1).
+		return nil, &RequestError{
+			Message: fmt.Sprintf("the connecting pod %s names site %q, which does not exist", rs.pod.Name, rs.pod.Site),
+			Hint:    "run `cpactl lint` and move the pod to an existing site with `cpactl pod update POD --site SITE`",
+		}
 	}
 	if r.Client != "" {
 		if rs.client = ix.computer(r.Client); rs.client == nil {

@@ -50,6 +50,9 @@ func TestResolveErrors(t *testing.T) {
 		{name: "unknown offline pod", req: Request{OfflinePods: []string{"pod-x"}}, notFound: "pod", msg: `pod "pod-x" not found`},
 		{name: "connecting through a what-if offline pod", req: Request{OfflinePods: []string{"IN-POD1"}}, msg: "offline"},
 		{name: "connecting through a stored offline pod", mutate: func(f *Federation) { podNamed(f, "in-pod1").Online = false }, req: Request{Pod: "in-pod1"}, msg: "offline"},
+		{name: "the connecting pod's site is missing from the data (not a name the request gave)",
+			mutate: func(f *Federation) { podNamed(f, "in-pod1").Site = "Atlantis" }, req: Request{Pod: "in-pod1"},
+			msg: `the connecting pod in-pod1 names site "Atlantis", which does not exist`},
 		{name: "unknown protocol", req: Request{Protocol: "VNC"}, msg: "unknown protocol"},
 		{name: "unauthenticated on a desktop entitlement", req: Request{Unauthenticated: true}, msg: "application entitlements only"},
 	}
