@@ -344,7 +344,19 @@ func (s *Store) EmptyTrash() error {
 func trashRunName() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	return "cpactl-txn-" + hex.EncodeToString(b[:])
+	return transientPrefix + hex.EncodeToString(b[:])
+}
+
+// transientPrefix starts the names of a run's placeholders and trash
+// entries.
+const transientPrefix = "cpactl-txn-"
+
+// IsTransient reports whether dn is an entry that ApplyPlan creates only
+// for the duration of a change (the trash container and what lies in it,
+// and the placeholders named cpactl-txn-...): left over by an interrupted
+// run, it is not part of the federation.
+func IsTransient(dit ldapschema.DIT, dn string) bool {
+	return ldapschema.IsUnder(dn, dit.Trash()) || strings.HasPrefix(strings.ToLower(ldapschema.NameOf(dn)), transientPrefix)
 }
 
 // Apply runs the plan on c, as Store.ApplyPlan does, under the base DN of
