@@ -1,0 +1,183 @@
+package reconcile
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// What happened to an entry, from the current state to the desired one.
+const (
+	Added   = "added"   // only the desired state holds it
+	Removed = "removed" // only the current state holds it
+	Changed = "changed" // both hold it, with different values
+)
+
+// HiddenValue stands for the values of sensitive attributes (passwords)
+// in reports.
+const HiddenValue = "(hidden)"
+
+// Report is the comparison of a desired state with the current one. Its
+// JSON form is a stable contract (snake_case, pinned by a golden file).
+type Report struct {
+	// Identical is true when nothing differs.
+	Identical bool    `json:"identical"`
+	Summary   Summary `json:"summary"`
+	// Entries lists the entries that differ, layout order (containers,
+	// settings, sites, pods, ...), then by name.
+	Entries []EntryChange `json:"entries"`
+}
+
+// Summary counts the entries by what happened to them.
+type Summary struct {
+	Added   int `json:"added"`
+	Removed int `json:"removed"`
+	Changed int `json:"changed"`
+	// Unchanged counts the objects (not the structure) both states hold
+	// with the same values.
+	Unchanged int `json:"unchanged"`
+}
+
+// EntryChange is one entry that differs.
+type EntryChange struct {
+	Change string `json:"change"` // Added, Removed or Changed
+	Kind   string `json:"kind"`   // "site", "pod", ..., "container", "settings"
+	Name   string `json:"name"`
+	DN     string `json:"dn"`
+	// Attributes lists the attributes that differ (for an added or removed
+	// entry, all of them), by name, objectClass first.
+	Attributes []AttributeChange `json:"attributes"`
+
+	desired, current *Entry
+}
+
+// Object names the entry for people: "site UK".
+func (c EntryChange) Object() string { return c.Kind + " " + c.Name }
+
+// AttributeChange is one attribute that differs.
+type AttributeChange struct {
+	Attribute string `json:"attribute"`
+	// Current and Desired hold every value on each side: a preferred-site
+	// list in rank order, other values sorted.
+	Current []string `json:"current"`
+	Desired []string `json:"desired"`
+	// Removed and Added hold the values only one side has (compared by
+	// the attribute's matching rule).
+	Removed []string `json:"removed"`
+	Added   []string `json:"added"`
+}
+
+// Compare compares the desired state with the current one. Entries that
+// only the current state holds are reported removed, except the structure
+// and the settings entry, which apply never deletes; the structure is
+// never compared.
+func Compare(desired, current *State) *Report {
+	r := &Report{Entries: []EntryChange{}}
+	for _, d := range desired.Entries() {
+		c := current.entries[d.Key]
+		switch {
+		case c == nil:
+			r.Entries = append(r.Entries, EntryChange{Change: Added, Kind: d.Kind, Name: d.Name, DN: d.DN,
+				Attributes: attributeChanges(d.Attrs, nil), desired: d})
+			r.Summary.Added++
+		case IsStructure(d.Kind):
+		default:
+			changes := attributeChanges(d.Attrs, c.Attrs)
+			if len(changes) == 0 {
+				r.Summary.Unchanged++
+				continue
+			}
+			r.Entries = append(r.Entries, EntryChange{Change: Changed, Kind: d.Kind, Name: d.Name, DN: d.DN,
+				Attributes: changes, desired: d, current: c})
+			r.Summary.Changed++
+		}
+	}
+	for _, c := range current.Entries() {
+		if desired.entries[c.Key] != nil || IsStructure(c.Kind) || c.Kind == KindSettings {
+			continue
+		}
+		r.Entries = append(r.Entries, EntryChange{Change: Removed, Kind: c.Kind, Name: c.Name, DN: c.DN,
+			Attributes: attributeChanges(nil, c.Attrs), current: c})
+		r.Summary.Removed++
+	}
+	sort.SliceStable(r.Entries, func(i, j int) bool { return less(r.Entries[i].entry(), r.Entries[j].entry()) })
+	r.Identical = len(r.Entries) == 0
+	return r
+}
+
+func (c EntryChange) entry() *Entry {
+	if c.desired != nil {
+		return c.desired
+	}
+	return c.current
+}
+
+// attributeChanges compares two entries' attributes under the schema's
+// matching rules.
+func attributeChanges(desired, current ldapschema.Attrs) []AttributeChange {
+	names := map[string]string{} // lower-case -> canonical
+	for n := range desired {
+		names[strings.ToLower(n)] = n
+	}
+	for n := range current {
+		if _, ok := names[strings.ToLower(n)]; !ok {
+			names[strings.ToLower(n)] = n
+		}
+	}
+	all := ldapschema.Attrs{}
+	for _, n := range names {
+		all[n] = nil
+	}
+	out := []AttributeChange{}
+	for _, name := range sortedNames(all) {
+		d, c := lookupFold(desired, name), lookupFold(current, name)
+		if ldapschema.EqualValues(name, d, c) {
+			continue
+		}
+		out = append(out, describeChange(name, d, c))
+	}
+	return out
+}
+
+func describeChange(name string, desired, current []string) AttributeChange {
+	dk, ck := ldapschema.ValueKeys(name, desired), ldapschema.ValueKeys(name, current)
+	ch := AttributeChange{Attribute: name, Current: ldapschema.SortValues(name, current),
+		Desired: ldapschema.SortValues(name, desired), Removed: []string{}, Added: []string{}}
+	for _, v := range ch.Current {
+		if k := ldapschema.ValueKey(name, v); !dk[k] && ck[k] {
+			ch.Removed = append(ch.Removed, v)
+		}
+	}
+	for _, v := range ch.Desired {
+		if k := ldapschema.ValueKey(name, v); !ck[k] && dk[k] {
+			ch.Added = append(ch.Added, v)
+		}
+	}
+	if ch.Current == nil {
+		ch.Current = []string{}
+	}
+	if ch.Desired == nil {
+		ch.Desired = []string{}
+	}
+	if info, _ := ldapschema.LookupAttribute(name); info.Sensitive {
+		for _, list := range [][]string{ch.Current, ch.Desired, ch.Removed, ch.Added} {
+			for i := range list {
+				list[i] = HiddenValue
+			}
+		}
+	}
+	return ch
+}
+
+func lookupFold(a ldapschema.Attrs, name string) []string {
+	if v, ok := a[name]; ok {
+		return v
+	}
+	for k, v := range a {
+		if strings.ToLower(k) == strings.ToLower(name) {
+			return v
+		}
+	}
+	return nil
+}
