@@ -175,7 +175,7 @@ func lookupFold(a ldapschema.Attrs, name string) []string {
 		return v
 	}
 	for k, v := range a {
-		if strings.ToLower(k) == strings.ToLower(name) {
+		if strings.EqualFold(k, name) {
 			return v
 		}
 	}

@@ -95,13 +95,15 @@ type State struct {
 // are skipped.
 func NewState(dit ldapschema.DIT, entries []*ldap.Entry) *State {
 	s := &State{DIT: dit, entries: map[string]*Entry{}, present: map[string]bool{}}
+	layout := newLayoutKeys(dit)
+	rules := classRulesCache{}
 	for _, raw := range entries {
 		if directory.IsTransient(dit, raw.DN) {
 			continue
 		}
 		key := ldapschema.NormalizeDN(raw.DN)
 		s.present[key] = true
-		if !ldapschema.IsUnder(raw.DN, dit.Base) {
+		if key != layout.base && !strings.HasSuffix(key, ","+layout.base) {
 			s.Problems = append(s.Problems, Problem{DN: raw.DN, Message: "is not under the base " + dit.Base})
 			continue
 		}
@@ -118,14 +120,14 @@ func NewState(dit ldapschema.DIT, entries []*ldap.Entry) *State {
 			}
 			e.Attrs[info.Name] = append(e.Attrs[info.Name], a.Values...)
 		}
-		e.Kind, e.Name = classify(dit, key, raw)
+		e.Kind, e.Name = classify(layout, key, raw)
 		if e.Kind == "" {
 			s.Foreign = append(s.Foreign, Problem{DN: raw.DN, Message: fmt.Sprintf(
 				"is not a cpactl object or container (object classes %s, at this place in the layout)",
 				strings.Join(raw.GetEqualFoldAttributeValues(ldapschema.AttrObjectClass), ", "))})
 			continue
 		}
-		s.Problems = append(s.Problems, checkEntry(e)...)
+		s.Problems = append(s.Problems, checkEntry(e, rules)...)
 		s.entries[key] = e
 	}
 	return s
@@ -165,59 +167,82 @@ func rank(kind string) int {
 	return len(kindRank)
 }
 
-// classify finds what an entry is from its place in the layout and its
-// object classes: "" when it is not cpactl's.
-func classify(dit ldapschema.DIT, key string, e *ldap.Entry) (kind, name string) {
+// layoutKeys holds the normalized DNs of the layout, to classify entries
+// without parsing DNs again.
+type layoutKeys struct {
+	base, settings, sites, pods, entitlements, homeSites, people, groups, computers, sessions, assignments string
+	containers                                                                                             map[string]bool
+}
+
+func newLayoutKeys(dit ldapschema.DIT) layoutKeys {
 	n := ldapschema.NormalizeDN
-	if key == n(dit.Base) {
-		return KindBase, e.DN
-	}
+	k := layoutKeys{base: n(dit.Base), settings: n(dit.Settings()), sites: n(dit.Sites()), pods: n(dit.Pods()),
+		entitlements: n(dit.Entitlements()), homeSites: n(dit.HomeSites()), people: n(dit.People()),
+		groups: n(dit.Groups()), computers: n(dit.Computers()), sessions: n(dit.Sessions()),
+		assignments: n(dit.Assignments()), containers: map[string]bool{}}
 	for _, c := range dit.Containers() {
-		if key == n(c) {
-			return KindContainer, firstRDN(e.DN)
+		k.containers[n(c)] = true
+	}
+	return k
+}
+
+// parentKey returns the parent of a normalized DN ("" for none): what
+// follows its first unescaped comma.
+func parentKey(key string) string {
+	for i := 0; i < len(key); i++ {
+		switch key[i] {
+		case '\\':
+			i++
+		case ',':
+			return key[i+1:]
 		}
 	}
+	return ""
+}
+
+// classify finds what an entry is from its place in the layout and its
+// object classes: "" when it is not cpactl's.
+func classify(l layoutKeys, key string, e *ldap.Entry) (kind, name string) {
+	if key == l.base {
+		return KindBase, e.DN
+	}
+	if l.containers[key] {
+		return KindContainer, firstRDN(e.DN)
+	}
 	has := func(c string) bool { return ldapschema.HasClass(e, c) }
-	if key == n(dit.Settings()) {
+	if key == l.settings {
 		if has(ldapschema.ClassGlobalSettings) {
 			return KindSettings, firstRDN(e.DN)
 		}
 		return "", ""
 	}
-	parent := ldapschema.ParentOf(e.DN)
-	up := func(levels int) string {
-		dn := parent
-		for i := 1; i < levels && dn != ""; i++ {
-			dn = ldapschema.ParentOf(dn)
-		}
-		return n(dn)
-	}
+	parent := parentKey(key)
 	ok := false
-	switch up(1) {
-	case n(dit.Sites()):
+	switch parent {
+	case l.sites:
 		ok = has(ldapschema.ClassSite)
-	case n(dit.Pods()):
+	case l.pods:
 		ok = has(ldapschema.ClassPod)
-	case n(dit.Entitlements()):
+	case l.entitlements:
 		ok = has(ldapschema.ClassGlobalEntitlement)
-	case n(dit.HomeSites()):
+	case l.homeSites:
 		ok = has(ldapschema.ClassHomeSite)
-	case n(dit.People()):
+	case l.people:
 		ok = has(ldapschema.ClassInetOrgPerson)
-	case n(dit.Groups()):
+	case l.groups:
 		ok = has(ldapschema.ClassGroup)
-	case n(dit.Computers()):
+	case l.computers:
 		ok = has(ldapschema.ClassDevice)
-	case n(dit.Sessions()):
+	case l.sessions:
 		ok = has(ldapschema.ClassSession)
-	case n(dit.Assignments()):
+	case l.assignments:
 		ok = has(ldapschema.ClassPodAssignment)
 	}
-	switch {
+	switch grand := parentKey(parent); {
 	case ok:
-	case up(2) == n(dit.Pods()):
+	case grand == l.pods:
 		ok = has(ldapschema.ClassConnectionServer) || ldapschema.IsPool(e) || has(ldapschema.ClassRDSFarm)
-	case up(3) == n(dit.Pods()):
+	case parentKey(grand) == l.pods:
 		ok = has(ldapschema.ClassRDSHost)
 	}
 	if !ok {
@@ -239,8 +264,29 @@ func firstRDN(dn string) string {
 	return strings.Join(avas, "+")
 }
 
+// classRules holds what a set of object classes requires and allows
+// (ldapschema.ClassRules).
+type classRules struct {
+	must, may map[string]bool
+	unknown   []string
+}
+
+// classRulesCache remembers the rules of each set of classes: entries of
+// one kind share them.
+type classRulesCache map[string]classRules
+
+func (c classRulesCache) of(classes []string) classRules {
+	key := strings.ToLower(strings.Join(classes, "\x00"))
+	r, ok := c[key]
+	if !ok {
+		r.must, r.may, r.unknown = ldapschema.ClassRules(classes)
+		c[key] = r
+	}
+	return r
+}
+
 // checkEntry lists what the server would refuse in an entry.
-func checkEntry(e *Entry) []Problem {
+func checkEntry(e *Entry, cache classRulesCache) []Problem {
 	var out []Problem
 	add := func(format string, args ...any) {
 		out = append(out, Problem{DN: e.DN, Message: fmt.Sprintf(format, args...)})
@@ -250,7 +296,8 @@ func checkEntry(e *Entry) []Problem {
 		add("has no object class")
 		return out
 	}
-	must, may, unknown := ldapschema.ClassRules(classes)
+	r := cache.of(classes)
+	must, may, unknown := r.must, r.may, r.unknown
 	for _, c := range unknown {
 		add("object class %s is not defined by cpactl's schema or the standard classes", c)
 	}
