@@ -1,0 +1,183 @@
+package commands
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/lint"
+	"github.com/cpactl/cpactl/reconcile"
+)
+
+func init() { register(newApplyCommand) }
+
+type applyOptions struct {
+	g *Globals
+	writeFlags
+	File  string
+	Prune bool
+	Force bool
+	Yes   bool
+}
+
+func newApplyCommand(g *Globals) *cobra.Command {
+	o := &applyOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "apply FILE.ldif",
+		Short: "Make the directory match a federation file (validated first; idempotent)",
+		Long: `Makes the live directory match the desired state in FILE.ldif (what
+` + "`cpactl export`" + ` writes, edited): adds the entries it lacks (parents first, and
+entries before the ones that refer to them), rewrites the attributes that
+differ (only attributes cpactl's schema or the standard classes define,
+never operational ones), and with --prune deletes the objects FILE does not
+hold (children and referrers first). The base entry, the containers and
+cn=Common are never deleted. ` + "`cpactl diff FILE.ldif`" + ` shows the same differences.
+
+Everything is checked before anything is written: FILE parses, every entry
+lies under the base DN, is a cpactl object or container with known object
+classes and allowed attributes, has its parent, and ` + "`cpactl lint`" + ` finds
+nothing in the desired state (--force applies despite lint findings).
+
+The writes go in one LDAP transaction when the server can take them (see
+docs/diff-apply.md for slapd 2.5's limits); each modify asserts the values
+it read, so a concurrent change fails the whole apply with exit 5. Running
+apply again prints "unchanged". Deletes ask for confirmation on a terminal
+and need --yes elsewhere.`,
+		Example: `  cpactl export -O federation.ldif
+  $EDITOR federation.ldif
+  cpactl diff federation.ldif
+  cpactl apply federation.ldif --dry-run
+  cpactl apply federation.ldif
+  cpactl apply federation.ldif --prune --yes`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.File = args[0]
+			return o.run()
+		},
+	}
+	o.writeFlags.add(cmd)
+	cmd.Flags().BoolVar(&o.Prune, "prune", false, "also delete the objects FILE does not hold")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "apply even when `cpactl lint` finds problems in FILE")
+	cmd.Flags().BoolVar(&o.Yes, "yes", false, "delete without asking (needed with --prune when stdin or stdout is not a terminal)")
+	return cmd
+}
+
+func (o *applyOptions) run() error {
+	snap, err := loadFederationFile(o.File)
+	if err != nil {
+		return err
+	}
+	dit := ldapschema.DIT{Base: o.g.Base}
+	desired := reconcile.NewState(dit, snap.Entries())
+	if problems := append(append([]reconcile.Problem(nil), desired.Problems...), desired.Foreign...); len(problems) > 0 {
+		return o.refuse(problems, "correct the file: it may hold only cpactl's objects and containers under the base (check -b)")
+	}
+	if len(snap.Entries()) == 0 {
+		return errorf("pass the file `cpactl export` writes", "%s holds no entries; nothing was written", o.File)
+	}
+	if err := o.lint(snap); err != nil {
+		return err
+	}
+
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	current, err := currentState(st)
+	if err != nil {
+		return err
+	}
+	report := reconcile.Compare(desired, current)
+	plan, problems := reconcile.PlanApply(desired, current, report, o.Prune)
+	if len(problems) > 0 {
+		return o.refuse(problems, "correct the file or the directory, then apply again")
+	}
+	defer o.noteKept(plan)
+	if plan.Empty() {
+		o.g.report("unchanged: the directory matches %s", o.File)
+		return nil
+	}
+	if o.DryRun {
+		reportPlan(o.g, &plan.Plan, true)
+		return nil
+	}
+	if plan.Deletes > 0 {
+		if err := o.confirmDeletes(plan); err != nil {
+			return err
+		}
+	}
+	if err := st.ApplyPlan(&plan.Plan); err != nil {
+		return err
+	}
+	reportPlan(o.g, &plan.Plan, false)
+	warnStepwise(o.g, &plan.Plan)
+	fmt.Fprintf(o.g.IO.Err, "apply: %d added, %d updated, %d deleted\n", plan.Adds, plan.Updates, plan.Deletes)
+	return nil
+}
+
+// lint refuses a desired state with lint findings, unless --force.
+func (o *applyOptions) lint(snap *directory.Snapshot) error {
+	inv, err := directory.NewStore(snap, o.g.Base).Inventory()
+	if err != nil {
+		return err
+	}
+	findings := lint.Run(*inv)
+	if len(findings) == 0 {
+		return nil
+	}
+	for _, f := range findings {
+		fmt.Fprintf(o.g.IO.Err, "  %s %s: %s: %s\n", f.Kind, f.Object, f.Check, f.Message)
+	}
+	n := len(findings)
+	if o.Force {
+		o.g.warn("%s: applying despite %d lint %s (--force)", o.File, n, plural(n, "finding", "findings"))
+		return nil
+	}
+	return errorf(fmt.Sprintf("correct the file (`cpactl lint --from %s` names each fix), or pass --force", lint.Quote(o.File)),
+		"%s: lint found %d %s in the desired state; nothing was written", o.File, n, plural(n, "problem", "problems"))
+}
+
+// refuse lists problems on stderr and fails with exit 1.
+func (o *applyOptions) refuse(problems []reconcile.Problem, hint string) error {
+	for _, p := range problems {
+		fmt.Fprintf(o.g.IO.Err, "  %s\n", p)
+	}
+	n := len(problems)
+	return errorf(hint, "%s: %d %s; nothing was written", o.File, n, plural(n, "problem", "problems"))
+}
+
+// confirmDeletes asks before pruning (or needs --yes).
+func (o *applyOptions) confirmDeletes(plan *reconcile.Plan) error {
+	if o.g.Interactive != nil && o.g.Interactive() && !o.Yes {
+		for _, w := range plan.Writes {
+			fmt.Fprintf(o.g.IO.Err, "  %s\n", w.Planned())
+		}
+	}
+	question := fmt.Sprintf("Apply %s, deleting %d %s?", o.File, plan.Deletes, plural(plan.Deletes, "object", "objects"))
+	return confirm(o.g, o.Yes, fmt.Sprintf("applying %s with --prune (%d %s to delete)", o.File, plan.Deletes,
+		plural(plan.Deletes, "object", "objects")), question)
+}
+
+// noteKept says which objects only the directory holds, when --prune was
+// not given.
+func (o *applyOptions) noteKept(plan *reconcile.Plan) {
+	if plan == nil || len(plan.Kept) == 0 {
+		return
+	}
+	const shown = 10
+	var names []string
+	for i, k := range plan.Kept {
+		if i == shown {
+			names = append(names, fmt.Sprintf("and %d more (cpactl diff lists them)", len(plan.Kept)-shown))
+			break
+		}
+		names = append(names, k.Object())
+	}
+	n := len(plan.Kept)
+	fmt.Fprintf(o.g.IO.Err, "note: %d %s only in the directory, kept (--prune deletes %s): %s\n", n,
+		plural(n, "object is", "objects are"), plural(n, "it", "them"), strings.Join(names, ", "))
+}

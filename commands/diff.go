@@ -1,0 +1,189 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/go-ldap/ldap/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/reconcile"
+)
+
+func init() { register(newDiffCommand) }
+
+type diffOptions struct {
+	g *Globals
+	readFlags
+	File string
+}
+
+func newDiffCommand(g *Globals) *cobra.Command {
+	o := &diffOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "diff FILE.ldif",
+		Short: "Compare a federation file with the directory; exit 2 when they differ",
+		Long: `Compares the desired state in FILE.ldif (what ` + "`cpactl export`" + ` writes, edited)
+with the live directory, or with another snapshot given with --from, over the
+objects cpactl owns under the base DN: sites, pods, Connection Servers,
+pools, farms, RDS hosts, entitlements, home-site rows, users, groups,
+computers, sessions, pod assignments and cn=Common. The base entry and the
+containers are structure: reported only when missing.
+
+Each entry is added (only in FILE), removed (only in the directory) or
+changed, attribute by attribute. Values compare as the schema matches them:
+strings ignoring case, DNs as DNs, integers by value, preferred-site lists
+in rank order; operational attributes are ignored. In the table, CURRENT
+and DESIRED show single values and preferred-site lists whole, and for
+attributes with several values only the values that differ (-removed,
++added); DNs are shown without the base. -o json lists every value.
+
+` + "`cpactl apply FILE.ldif`" + ` makes the directory match (with --prune, it also
+deletes what is removed). Exit 0 when identical, 2 when they differ.`,
+		Example: `  cpactl export -O federation.ldif
+  sed -i 's/^pae-Capacity: 50$/pae-Capacity: 60/' federation.ldif
+  cpactl diff federation.ldif
+  cpactl diff federation.ldif --from last-week.ldif -o json | jq '.entries[].dn'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.File = args[0]
+			return o.run()
+		},
+	}
+	o.readFlags.add(cmd)
+	return cmd
+}
+
+func (o *diffOptions) run() error {
+	p, err := o.printer(o.g)
+	if err != nil {
+		return err
+	}
+	snap, err := loadFederationFile(o.File)
+	if err != nil {
+		return err
+	}
+	st, closeFn, err := o.g.ReadStore(o.From)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	desired := reconcile.NewState(st.DIT, snap.Entries())
+	for _, pr := range append(append([]reconcile.Problem(nil), desired.Problems...), desired.Foreign...) {
+		o.g.warn("%s: %s (not compared)", o.File, pr)
+	}
+	current, err := currentState(st)
+	if err != nil {
+		return err
+	}
+	r := reconcile.Compare(desired, current)
+	err = p.Print(r, func(w io.Writer) error { return diffTable(w, r, st.DIT.Base) })
+	if err != nil {
+		return err
+	}
+	if r.Identical {
+		return nil
+	}
+	fmt.Fprintf(o.g.IO.Err, "diff: %d added, %d removed, %d changed, %d unchanged\n",
+		r.Summary.Added, r.Summary.Removed, r.Summary.Changed, r.Summary.Unchanged)
+	return silentExit(ExitDiff)
+}
+
+// loadFederationFile reads a desired state.
+func loadFederationFile(path string) (*directory.Snapshot, error) {
+	snap, err := directory.LoadSnapshot(path)
+	if err != nil {
+		return nil, errorf("pass an LDIF file of entries, as `cpactl export` writes it", "%v", err)
+	}
+	return snap, nil
+}
+
+// currentState reads every entry under the store's base.
+func currentState(st *directory.Store) (*reconcile.State, error) {
+	entries, err := st.Find(st.DIT.Base, ldap.ScopeWholeSubtree, "(objectClass=*)")
+	if err != nil {
+		return nil, err
+	}
+	return reconcile.NewState(st.DIT, entries), nil
+}
+
+// diffTable renders a report: one row per added or removed entry, one row
+// per attribute of a changed entry.
+func diffTable(w io.Writer, r *reconcile.Report, base string) error {
+	if r.Identical {
+		_, err := fmt.Fprintln(w, "diff: no differences")
+		return err
+	}
+	var rows [][]string
+	for _, e := range r.Entries {
+		if e.Change != reconcile.Changed {
+			rows = append(rows, []string{e.Change, e.Object(), "", "", ""})
+			continue
+		}
+		for _, a := range e.Attributes {
+			current, desired := showChange(a, base)
+			rows = append(rows, []string{e.Change, e.Object(), a.Attribute, current, desired})
+		}
+	}
+	return output.Rows(w, []string{"change", "object", "attribute", "current", "desired"}, rows)
+}
+
+// showChange renders both sides of an attribute change for the table: a
+// preferred-site list whole, in rank order ("1. UK, 2. US"); single values
+// whole; several values as the ones that differ (-removed, +added).
+func showChange(a reconcile.AttributeChange, base string) (current, desired string) {
+	if ldapschema.IsOrderedAttribute(a.Attribute) {
+		return showRanked(a.Current), showRanked(a.Desired)
+	}
+	if len(a.Current) <= 1 && len(a.Desired) <= 1 {
+		return showValues(a.Attribute, a.Current, "", base), showValues(a.Attribute, a.Desired, "", base)
+	}
+	return showValues(a.Attribute, a.Removed, "-", base), showValues(a.Attribute, a.Added, "+", base)
+}
+
+func showRanked(values []string) string {
+	if len(values) == 0 {
+		return "(none)"
+	}
+	list, err := ldapschema.DecodePreferredSites(values)
+	if err != nil || list.Gaps {
+		return strings.Join(values, ", ")
+	}
+	parts := make([]string, len(list.Sites))
+	for i, s := range list.Sites {
+		parts[i] = strconv.Itoa(i+1) + ". " + s.Name
+	}
+	return strings.Join(parts, ", ")
+}
+
+func showValues(attr string, values []string, mark, base string) string {
+	if len(values) == 0 {
+		if mark != "" {
+			return ""
+		}
+		return "(none)"
+	}
+	info, _ := ldapschema.LookupAttribute(attr)
+	parts := make([]string, len(values))
+	for i, v := range values {
+		if info.Equality == ldapschema.EqualityDN {
+			v = relativeDN(v, base)
+		}
+		parts[i] = mark + v
+	}
+	return strings.Join(parts, ", ")
+}
+
+// relativeDN shortens a DN under base for people: "uid=bob,ou=People".
+func relativeDN(dn, base string) string {
+	suffix := "," + strings.ToLower(base)
+	if len(dn) > len(suffix) && strings.ToLower(dn[len(dn)-len(suffix):]) == suffix {
+		return dn[:len(dn)-len(suffix)]
+	}
+	return dn
+}
