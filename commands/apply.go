@@ -70,6 +70,9 @@ func (o *applyOptions) run() error {
 	if err != nil {
 		return err
 	}
+	if err := checkFileBase(snap, o.g.Base, o.File); err != nil {
+		return err
+	}
 	dit := ldapschema.DIT{Base: o.g.Base}
 	desired := reconcile.NewState(dit, snap.Entries())
 	if problems := append(append([]reconcile.Problem(nil), desired.Problems...), desired.Foreign...); len(problems) > 0 {

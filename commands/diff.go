@@ -74,6 +74,9 @@ func (o *diffOptions) run() error {
 	}
 	defer closeFn()
 	desired := reconcile.NewState(st.DIT, snap.Entries())
+	if err := checkFileBase(snap, st.DIT.Base, o.File); err != nil {
+		return err
+	}
 	for _, pr := range append(append([]reconcile.Problem(nil), desired.Problems...), desired.Foreign...) {
 		o.g.warn("%s: %s (not compared)", o.File, pr)
 	}
@@ -101,6 +104,20 @@ func loadFederationFile(path string) (*directory.Snapshot, error) {
 		return nil, errorf("pass an LDIF file of entries, as `cpactl export` writes it", "%v", err)
 	}
 	return snap, nil
+}
+
+// checkFileBase refuses a file none of whose entries lies under the base:
+// it was written for another base (-b).
+func checkFileBase(snap *directory.Snapshot, base, file string) error {
+	for _, e := range snap.Entries() {
+		if ldapschema.IsUnder(e.DN, base) {
+			return nil
+		}
+	}
+	if len(snap.Entries()) == 0 {
+		return nil
+	}
+	return errorf("pass -b with the file's base DN", "%s holds no entry under the base %s", file, base)
 }
 
 // currentState reads every entry under the store's base.

@@ -170,8 +170,11 @@ func rank(kind string) int {
 // layoutKeys holds the normalized DNs of the layout, to classify entries
 // without parsing DNs again.
 type layoutKeys struct {
-	base, settings, sites, pods, entitlements, homeSites, people, groups, computers, sessions, assignments string
-	containers                                                                                             map[string]bool
+	base, settings                                   string
+	sites, pods, entitlements, homeSites             string
+	people, groups, computers, sessions, assignments string
+
+	containers map[string]bool
 }
 
 func newLayoutKeys(dit ldapschema.DIT) layoutKeys {
