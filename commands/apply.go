@@ -60,7 +60,7 @@ and need --yes elsewhere.`,
 	}
 	o.writeFlags.add(cmd)
 	cmd.Flags().BoolVar(&o.Prune, "prune", false, "also delete the objects FILE does not hold")
-	cmd.Flags().BoolVar(&o.Force, "force", false, "apply even when `cpactl lint` finds problems in FILE")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "apply even when lint finds problems in FILE (cpactl lint --from FILE lists them)")
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, "delete without asking (needed with --prune when stdin or stdout is not a terminal)")
 	return cmd
 }
