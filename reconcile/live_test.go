@@ -104,3 +104,28 @@ func TestApplyOneTransaction(t *testing.T) {
 		t.Errorf("plan:\n%s", got)
 	}
 }
+
+// TestApplyAuxiliaryClass: an auxiliary class and its attribute come and
+// go with one modify (the structural class stays).
+func TestApplyAuxiliaryClass(t *testing.T) {
+	plain := "dn: uid=alice,ou=People," + base + "\nobjectClass: top\nobjectClass: person\nobjectClass: organizationalPerson\nobjectClass: inetOrgPerson\nuid: alice\ncn: Alice Martin\nsn: Martin\n"
+	withDomain := strings.Replace(plain, "objectClass: inetOrgPerson\n", "objectClass: inetOrgPerson\nobjectClass: pae-UserIdentity\n", 1) + "pae-Domain: CORP\n"
+	st := liveStore(t, join(layout, plain))
+	for _, want := range []string{withDomain, plain} {
+		desired := state(t, join(layout, want))
+		current := readState(t, st)
+		plan, problems := PlanApply(desired, current, Compare(desired, current), false)
+		if len(problems) > 0 {
+			t.Fatal(problems)
+		}
+		if got := strings.Join(planLines(plan), "\n"); got != "would update user alice (objectClass, pae-Domain)" {
+			t.Errorf("plan: %s", got)
+		}
+		if err := st.ApplyPlan(&plan.Plan); err != nil {
+			t.Fatal(err)
+		}
+		if r := Compare(desired, readState(t, st)); !r.Identical {
+			t.Errorf("after apply: %v", changedAttributes(r))
+		}
+	}
+}

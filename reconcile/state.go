@@ -115,7 +115,7 @@ func NewState(dit ldapschema.DIT, entries []*ldap.Entry) *State {
 			info, ok := ldapschema.LookupAttribute(a.Name)
 			if !ok {
 				s.Problems = append(s.Problems, Problem{DN: raw.DN,
-					Message: fmt.Sprintf("attribute %s is not defined by cpactl's schema or the standard classes (left out)", a.Name)})
+					Message: fmt.Sprintf("attribute %s is not defined by cpactl's schema or the standard classes", a.Name)})
 				continue
 			}
 			e.Attrs[info.Name] = append(e.Attrs[info.Name], a.Values...)
