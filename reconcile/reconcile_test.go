@@ -383,3 +383,27 @@ func TestPlanRefusals(t *testing.T) {
 		})
 	}
 }
+
+// FuzzCompareAndPlan: whatever two LDIF files hold, comparing them and
+// planning never panics, and a state compared with itself is identical.
+func FuzzCompareAndPlan(f *testing.F) {
+	f.Add(join(layout, federation()), layout)
+	f.Add(join(layout, site("UK", "pae-PreferredSite: {0}UK", "pae-PreferredSite: {0}US")), join(layout, site("UK", "pae-PreferredSite: bad")))
+	f.Add("dn: cn=x,ou=Pods,"+base+"\nobjectClass: pae-RDSHost\ncn: x\n", "dn: "+base+"\nobjectClass: domain\ndc: example\n")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		sa, err := directory.ParseSnapshot(a)
+		if err != nil {
+			return
+		}
+		sb, err := directory.ParseSnapshot(b)
+		if err != nil {
+			return
+		}
+		desired, current := NewState(dit, sa.Entries()), NewState(dit, sb.Entries())
+		r := Compare(desired, current)
+		_, _ = PlanApply(desired, current, r, true)
+		if self := Compare(desired, desired); !self.Identical {
+			t.Errorf("a state differs from itself: %v", changedAttributes(self))
+		}
+	})
+}
