@@ -46,7 +46,7 @@ attributes with several values only the values that differ (-removed,
 ` + "`cpactl apply FILE.ldif`" + ` makes the directory match (with --prune, it also
 deletes what is removed). Exit 0 when identical, 2 when they differ.`,
 		Example: `  cpactl export -O federation.ldif
-  sed -i 's/^pae-Capacity: 50$/pae-Capacity: 60/' federation.ldif
+  sed -i '/^dn: cn=blr-desktops,/,/^$/ s/^pae-Capacity: .*/pae-Capacity: 40/' federation.ldif
   cpactl diff federation.ldif
   cpactl diff federation.ldif --from last-week.ldif -o json | jq '.entries[].dn'`,
 		Args: cobra.ExactArgs(1),
