@@ -38,7 +38,7 @@ func ParseDescription(def string) (Description, error) {
 			i++
 			for i < len(toks) && toks[i] != ")" {
 				if toks[i] != "$" {
-					vals = append(vals, toks[i])
+					vals = append(vals, strings.TrimPrefix(toks[i], "'"))
 				}
 				i++
 			}
@@ -58,7 +58,8 @@ func isValueToken(t string) bool {
 	if strings.HasPrefix(t, "'") {
 		return true
 	}
-	return t != "(" && t != ")" && !keywords[strings.ToUpper(t)]
+	// Keywords are upper case: "SUP name" names the attribute name.
+	return t != "(" && t != ")" && !keywords[t]
 }
 
 var keywords = map[string]bool{"NAME": true, "DESC": true, "OBSOLETE": true, "SUP": true, "EQUALITY": true,

@@ -125,6 +125,16 @@ func TestParseDescriptionAsSlapdReturnsIt(t *testing.T) {
 	if d.OID != "2.25.1.1.6" || d.Fields["NAME"][0] != "pae-PreferredSite" || d.Fields["SYNTAX"][0] != "1.3.6.1.4.1.1466.115.121.1.15" {
 		t.Errorf("parsed %+v", d)
 	}
+	cn, err := ParseDescription("( 2.5.4.3 NAME ( 'cn' 'commonName' ) DESC 'RFC4519: common name(s)' SUP name )")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cn.Fields["SUP"]; len(got) != 1 || got[0] != "name" {
+		t.Errorf("SUP of cn parsed as %q, want [name]", got)
+	}
+	if got := cn.Fields["NAME"]; len(got) != 2 || got[1] != "commonName" {
+		t.Errorf("NAME of cn parsed as %q", got)
+	}
 	c, err := ParseDescription("( 2.25.1.2.1 NAME 'x' SUP top STRUCTURAL MUST ( cn $ pae-SiteDN ) MAY description )")
 	if err != nil {
 		t.Fatal(err)
