@@ -2,6 +2,7 @@ package commands
 
 import (
 	"os"
+	"path/filepath"
 
 	"github.com/go-ldap/ldap/v3"
 	"github.com/spf13/cobra"
@@ -54,7 +55,7 @@ func (o *exportOptions) run() error {
 	}
 	// Write to a temporary file and rename it, so a failure never leaves a
 	// half-written snapshot behind.
-	tmp, err := os.CreateTemp(dirOf(o.File), ".cpactl-export-*")
+	tmp, err := os.CreateTemp(filepath.Dir(o.File), ".cpactl-export-*")
 	if err != nil {
 		return errorf("", "cannot write %s: %v", o.File, err)
 	}
@@ -71,13 +72,4 @@ func (o *exportOptions) run() error {
 	}
 	o.g.report("exported %d entries to %s", len(entries), o.File)
 	return nil
-}
-
-func dirOf(path string) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i] == '/' {
-			return path[:i+1]
-		}
-	}
-	return "."
 }

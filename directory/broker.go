@@ -529,10 +529,8 @@ func appendGroupOnce(list []ldapschema.Group, g ldapschema.Group) []ldapschema.G
 }
 
 func appendOnce(list []string, name string) []string {
-	for _, n := range list {
-		if strings.EqualFold(n, name) {
-			return list
-		}
+	if containsFold(list, name) {
+		return list
 	}
 	return append(list, name)
 }

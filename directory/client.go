@@ -10,6 +10,7 @@ package directory
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/go-ldap/ldap/v3"
 )
@@ -87,7 +88,7 @@ func describe(err error) string {
 	if !ok {
 		text = "result"
 	}
-	msg := fmt.Sprintf("%s (%d)", lower(text), le.ResultCode)
+	msg := fmt.Sprintf("%s (%d)", strings.ToLower(text), le.ResultCode)
 	if le.Err != nil && le.Err.Error() != "" {
 		msg += ": " + le.Err.Error()
 	}
@@ -97,13 +98,3 @@ func describe(err error) string {
 // Describe renders any error from this package or go-ldap as one lower-case
 // line that keeps the LDAP result code and the server's message.
 func Describe(err error) string { return describe(err) }
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
