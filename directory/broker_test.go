@@ -46,6 +46,16 @@ func (c *countingClient) Search(req *ldap.SearchRequest) (*ldap.SearchResult, er
 	return res, err
 }
 
+func (c *countingClient) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error) error {
+	n := 0
+	err := c.Client.SearchEach(req, func(e *ldap.Entry) error {
+		n++
+		return each(e)
+	})
+	c.searches = append(c.searches, searchRecord{base: ldapschema.NormalizeDN(req.BaseDN), scope: req.Scope, filter: req.Filter, entries: n})
+	return err
+}
+
 // ldifText builds LDIF content entries, every value base64-encoded so that
 // any character survives.
 type ldifText struct{ b strings.Builder }

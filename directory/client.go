@@ -28,6 +28,12 @@ type Writer interface {
 type Client interface {
 	Writer
 	Search(req *ldap.SearchRequest) (*ldap.SearchResult, error)
+	// SearchEach streams the entries a search finds to each, as they
+	// arrive: a live connection pages through them (RFC 2696), so memory
+	// stays bounded and each page, not the whole scan, is bound by the
+	// request timeout. An error from each stops the search and is
+	// returned.
+	SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error) error
 	// Transaction runs fn in one LDAP transaction (RFC 5805): the writes fn
 	// makes through w are applied all at once or not at all. A read-only
 	// client refuses it.

@@ -1,6 +1,7 @@
 package directory
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -184,6 +185,63 @@ func (c *Conn) Close() error { return c.conn.Close() }
 
 // Search runs a search.
 func (c *Conn) Search(req *ldap.SearchRequest) (*ldap.SearchResult, error) { return c.conn.Search(req) }
+
+// PageSize is how many entries each page of a streamed search asks for.
+// Pages keep the client's memory bounded whatever the directory's size,
+// and each page is one request, bound by the request timeout: a scan of
+// 250,000 sessions takes as long as it needs as long as pages keep coming.
+const PageSize = 1000
+
+// SearchEach runs a paged search (RFC 2696) and hands each entry to each
+// as it is decoded. An error from each abandons the rest of the search.
+func (c *Conn) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error) error {
+	paging := ldap.NewControlPaging(PageSize)
+	page := *req
+	page.Controls = append(append([]ldap.Control(nil), req.Controls...), paging)
+	for {
+		ctx, cancel := context.WithCancel(context.Background())
+		resp := c.conn.SearchAsync(ctx, &page, 256)
+		var cookie []byte
+		var stop error
+		for resp.Next() {
+			if e := resp.Entry(); e != nil {
+				if stop = each(e); stop != nil {
+					break
+				}
+				continue
+			}
+			if p, ok := ldap.FindControl(resp.Controls(), ldap.ControlTypePaging).(*ldap.ControlPaging); ok && p != nil {
+				cookie = p.Cookie
+			}
+		}
+		cancel()
+		if stop != nil {
+			c.abandonPaging(req, paging)
+			return stop
+		}
+		if err := resp.Err(); err != nil {
+			return err
+		}
+		if len(cookie) == 0 {
+			return nil
+		}
+		paging.SetCookie(cookie)
+	}
+}
+
+// abandonPaging tells the server that a paged search will not go on (a
+// page size of 0 with the last cookie, RFC 2696 §3), so it can free the
+// search's state. Failing to is harmless: the server drops it later.
+func (c *Conn) abandonPaging(req *ldap.SearchRequest, paging *ldap.ControlPaging) {
+	if len(paging.Cookie) == 0 {
+		return
+	}
+	done := *req
+	stop := ldap.NewControlPaging(0)
+	stop.SetCookie(paging.Cookie)
+	done.Controls = append(append([]ldap.Control(nil), req.Controls...), stop)
+	_, _ = c.conn.Search(&done)
+}
 
 // Add adds an entry.
 func (c *Conn) Add(req *ldap.AddRequest) error { return c.conn.Add(req) }

@@ -484,6 +484,11 @@ func (c *searchCounter) Search(req *ldap.SearchRequest) (*ldap.SearchResult, err
 	return c.Client.Search(req)
 }
 
+func (c *searchCounter) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error) error {
+	c.searches++
+	return c.Client.SearchEach(req, each)
+}
+
 // TestHomeSiteFederationBoundedReads: three searches whatever the size of
 // the directory, and the rows the broker needs.
 func TestHomeSiteFederationBoundedReads(t *testing.T) {

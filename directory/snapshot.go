@@ -138,6 +138,20 @@ func (s *Snapshot) Search(req *ldap.SearchRequest) (*ldap.SearchResult, error) {
 	return res, nil
 }
 
+// SearchEach answers a search like Search, one entry at a time.
+func (s *Snapshot) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error) error {
+	res, err := s.Search(req)
+	if err != nil {
+		return err
+	}
+	for _, e := range res.Entries {
+		if err := each(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func inScope(dn, base string, scope int) bool {
 	switch scope {
 	case ldap.ScopeBaseObject:

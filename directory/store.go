@@ -60,20 +60,48 @@ func (s *Store) Entry(dn string, attrs ...string) (*ldap.Entry, error) {
 }
 
 // Find searches under base; a missing base yields no entries rather than
-// an error (a directory before `cpactl init` is simply empty).
+// an error (a directory before `cpactl init` is simply empty). The search
+// is paged (Client.SearchEach); Find collects what it streams, so use Each
+// for reads that can be as large as the directory.
 func (s *Store) Find(base string, scope int, filter string, attrs ...string) ([]*ldap.Entry, error) {
+	var entries []*ldap.Entry
+	err := s.Each(base, scope, filter, attrs, func(e *ldap.Entry) error {
+		entries = append(entries, e)
+		return nil
+	})
+	return entries, err
+}
+
+// Each streams the entries a search under base finds to each, as Find
+// finds them, without holding them: memory stays bounded however many
+// there are. A missing base yields no entries. An error from each stops
+// the search and is returned as is.
+func (s *Store) Each(base string, scope int, filter string, attrs []string, each func(*ldap.Entry) error) error {
 	if len(attrs) == 0 {
 		attrs = []string{"*"}
 	}
-	res, err := s.Client.Search(ldap.NewSearchRequest(base, scope, ldap.NeverDerefAliases, 0, 0, false,
-		filter, attrs, nil))
-	if IsCode(err, ldap.LDAPResultNoSuchObject) {
-		return nil, nil
+	var stopped error
+	err := s.Client.SearchEach(ldap.NewSearchRequest(base, scope, ldap.NeverDerefAliases, 0, 0, false,
+		filter, attrs, nil), func(e *ldap.Entry) error {
+		if err := each(e); err != nil {
+			stopped = err
+			return err
+		}
+		return nil
+	})
+	switch {
+	case stopped != nil:
+		return stopped
+	case IsCode(err, ldap.LDAPResultNoSuchObject):
+		return nil
+	case IsCode(err, ldap.LDAPResultSizeLimitExceeded):
+		return fmt.Errorf("searching %s for %s: %s (hint: the server limits how many entries this bind may read; "+
+			"give the bind DN `limits dn.exact=\"DN\" size.prtotal=unlimited` in slapd's configuration, see docs/performance.md)",
+			base, filter, describe(err))
+	case err != nil:
+		return fmt.Errorf("searching %s for %s: %s", base, filter, describe(err))
 	}
-	if err != nil {
-		return nil, fmt.Errorf("searching %s for %s: %s", base, filter, describe(err))
-	}
-	return res.Entries, nil
+	return nil
 }
 
 // FindOne searches for at most one entry; nil when none matches. More than

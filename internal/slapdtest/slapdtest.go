@@ -51,6 +51,9 @@ type Config struct {
 	LDIF string
 	// WithBase adds the base entry (dc=...) before LDIF.
 	WithBase bool
+	// Limits replaces the database's limits line (default: "limits users
+	// size=unlimited"); "sizelimit 500" alone is slapd's own default.
+	Limits string
 }
 
 // Server is a running slapd.
@@ -152,7 +155,7 @@ func start(cfg Config) (s *Server, err error) {
 	if err := os.WriteFile(filepath.Join(dir, "cpactl.schema"), []byte(schema), 0o600); err != nil {
 		return nil, err
 	}
-	conf := s.config(schema != "", cfg.TLS)
+	conf := s.config(schema != "", cfg.TLS, cfg.Limits)
 	confPath := filepath.Join(dir, "slapd.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
 		return nil, err
@@ -192,7 +195,7 @@ func baseEntry(base string) string {
 	return fmt.Sprintf("dn: %s\nobjectClass: top\nobjectClass: domain\n%s: %s\n", base, first.Type, first.Value)
 }
 
-func (s *Server) config(withSchema, withTLS bool) string {
+func (s *Server) config(withSchema, withTLS bool, limits string) string {
 	var b strings.Builder
 	for _, name := range []string{"core", "cosine", "nis", "inetorgperson"} {
 		fmt.Fprintf(&b, "include /etc/ldap/schema/%s.schema\n", name)
@@ -213,7 +216,10 @@ func (s *Server) config(withSchema, withTLS bool) string {
 		os.Getgid(), os.Getuid())
 	fmt.Fprintf(&b, "database mdb\nmaxsize 1073741824\ndbnosync\nsuffix %q\nrootdn %q\nrootpw %s\ndirectory %s\n",
 		s.Base, s.RootDN, RootPassword, filepath.Join(s.Dir, "db"))
-	b.WriteString("limits users size=unlimited\n")
+	if limits == "" {
+		limits = "limits users size=unlimited"
+	}
+	b.WriteString(limits + "\n")
 	b.WriteString("access to attrs=userPassword by self write by anonymous auth by * none\n")
 	b.WriteString("access to * by * read\n")
 	return b.String()

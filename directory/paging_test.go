@@ -1,0 +1,103 @@
+package directory
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/internal/slapdtest"
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// manyUsers is the sample directory with n more users, one of them
+// ("reader") with a password to bind as a non-admin account.
+func manyUsers(n int) string {
+	var b strings.Builder
+	b.WriteString(sample())
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "\ndn: %s\nobjectClass: inetOrgPerson\nuid: u%05d\ncn: User %d\nsn: %d\n", dit.User(fmt.Sprintf("u%05d", i)), i, i, i)
+	}
+	fmt.Fprintf(&b, "\ndn: %s\nobjectClass: inetOrgPerson\nuid: reader\ncn: Reader\nsn: Reader\nuserPassword: reader-secret\n", dit.User("reader"))
+	return b.String()
+}
+
+// TestSearchEachPages: a streamed search returns every entry of a
+// container larger than a page, in pages, and an error from the callback
+// stops it and leaves the connection usable.
+func TestSearchEachPages(t *testing.T) {
+	n := 2*PageSize + 345
+	srv := slapdtest.Start(t, slapdtest.Config{LDIF: manyUsers(n)})
+	c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st := NewStore(c, dit.Base)
+	seen := map[string]bool{}
+	err = st.Each(dit.People(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassInetOrgPerson), []string{ldapschema.AttrUID},
+		func(e *ldap.Entry) error {
+			uid := e.GetAttributeValue(ldapschema.AttrUID)
+			if seen[uid] {
+				return fmt.Errorf("%s twice", uid)
+			}
+			seen[uid] = true
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := n + 3; len(seen) != want { // alice, "*)(uid=*", reader
+		t.Fatalf("streamed %d users, want %d", len(seen), want)
+	}
+
+	stop := errors.New("enough")
+	got := 0
+	err = st.Each(dit.People(), ldap.ScopeSingleLevel, "(objectClass=*)", nil, func(*ldap.Entry) error {
+		got++
+		if got == PageSize+10 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || got != PageSize+10 {
+		t.Fatalf("stopping: err %v after %d entries", err, got)
+	}
+	users, err := st.Users()
+	if err != nil || len(users) != n+3 {
+		t.Fatalf("after a stopped search: %d users, %v", len(users), err)
+	}
+}
+
+// TestSearchEachSizeLimit: slapd's default limit of 500 entries holds for
+// paged searches of a non-admin bind too; the error says how to lift it,
+// and with size.prtotal lifted the same bind reads everything.
+func TestSearchEachSizeLimit(t *testing.T) {
+	n := 700
+	for _, tc := range []struct {
+		limits string
+		ok     bool
+	}{
+		{"sizelimit 500", false},
+		{"sizelimit 500\nlimits users size.soft=500 size.hard=500 size.prtotal=unlimited", true},
+	} {
+		srv := slapdtest.Start(t, slapdtest.Config{LDIF: manyUsers(n), Limits: tc.limits})
+		c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: dit.User("reader"), Password: "reader-secret"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		users, err := NewStore(c, dit.Base).Users()
+		c.Close()
+		if tc.ok {
+			if err != nil || len(users) != n+3 {
+				t.Errorf("%q: %d users, %v", tc.limits, len(users), err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "size limit exceeded (4)") || !strings.Contains(err.Error(), "size.prtotal=unlimited") {
+			t.Errorf("%q: want a size-limit error with the limits hint, got %d users, %v", tc.limits, len(users), err)
+		}
+	}
+}
