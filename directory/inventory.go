@@ -2,6 +2,8 @@ package directory
 
 import (
 	"errors"
+	"sort"
+	"sync"
 
 	"github.com/go-ldap/ldap/v3"
 
@@ -14,7 +16,11 @@ type Inventory = ldapschema.Records
 // Unreadable is an entry with a value that does not parse.
 type Unreadable = ldapschema.Unreadable
 
-// Inventory reads every object: one search per container.
+// Inventory reads every object: one streamed search per container (one for
+// everything below the pods), run side by side on the connection. Entries
+// are mapped to records as they arrive and never held, so memory grows
+// with the records, not with the entries' wire form; each list is sorted
+// by DN, its key computed once per record.
 func (s *Store) Inventory() (*Inventory, error) {
 	inv := &Inventory{}
 	e, err := s.Entry(s.DIT.Settings())
@@ -26,81 +32,134 @@ func (s *Store) Inventory() (*Inventory, error) {
 		inv.Unreadable = append(inv.Unreadable, Unreadable{DN: s.DIT.Settings(), Reason: err.Error()})
 	}
 	one := ldap.ScopeSingleLevel
-	steps := []func() error{
-		func() error {
-			return lenient(s, inv, s.DIT.Sites(), one, ClassFilter(ldapschema.ClassSite), ldapschema.SiteFromEntry, &inv.Sites)
-		},
-		func() error {
-			return lenient(s, inv, s.DIT.Pods(), one, ClassFilter(ldapschema.ClassPod), ldapschema.PodFromEntry, &inv.Pods)
-		},
-		func() error {
-			return lenient(s, inv, s.DIT.Pods(), ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassConnectionServer),
-				ldapschema.ConnectionServerFromEntry, &inv.ConnectionServers)
-		},
-		func() error {
-			return lenient(s, inv, s.DIT.Pods(), ldap.ScopeWholeSubtree, poolFilter(), ldapschema.PoolFromEntry, &inv.Pools)
-		},
-		func() error {
-			return lenient(s, inv, s.DIT.Pods(), ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassRDSFarm),
-				ldapschema.FarmFromEntry, &inv.Farms)
-		},
-		func() error {
-			return lenient(s, inv, s.DIT.Pods(), ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassRDSHost),
-				ldapschema.HostFromEntry, &inv.Hosts)
-		},
-		func() error {
-			return lenient(s, inv, s.DIT.Entitlements(), one, ClassFilter(ldapschema.ClassGlobalEntitlement),
-				ldapschema.EntitlementFromEntry, &inv.Entitlements)
-		},
-		func() error {
-			return lenient(s, inv, s.DIT.HomeSites(), one, ClassFilter(ldapschema.ClassHomeSite),
-				ldapschema.HomeSiteFromEntry, &inv.HomeSites)
-		},
-		func() error {
-			return lenient(s, inv, s.DIT.People(), one, ClassFilter(ldapschema.ClassInetOrgPerson),
-				ldapschema.UserFromEntry, &inv.Users)
-		},
-		func() error {
-			return lenient(s, inv, s.DIT.Groups(), one, ClassFilter(ldapschema.ClassGroup), ldapschema.GroupFromEntry, &inv.Groups)
-		},
-		func() error {
-			return lenient(s, inv, s.DIT.Computers(), one, ClassFilter(ldapschema.ClassDevice),
-				ldapschema.ComputerFromEntry, &inv.Computers)
-		},
-		func() error {
-			return lenient(s, inv, s.DIT.Sessions(), one, ClassFilter(ldapschema.ClassSession),
-				ldapschema.SessionFromEntry, &inv.Sessions)
-		},
-		func() error {
-			return lenient(s, inv, s.DIT.Assignments(), one, ClassFilter(ldapschema.ClassPodAssignment),
-				ldapschema.AssignmentFromEntry, &inv.Assignments)
-		},
+	var (
+		mu         sync.Mutex
+		unreadable []Unreadable
+	)
+	note := func(dn string, err error) {
+		mu.Lock()
+		unreadable = append(unreadable, Unreadable{DN: dn, Reason: err.Error()})
+		mu.Unlock()
 	}
-	for _, step := range steps {
-		if err := step(); err != nil {
+	sites := records(note, ldapschema.SiteFromEntry)
+	pods := records(note, ldapschema.PodFromEntry)
+	servers := records(note, ldapschema.ConnectionServerFromEntry)
+	pools := records(note, ldapschema.PoolFromEntry)
+	farms := records(note, ldapschema.FarmFromEntry)
+	hosts := records(note, ldapschema.HostFromEntry)
+	ges := records(note, ldapschema.EntitlementFromEntry)
+	homeSites := records(note, ldapschema.HomeSiteFromEntry)
+	users := records(note, ldapschema.UserFromEntry)
+	groups := records(note, ldapschema.GroupFromEntry)
+	computers := records(note, ldapschema.ComputerFromEntry)
+	sessions := records(note, ldapschema.SessionFromEntry)
+	assignments := records(note, ldapschema.AssignmentFromEntry)
+
+	// What lies below the pods (Connection Servers, pools, farms and RDS
+	// hosts) comes in one subtree search, each entry handed to every kind
+	// whose class it carries.
+	belowPods := func(e *ldap.Entry) error {
+		if ldapschema.HasClass(e, ldapschema.ClassConnectionServer) {
+			servers.add(e)
+		}
+		if ldapschema.IsPool(e) {
+			pools.add(e)
+		}
+		if ldapschema.HasClass(e, ldapschema.ClassRDSFarm) {
+			farms.add(e)
+		}
+		if ldapschema.HasClass(e, ldapschema.ClassRDSHost) {
+			hosts.add(e)
+		}
+		return nil
+	}
+	searches := []struct {
+		base   string
+		scope  int
+		filter string
+		each   func(*ldap.Entry) error
+	}{
+		{s.DIT.Sessions(), one, ClassFilter(ldapschema.ClassSession), sessions.add},
+		{s.DIT.Pods(), ldap.ScopeWholeSubtree, Or(ClassFilter(ldapschema.ClassConnectionServer), poolFilter(),
+			ClassFilter(ldapschema.ClassRDSFarm), ClassFilter(ldapschema.ClassRDSHost)), belowPods},
+		{s.DIT.People(), one, ClassFilter(ldapschema.ClassInetOrgPerson), users.add},
+		{s.DIT.Groups(), one, ClassFilter(ldapschema.ClassGroup), groups.add},
+		{s.DIT.Assignments(), one, ClassFilter(ldapschema.ClassPodAssignment), assignments.add},
+		{s.DIT.HomeSites(), one, ClassFilter(ldapschema.ClassHomeSite), homeSites.add},
+		{s.DIT.Entitlements(), one, ClassFilter(ldapschema.ClassGlobalEntitlement), ges.add},
+		{s.DIT.Computers(), one, ClassFilter(ldapschema.ClassDevice), computers.add},
+		{s.DIT.Sites(), one, ClassFilter(ldapschema.ClassSite), sites.add},
+		{s.DIT.Pods(), one, ClassFilter(ldapschema.ClassPod), pods.add},
+	}
+	// Two searches at a time: one connection serves them both, and the
+	// client decodes one while the server sends the other (the largest
+	// container first, so the others run beside it).
+	errs := make([]error, len(searches))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 2)
+	for i, q := range searches {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			errs[i] = s.Each(q.base, q.scope, q.filter, nil, q.each)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return nil, err
 		}
 	}
+	inv.Sites, inv.Pods, inv.ConnectionServers = sites.sorted(), pods.sorted(), servers.sorted()
+	inv.Pools, inv.Farms, inv.Hosts = pools.sorted(), farms.sorted(), hosts.sorted()
+	inv.Entitlements, inv.HomeSites = ges.sorted(), homeSites.sorted()
+	inv.Users, inv.Groups, inv.Computers = users.sorted(), groups.sorted(), computers.sorted()
+	inv.Sessions, inv.Assignments = sessions.sorted(), assignments.sorted()
+	sort.SliceStable(unreadable, func(i, j int) bool {
+		return ldapschema.NormalizeDN(unreadable[i].DN) < ldapschema.NormalizeDN(unreadable[j].DN)
+	})
+	inv.Unreadable = append(inv.Unreadable, unreadable...)
 	return inv, nil
 }
 
-// lenient maps the entries a search finds, keeping records whose values
-// only partly decode and noting why.
-func lenient[T any](s *Store, inv *Inventory, base string, scope int, filter string, from func(*ldap.Entry) (T, error), out *[]T) error {
-	entries, err := s.Find(base, scope, filter)
+// recordList maps entries of one kind to records as a search streams them,
+// leniently: a record whose values only partly decode is kept and noted.
+// Its add is called from one search's goroutine only.
+type recordList[T any] struct {
+	from func(*ldap.Entry) (T, error)
+	note func(dn string, err error)
+	keys []string // normalized DNs, computed once
+	recs []T
+}
+
+func records[T any](note func(string, error), from func(*ldap.Entry) (T, error)) *recordList[T] {
+	return &recordList[T]{from: from, note: note}
+}
+
+func (l *recordList[T]) add(e *ldap.Entry) error {
+	rec, err := l.from(e)
 	if err != nil {
-		return err
-	}
-	SortEntries(entries)
-	for _, e := range entries {
-		rec, err := from(e)
-		if err != nil {
-			inv.Unreadable = append(inv.Unreadable, Unreadable{DN: e.DN, Reason: err.Error()})
-			if errors.Is(err, ldapschema.ErrWrongClass) {
-				continue
-			}
+		l.note(e.DN, err)
+		if errors.Is(err, ldapschema.ErrWrongClass) {
+			return nil
 		}
-		*out = append(*out, rec)
 	}
+	l.keys = append(l.keys, ldapschema.NormalizeDN(e.DN))
+	l.recs = append(l.recs, rec)
 	return nil
+}
+
+// sorted returns the records ordered by DN.
+func (l *recordList[T]) sorted() []T {
+	idx := make([]int, len(l.recs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return l.keys[idx[a]] < l.keys[idx[b]] })
+	out := make([]T, len(idx))
+	for i, j := range idx {
+		out[i] = l.recs[j]
+	}
+	return out
 }
