@@ -4,10 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/go-ldap/ldap/v3"
 	"github.com/spf13/cobra"
-
-	"github.com/cpactl/cpactl/directory"
 )
 
 func init() { register(newExportCommand) }
@@ -43,15 +40,14 @@ func (o *exportOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	entries, err := st.Find(st.DIT.Base, ldap.ScopeWholeSubtree, "(objectClass=*)")
-	if err != nil {
-		return err
-	}
-	if len(entries) == 0 {
-		return errorf("check -b/--base, or run `cpactl init`", "nothing under %s to export", st.DIT.Base)
-	}
 	if o.File == "" {
-		return directory.WriteLDIF(o.g.IO.Out, entries)
+		// Export buffers and sorts before its first byte, so a failed read
+		// writes nothing to stdout.
+		n, err := st.Export(o.g.IO.Out)
+		if err == nil && n == 0 {
+			return errNothingToExport(st.DIT.Base)
+		}
+		return err
 	}
 	// Write to a temporary file and rename it, so a failure never leaves a
 	// half-written snapshot behind.
@@ -60,7 +56,11 @@ func (o *exportOptions) run() error {
 		return errorf("", "cannot write %s: %v", o.File, err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := directory.WriteLDIF(tmp, entries); err != nil {
+	n, err := st.Export(tmp)
+	if err == nil && n == 0 {
+		err = errNothingToExport(st.DIT.Base)
+	}
+	if err != nil {
 		tmp.Close()
 		return err
 	}
@@ -70,6 +70,10 @@ func (o *exportOptions) run() error {
 	if err := os.Rename(tmp.Name(), o.File); err != nil {
 		return errorf("", "cannot write %s: %v", o.File, err)
 	}
-	o.g.report("exported %d entries to %s", len(entries), o.File)
+	o.g.report("exported %d entries to %s", n, o.File)
 	return nil
+}
+
+func errNothingToExport(base string) error {
+	return errorf("check -b/--base, or run `cpactl init`", "nothing under %s to export", base)
 }

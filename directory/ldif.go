@@ -2,6 +2,7 @@ package directory
 
 import (
 	"encoding/base64"
+	"fmt"
 	"io"
 	"sort"
 	"strings"
@@ -18,53 +19,78 @@ import (
 // Values (and DNs) that are not safe strings are base64-encoded; lines are
 // not folded.
 func WriteLDIF(w io.Writer, entries []*ldap.Entry) error {
-	sorted := append([]*ldap.Entry(nil), entries...)
-	depth := func(e *ldap.Entry) int {
-		if dn, err := ldap.ParseDN(e.DN); err == nil {
-			return len(dn.RDNs)
-		}
-		return strings.Count(e.DN, ",") + 1
+	type keyed struct {
+		key   string
+		entry *ldap.Entry
 	}
-	sort.SliceStable(sorted, func(i, j int) bool {
-		di, dj := depth(sorted[i]), depth(sorted[j])
-		if di != dj {
-			return di < dj
-		}
-		return ldapschema.NormalizeDN(sorted[i].DN) < ldapschema.NormalizeDN(sorted[j].DN)
-	})
-	var b strings.Builder
-	for i, e := range sorted {
+	sorted := make([]keyed, len(entries))
+	for i, e := range entries {
+		sorted[i] = keyed{ldifOrderKey(e.DN), e}
+	}
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].key < sorted[j].key })
+	var b []byte
+	for i, k := range sorted {
 		if i > 0 {
-			b.WriteString("\n")
+			b = append(b, '\n')
 		}
-		writeLDIFLine(&b, "dn", e.DN)
-		attrs := append([]*ldap.EntryAttribute(nil), e.Attributes...)
-		sort.SliceStable(attrs, func(i, j int) bool {
-			ci := strings.EqualFold(attrs[i].Name, ldapschema.AttrObjectClass)
-			cj := strings.EqualFold(attrs[j].Name, ldapschema.AttrObjectClass)
-			if ci != cj {
-				return ci
-			}
-			return strings.ToLower(attrs[i].Name) < strings.ToLower(attrs[j].Name)
-		})
-		for _, a := range attrs {
-			vals := append([]string(nil), a.Values...)
-			sort.Strings(vals)
-			for _, v := range vals {
-				writeLDIFLine(&b, a.Name, v)
-			}
-		}
+		b = appendLDIFEntry(b, k.entry)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := w.Write(b)
 	return err
 }
 
-func writeLDIFLine(b *strings.Builder, name, value string) {
-	if safeString(value) {
-		b.WriteString(name + ": " + value + "\n")
-		return
+// ldifOrderKey orders entries the way WriteLDIF and export write them:
+// parents before children (by depth), then by normalized DN.
+func ldifOrderKey(dn string) string {
+	norm := ldapschema.NormalizeDN(dn)
+	depth := 1
+	for i := 0; i < len(norm); i++ {
+		switch norm[i] {
+		case '\\':
+			i++
+		case ',':
+			depth++
+		}
 	}
-	b.WriteString(name + ":: " + base64.StdEncoding.EncodeToString([]byte(value)) + "\n")
+	if norm == "" {
+		depth = 0
+	}
+	return fmt.Sprintf("%04d", depth) + norm
+}
+
+// appendLDIFEntry appends one entry as an LDIF content record: the dn,
+// objectClass first, the other attributes by name, values sorted.
+func appendLDIFEntry(b []byte, e *ldap.Entry) []byte {
+	b = appendLDIFLine(b, "dn", e.DN)
+	attrs := append([]*ldap.EntryAttribute(nil), e.Attributes...)
+	sort.SliceStable(attrs, func(i, j int) bool {
+		ci := strings.EqualFold(attrs[i].Name, ldapschema.AttrObjectClass)
+		cj := strings.EqualFold(attrs[j].Name, ldapschema.AttrObjectClass)
+		if ci != cj {
+			return ci
+		}
+		return strings.ToLower(attrs[i].Name) < strings.ToLower(attrs[j].Name)
+	})
+	for _, a := range attrs {
+		vals := append([]string(nil), a.Values...)
+		sort.Strings(vals)
+		for _, v := range vals {
+			b = appendLDIFLine(b, a.Name, v)
+		}
+	}
+	return b
+}
+
+func appendLDIFLine(b []byte, name, value string) []byte {
+	b = append(b, name...)
+	if safeString(value) {
+		b = append(b, ": "...)
+		b = append(b, value...)
+		return append(b, '\n')
+	}
+	b = append(b, ":: "...)
+	b = base64.StdEncoding.AppendEncode(b, []byte(value))
+	return append(b, '\n')
 }
 
 // safeString reports whether an LDIF value may be written as is: ASCII

@@ -1,0 +1,174 @@
+package directory
+
+import (
+	"bufio"
+	"container/heap"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// recordSorter puts records (a key and bytes) in key order with bounded
+// memory: once more than limit bytes are held, they are sorted and spilled
+// to a temporary file as one run, and the runs are merged at the end (an
+// external merge sort). Export uses it to write a whole directory in a
+// stable order however large it is; Go's standard library has no external
+// sort and none of the well-kept modules does this small job better.
+type recordSorter struct {
+	limit int // bytes held before a spill
+	held  int
+	buf   []sortRecord
+	runs  []*os.File
+}
+
+type sortRecord struct {
+	key  string
+	data []byte
+}
+
+// spillLimit is how many bytes of records export holds in memory: about
+// 200,000 entries of a federation; larger directories spill to disk.
+const spillLimit = 64 << 20
+
+func newRecordSorter(limit int) *recordSorter { return &recordSorter{limit: limit} }
+
+// Add adds a record. Keys must be unique.
+func (s *recordSorter) Add(key string, data []byte) error {
+	s.buf = append(s.buf, sortRecord{key, data})
+	s.held += len(key) + len(data) + 64
+	if s.held > s.limit {
+		return s.spill()
+	}
+	return nil
+}
+
+func (s *recordSorter) sortBuffer() {
+	sort.Slice(s.buf, func(i, j int) bool { return s.buf[i].key < s.buf[j].key })
+}
+
+// spill writes the held records, sorted, to a new run file.
+func (s *recordSorter) spill() error {
+	s.sortBuffer()
+	f, err := os.CreateTemp("", "cpactl-sort-*")
+	if err != nil {
+		return fmt.Errorf("cannot spill to a temporary file: %v", err)
+	}
+	s.runs = append(s.runs, f)
+	w := bufio.NewWriterSize(f, 1<<20)
+	var n [binary.MaxVarintLen64]byte
+	for _, r := range s.buf {
+		w.Write(n[:binary.PutUvarint(n[:], uint64(len(r.key)))])
+		w.WriteString(r.key)
+		w.Write(n[:binary.PutUvarint(n[:], uint64(len(r.data)))])
+		w.Write(r.data)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("cannot spill to a temporary file: %v", err)
+	}
+	s.buf, s.held = nil, 0
+	return nil
+}
+
+// Each hands every record to fn in key order.
+func (s *recordSorter) Each(fn func(data []byte) error) error {
+	if len(s.runs) == 0 {
+		s.sortBuffer()
+		for _, r := range s.buf {
+			if err := fn(r.data); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(s.buf) > 0 {
+		if err := s.spill(); err != nil {
+			return err
+		}
+	}
+	h := &runHeap{}
+	for _, f := range s.runs {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		r := &run{r: bufio.NewReaderSize(f, 1<<20)}
+		ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			h.items = append(h.items, r)
+		}
+	}
+	heap.Init(h)
+	for h.Len() > 0 {
+		top := h.items[0]
+		if err := fn(top.data); err != nil {
+			return err
+		}
+		ok, err := top.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			heap.Fix(h, 0)
+		} else {
+			heap.Pop(h)
+		}
+	}
+	return nil
+}
+
+// Close removes the run files.
+func (s *recordSorter) Close() {
+	for _, f := range s.runs {
+		f.Close()
+		os.Remove(f.Name())
+	}
+	s.runs = nil
+}
+
+// run reads one spilled run back, record by record.
+type run struct {
+	r    *bufio.Reader
+	key  string
+	data []byte
+}
+
+func (r *run) next() (bool, error) {
+	klen, err := binary.ReadUvarint(r.r)
+	if err == io.EOF {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading a spilled run: %v", err)
+	}
+	key := make([]byte, klen)
+	if _, err := io.ReadFull(r.r, key); err != nil {
+		return false, fmt.Errorf("reading a spilled run: %v", err)
+	}
+	dlen, err := binary.ReadUvarint(r.r)
+	if err != nil {
+		return false, fmt.Errorf("reading a spilled run: %v", err)
+	}
+	data := make([]byte, dlen)
+	if _, err := io.ReadFull(r.r, data); err != nil {
+		return false, fmt.Errorf("reading a spilled run: %v", err)
+	}
+	r.key, r.data = string(key), data
+	return true, nil
+}
+
+type runHeap struct{ items []*run }
+
+func (h *runHeap) Len() int           { return len(h.items) }
+func (h *runHeap) Less(i, j int) bool { return h.items[i].key < h.items[j].key }
+func (h *runHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *runHeap) Push(x any)         { h.items = append(h.items, x.(*run)) }
+func (h *runHeap) Pop() any {
+	old := h.items
+	it := old[len(old)-1]
+	h.items = old[:len(old)-1]
+	return it
+}

@@ -1,0 +1,76 @@
+package directory
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand"
+	"os"
+	"sort"
+	"testing"
+)
+
+// TestRecordSorterSpills: whatever the memory limit (everything held, a
+// spill every few records, a spill per record), records come out in key
+// order, each once, and the run files are removed.
+func TestRecordSorterSpills(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	var keys []string
+	for i := 0; i < 5000; i++ {
+		keys = append(keys, fmt.Sprintf("%08x-%d", rng.Uint32(), i))
+	}
+	want := append([]string(nil), keys...)
+	sort.Strings(want)
+	for _, limit := range []int{1 << 30, 4096, 1} {
+		s := newRecordSorter(limit)
+		for _, k := range keys {
+			if err := s.Add(k, []byte("data:"+k)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []string
+		if err := s.Each(func(d []byte) error {
+			got = append(got, string(bytes.TrimPrefix(d, []byte("data:"))))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		runs := append([]*os.File(nil), s.runs...)
+		s.Close()
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("limit %d: records out of order", limit)
+		}
+		if limit < 1<<30 && len(runs) < 2 {
+			t.Errorf("limit %d: %d runs, want several", limit, len(runs))
+		}
+		for _, f := range runs {
+			if _, err := os.Stat(f.Name()); !os.IsNotExist(err) {
+				t.Errorf("run %s left behind", f.Name())
+			}
+		}
+	}
+}
+
+// TestExportOrderWithSpills: a streamed export that spills writes exactly
+// what WriteLDIF writes for the same entries.
+func TestExportOrderWithSpills(t *testing.T) {
+	snap, err := ParseSnapshot(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := WriteLDIF(&want, snap.Entries()); err != nil {
+		t.Fatal(err)
+	}
+	defer func(old int) { exportSpillLimit = old }(exportSpillLimit)
+	for _, limit := range []int{spillLimit, 200} {
+		exportSpillLimit = limit
+		var got bytes.Buffer
+		n, err := NewStore(snap, dit.Base).Export(&got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != len(snap.Entries()) || got.String() != want.String() {
+			t.Errorf("limit %d: %d entries, export differs from WriteLDIF:\n%s\nwant:\n%s", limit, n, got.String(), want.String())
+		}
+	}
+}
