@@ -442,15 +442,7 @@ const (
 
 // DNAttributes lists the attributes whose values refer to entries: every
 // attribute of DN syntax in the schema, and member.
-func DNAttributes() []string {
-	out := []string{ldapschema.AttrMember}
-	for _, a := range ldapschema.Attributes {
-		if a.Syntax == ldapschema.DN {
-			out = append(out, a.Name)
-		}
-	}
-	return out
-}
+func DNAttributes() []string { return ldapschema.ReferenceAttributes() }
 
 // DescribeEntry names an entry for people, from its object classes: its kind
 // ("pod", "home-site row", ...) and its name.

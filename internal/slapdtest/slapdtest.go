@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -51,6 +52,12 @@ type Config struct {
 	LDIF string
 	// WithBase adds the base entry (dc=...) before LDIF.
 	WithBase bool
+	// LogLevel is slapd's -d level (default 0); Server.Log returns what it
+	// printed. Level 32 ("filter") reports unindexed searches.
+	LogLevel string
+	// NoIndexes leaves out the indexes cpactl's searches need
+	// (ldapschema.Indexes), which every server has by default.
+	NoIndexes bool
 	// Limits replaces the database's limits line (default: "limits users
 	// size=unlimited"); "sizelimit 500" alone is slapd's own default.
 	Limits string
@@ -69,7 +76,29 @@ type Server struct {
 
 	cmd  *exec.Cmd
 	done chan error
+	log  *syncBuffer
 }
+
+// syncBuffer collects slapd's output while it runs.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// Log returns what slapd has printed so far (see Config.LogLevel).
+func (s *Server) Log() string { return s.log.String() }
 
 // Available reports why slapd cannot run here, or nil.
 func Available() error {
@@ -155,15 +184,20 @@ func start(cfg Config) (s *Server, err error) {
 	if err := os.WriteFile(filepath.Join(dir, "cpactl.schema"), []byte(schema), 0o600); err != nil {
 		return nil, err
 	}
-	conf := s.config(schema != "", cfg.TLS, cfg.Limits)
+	conf := s.config(schema != "", cfg.TLS, cfg)
 	confPath := filepath.Join(dir, "slapd.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(Binary, "-d", "0", "-h", strings.Join(listen, " "), "-f", confPath)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	cmd.Stdout = &stderr
+	level := cfg.LogLevel
+	if level == "" {
+		level = "0"
+	}
+	cmd := exec.Command(Binary, "-d", level, "-h", strings.Join(listen, " "), "-f", confPath)
+	stderr := &syncBuffer{}
+	s.log = stderr
+	cmd.Stderr = stderr
+	cmd.Stdout = stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting slapd: %v", err)
 	}
@@ -195,7 +229,7 @@ func baseEntry(base string) string {
 	return fmt.Sprintf("dn: %s\nobjectClass: top\nobjectClass: domain\n%s: %s\n", base, first.Type, first.Value)
 }
 
-func (s *Server) config(withSchema, withTLS bool, limits string) string {
+func (s *Server) config(withSchema, withTLS bool, cfg Config) string {
 	var b strings.Builder
 	for _, name := range []string{"core", "cosine", "nis", "inetorgperson"} {
 		fmt.Fprintf(&b, "include /etc/ldap/schema/%s.schema\n", name)
@@ -216,6 +250,10 @@ func (s *Server) config(withSchema, withTLS bool, limits string) string {
 		os.Getgid(), os.Getuid())
 	fmt.Fprintf(&b, "database mdb\nmaxsize 1073741824\ndbnosync\nsuffix %q\nrootdn %q\nrootpw %s\ndirectory %s\n",
 		s.Base, s.RootDN, RootPassword, filepath.Join(s.Dir, "db"))
+	if withSchema && !cfg.NoIndexes {
+		b.WriteString(ldapschema.IndexesConf())
+	}
+	limits := cfg.Limits
 	if limits == "" {
 		limits = "limits users size=unlimited"
 	}
