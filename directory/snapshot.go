@@ -236,7 +236,30 @@ func matches(f *ber.Packet, e *ldap.Entry) (bool, error) {
 		}
 		return false, nil
 	}
+	if f.Tag == ldap.FilterExtensibleMatch {
+		return extensibleMatch(f, e)
+	}
 	return false, fmt.Errorf("filter %q is not supported on a snapshot", ldap.FilterMap[uint64(f.Tag)])
+}
+
+// extensibleMatch evaluates the one extensible match cpactl sends:
+// entryDN:dnOneLevelMatch:=DN (directory.ChildrenFilter).
+func extensibleMatch(f *ber.Packet, e *ldap.Entry) (bool, error) {
+	var rule, attr, value string
+	for _, c := range f.Children {
+		switch c.Tag {
+		case ldap.MatchingRuleAssertionMatchingRule:
+			rule = ber.DecodeString(c.Data.Bytes())
+		case ldap.MatchingRuleAssertionType:
+			attr = ber.DecodeString(c.Data.Bytes())
+		case ldap.MatchingRuleAssertionMatchValue:
+			value = ber.DecodeString(c.Data.Bytes())
+		}
+	}
+	if strings.EqualFold(attr, ldapschema.AttrEntryDN) && strings.EqualFold(rule, ldapschema.MatchDNOneLevel) {
+		return ldapschema.EqualDN(ldapschema.ParentOf(e.DN), value), nil
+	}
+	return false, fmt.Errorf("filter (%s:%s:=...) is not supported on a snapshot", attr, rule)
 }
 
 func packetString(p *ber.Packet) string {

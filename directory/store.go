@@ -37,6 +37,14 @@ func Or(filters ...string) string {
 	return "(|" + strings.Join(filters, "") + ")"
 }
 
+// ChildrenFilter matches the entries immediately below dn (entryDN with
+// dnOneLevelMatch, RFC 4517 and OpenLDAP's DN matching rules): one search
+// can read the children of several entries. back-mdb answers it from its
+// DN index, without scanning.
+func ChildrenFilter(dn string) string {
+	return "(" + ldapschema.AttrEntryDN + ":" + ldapschema.MatchDNOneLevel + ":=" + ldap.EscapeFilter(dn) + ")"
+}
+
 // ClassFilter is "(objectClass=class)".
 func ClassFilter(class string) string { return Filter(ldapschema.AttrObjectClass, class) }
 

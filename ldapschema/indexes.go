@@ -5,6 +5,14 @@ import (
 	"strings"
 )
 
+// entryDN is the operational attribute holding an entry's own DN, and
+// dnOneLevelMatch the OpenLDAP matching rule that asserts an entry is an
+// immediate child of a DN.
+const (
+	AttrEntryDN     = "entryDN"
+	MatchDNOneLevel = "dnOneLevelMatch"
+)
+
 // Index is one slapd equality index cpactl's searches need.
 type Index struct {
 	Attrs []string
