@@ -99,9 +99,6 @@ func ExitCode(err error) int {
 			return ExitConflict
 		}
 	}
-	if strings.Contains(err.Error(), "insufficient access (50)") {
-		return ExitAuth
-	}
 	return ExitError
 }
 

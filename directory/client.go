@@ -74,6 +74,23 @@ func (e *ConnectError) Error() string {
 
 func (e *ConnectError) Unwrap() error { return e.Err }
 
+// OpError is an operation the server refused or did not answer: what was
+// being done (Op, e.g. "adding cn=UK,ou=Sites,..."), and the error, which
+// keeps its type and LDAP result code for errors.As and the exit-code
+// mapper; the message renders it as "insufficient access (50): ...".
+type OpError struct {
+	Op  string
+	Err error
+}
+
+func (e *OpError) Error() string { return e.Op + ": " + describe(e.Err) }
+
+func (e *OpError) Unwrap() error { return e.Err }
+
+func opError(err error, format string, args ...any) error {
+	return &OpError{Op: fmt.Sprintf(format, args...), Err: err}
+}
+
 // IsCode reports whether err carries the LDAP result code.
 func IsCode(err error, code uint16) bool {
 	var le *ldap.Error

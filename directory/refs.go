@@ -297,7 +297,7 @@ func (s *Store) toTrash(dn, run string) *ldap.ModifyDNRequest {
 func (s *Store) cleanUp(placeholders []string, trash bool) error {
 	for _, dn := range placeholders {
 		if err := s.Client.Del(ldap.NewDelRequest(dn, nil)); err != nil && !IsCode(err, ldap.LDAPResultNoSuchObject) {
-			return fmt.Errorf("deleting %s: %s", dn, describe(err))
+			return opError(err, "deleting %s", dn)
 		}
 	}
 	if trash {
@@ -314,7 +314,7 @@ func (s *Store) ensureTrash() error {
 	}
 	if err := s.Client.Add(placeholder(s.DIT.Trash()).AddRequest(s.DIT.Trash())); err != nil &&
 		!IsCode(err, ldap.LDAPResultEntryAlreadyExists) {
-		return fmt.Errorf("creating %s: %s", s.DIT.Trash(), describe(err))
+		return opError(err, "creating %s", s.DIT.Trash())
 	}
 	return nil
 }
@@ -333,7 +333,7 @@ func (s *Store) EmptyTrash() error {
 		case err == nil, IsCode(err, ldap.LDAPResultNoSuchObject):
 		case ldapschema.EqualDN(e.DN, s.DIT.Trash()) && IsCode(err, ldap.LDAPResultNotAllowedOnNonLeaf):
 		default:
-			return fmt.Errorf("deleting %s: %s", e.DN, describe(err))
+			return opError(err, "deleting %s", e.DN)
 		}
 	}
 	return nil

@@ -59,7 +59,7 @@ func (s *Store) Entry(dn string, attrs ...string) (*ldap.Entry, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %s", dn, describe(err))
+		return nil, opError(err, "reading %s", dn)
 	}
 	if len(res.Entries) == 0 {
 		return nil, nil
@@ -103,11 +103,11 @@ func (s *Store) Each(base string, scope int, filter string, attrs []string, each
 	case IsCode(err, ldap.LDAPResultNoSuchObject):
 		return nil
 	case IsCode(err, ldap.LDAPResultSizeLimitExceeded):
-		return fmt.Errorf("searching %s for %s: %s (hint: the server limits how many entries this bind may read; "+
+		return fmt.Errorf("%w (hint: the server limits how many entries this bind may read; "+
 			"give the bind DN `limits dn.exact=\"DN\" size.prtotal=unlimited` in slapd's configuration, see docs/performance.md)",
-			base, filter, describe(err))
+			opError(err, "searching %s for %s", base, filter))
 	case err != nil:
-		return fmt.Errorf("searching %s for %s: %s", base, filter, describe(err))
+		return opError(err, "searching %s for %s", base, filter)
 	}
 	return nil
 }
@@ -136,7 +136,7 @@ func (s *Store) FindOne(kind, name, base string, scope int, filter string) (*lda
 // Add adds an entry, turning "already exists" into a clear error.
 func (s *Store) Add(w Writer, dn string, a ldapschema.Attrs) error {
 	if err := w.Add(a.AddRequest(dn)); err != nil {
-		return fmt.Errorf("adding %s: %s", dn, describe(err))
+		return opError(err, "adding %s", dn)
 	}
 	return nil
 }
@@ -153,7 +153,7 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 		if IsCode(err, ldap.LDAPResultAssertionFailed) {
 			return &ConflictError{What: dn}
 		}
-		return fmt.Errorf("modifying %s: %s", dn, describe(err))
+		return opError(err, "modifying %s", dn)
 	}
 	return nil
 }
@@ -161,7 +161,7 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 // Delete deletes one entry.
 func (s *Store) Delete(w Writer, dn string) error {
 	if err := w.Del(ldap.NewDelRequest(dn, nil)); err != nil {
-		return fmt.Errorf("deleting %s: %s", dn, describe(err))
+		return opError(err, "deleting %s", dn)
 	}
 	return nil
 }
