@@ -29,7 +29,7 @@ var exitCodeHelp = []struct {
 	text string
 }{
 	{ExitOK, "success"},
-	{ExitError, "error: bad input (the message names the flag or value), unreachable server, refused operation"},
+	{ExitError, "error: bad input (the message names the flag or value), a server that cannot be reached or does not answer within --timeout, refused operation"},
 	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings"},
 	{ExitNotFound, "a named object (site, pod, user, entitlement, ...) does not exist"},
 	{ExitAuth, "authentication failed or access refused (bind, insufficient access)"},

@@ -40,8 +40,9 @@ type Options struct {
 
 // Conn is a live directory connection.
 type Conn struct {
-	conn *ldap.Conn
-	URL  string
+	conn    *ldap.Conn
+	URL     string
+	timeout time.Duration
 }
 
 // Dial connects to the first reachable URL of opts, upgrades with StartTLS
@@ -72,7 +73,12 @@ func Dial(opts Options) (*Conn, error) {
 		}
 		c, err := ldap.DialURL(raw, ldap.DialWithDialer(&net.Dialer{Timeout: timeout}), ldap.DialWithTLSConfig(cfg))
 		if err != nil {
-			lastErr = &ConnectError{URL: raw, Err: tlsHint(err)}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				lastErr = &NoAnswerError{URL: raw, Timeout: timeout, Op: "connect"}
+			} else {
+				lastErr = &ConnectError{URL: raw, Err: tlsHint(err)}
+			}
 			continue
 		}
 		c.SetTimeout(timeout)
@@ -86,11 +92,15 @@ func Dial(opts Options) (*Conn, error) {
 				return nil, &ConnectError{URL: raw, Err: fmt.Errorf("starttls failed, refusing to continue in clear text: %s", describe(tlsHint(err)))}
 			}
 		}
+		start := time.Now()
 		if err := bind(c, u, opts); err != nil {
 			c.Close()
+			if noAnswer(err, start, timeout) {
+				return nil, &NoAnswerError{URL: raw, Timeout: timeout, Op: "bind"}
+			}
 			return nil, err
 		}
-		return &Conn{conn: c, URL: raw}, nil
+		return &Conn{conn: c, URL: raw, timeout: timeout}, nil
 	}
 	return nil, lastErr
 }
@@ -123,6 +133,34 @@ func bind(c *ldap.Conn, u *url.URL, opts Options) error {
 		return &AuthError{Who: opts.BindDN, Err: err}
 	}
 	return nil
+}
+
+// NoAnswerError says the server took the connection but did not answer a
+// request in time (exit code 1): a frozen or overloaded server, never an
+// authentication failure.
+type NoAnswerError struct {
+	URL     string
+	Timeout time.Duration
+	Op      string // connect, bind, search, add, ...
+}
+
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("%s did not answer within %s (%s)", e.URL, e.Timeout, e.Op)
+}
+
+// noAnswer reports whether err is go-ldap's client-side timeout: a
+// network-level error (no LDAP result) after the whole time limit.
+func noAnswer(err error, start time.Time, timeout time.Duration) bool {
+	var le *ldap.Error
+	return errors.As(err, &le) && le.ResultCode == ldap.ErrorNetwork && time.Since(start) >= timeout*9/10
+}
+
+// answered turns a client-side timeout of op into a NoAnswerError.
+func (c *Conn) answered(err error, start time.Time, op string) error {
+	if err != nil && noAnswer(err, start, c.timeout) {
+		return &NoAnswerError{URL: c.URL, Timeout: c.timeout, Op: op}
+	}
+	return err
 }
 
 // AuthError says the bind failed (exit code 4).
@@ -184,7 +222,11 @@ func (c *Conn) Raw() *ldap.Conn { return c.conn }
 func (c *Conn) Close() error { return c.conn.Close() }
 
 // Search runs a search.
-func (c *Conn) Search(req *ldap.SearchRequest) (*ldap.SearchResult, error) { return c.conn.Search(req) }
+func (c *Conn) Search(req *ldap.SearchRequest) (*ldap.SearchResult, error) {
+	start := time.Now()
+	res, err := c.conn.Search(req)
+	return res, c.answered(err, start, "search")
+}
 
 // PageSize is how many entries each page of a streamed search asks for.
 // Pages keep the client's memory bounded whatever the directory's size,
@@ -199,6 +241,7 @@ func (c *Conn) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error)
 	page := *req
 	page.Controls = append(append([]ldap.Control(nil), req.Controls...), paging)
 	for {
+		start := time.Now()
 		ctx, cancel := context.WithCancel(context.Background())
 		resp := c.conn.SearchAsync(ctx, &page, 256)
 		var cookie []byte
@@ -220,7 +263,7 @@ func (c *Conn) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error)
 			return stop
 		}
 		if err := resp.Err(); err != nil {
-			return err
+			return c.answered(err, start, "search")
 		}
 		if len(cookie) == 0 {
 			return nil
@@ -244,16 +287,28 @@ func (c *Conn) abandonPaging(req *ldap.SearchRequest, paging *ldap.ControlPaging
 }
 
 // Add adds an entry.
-func (c *Conn) Add(req *ldap.AddRequest) error { return c.conn.Add(req) }
+func (c *Conn) Add(req *ldap.AddRequest) error {
+	start := time.Now()
+	return c.answered(c.conn.Add(req), start, "add")
+}
 
 // Modify modifies an entry.
-func (c *Conn) Modify(req *ldap.ModifyRequest) error { return c.conn.Modify(req) }
+func (c *Conn) Modify(req *ldap.ModifyRequest) error {
+	start := time.Now()
+	return c.answered(c.conn.Modify(req), start, "modify")
+}
 
 // ModifyDN renames or moves an entry.
-func (c *Conn) ModifyDN(req *ldap.ModifyDNRequest) error { return c.conn.ModifyDN(req) }
+func (c *Conn) ModifyDN(req *ldap.ModifyDNRequest) error {
+	start := time.Now()
+	return c.answered(c.conn.ModifyDN(req), start, "rename")
+}
 
 // Del deletes an entry.
-func (c *Conn) Del(req *ldap.DelRequest) error { return c.conn.Del(req) }
+func (c *Conn) Del(req *ldap.DelRequest) error {
+	start := time.Now()
+	return c.answered(c.conn.Del(req), start, "delete")
+}
 
 // RFC 5805 OIDs.
 const (

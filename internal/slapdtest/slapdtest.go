@@ -304,9 +304,18 @@ func (s *Server) waitReady() error {
 	return errors.New("slapd did not answer within 15s")
 }
 
+// Freeze stops the server process (SIGSTOP, by its own PID): it keeps its
+// port, the kernel still accepts connections, and nothing answers until
+// Thaw. A test that freezes must thaw before it ends (Stop does).
+func (s *Server) Freeze() error { return s.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Thaw resumes a frozen server (SIGCONT).
+func (s *Server) Thaw() error { return s.cmd.Process.Signal(syscall.SIGCONT) }
+
 // Stop stops the server by its own PID and removes its directory.
 func (s *Server) Stop() error {
 	if s.cmd != nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Signal(syscall.SIGCONT) // a frozen server cannot take SIGTERM
 		_ = s.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-s.done:
