@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/quote"
 )
 
 // Writer is the write half of a Client. Inside a transaction the writes are
@@ -50,7 +52,9 @@ type NotFoundError struct {
 	Name string
 }
 
-func (e *NotFoundError) Error() string { return fmt.Sprintf("%s %q does not exist", e.Kind, e.Name) }
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("%s %s does not exist", e.Kind, quote.Name(e.Name))
+}
 
 // ConflictError says someone else changed an object between our read and
 // our write (exit code 5).
