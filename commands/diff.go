@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -120,9 +121,14 @@ func checkFileBase(snap *directory.Snapshot, base, file string) error {
 	return errorf("pass -b with the file's base DN", "%s holds no entry under the base %s", file, base)
 }
 
-// currentState reads every entry under the store's base.
+// currentState reads every entry under the store's base; a base the
+// server does not hold yet is an empty directory (apply creates it).
 func currentState(st *directory.Store) (*reconcile.State, error) {
 	entries, err := st.Find(st.DIT.Base, ldap.ScopeWholeSubtree, "(objectClass=*)")
+	var layout *directory.LayoutError
+	if errors.As(err, &layout) && !layout.BaseExists {
+		entries, err = nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -74,12 +74,13 @@ func ExitCode(err error) int {
 	}
 	var nf *directory.NotFoundError
 	var bnf *broker.NotFoundError
+	var layout *directory.LayoutError
 	var conflict *directory.ConflictError
 	var auth *directory.AuthError
 	switch {
 	case errors.Is(err, prompt.ErrInterrupted):
 		return ExitInterrupted
-	case errors.As(err, &nf), errors.As(err, &bnf):
+	case errors.As(err, &nf), errors.As(err, &bnf), errors.As(err, &layout):
 		return ExitNotFound
 	case errors.As(err, &conflict):
 		return ExitConflict
@@ -115,6 +116,10 @@ func hintOf(err error) string {
 	var re *broker.RequestError
 	if errors.As(err, &re) {
 		return re.Hint
+	}
+	var layout *directory.LayoutError
+	if errors.As(err, &layout) {
+		return layout.Hint()
 	}
 	return ""
 }

@@ -168,6 +168,10 @@ func (g *Globals) ReadStore(from string) (*directory.Store, func(), error) {
 	if err != nil {
 		return nil, nil, errorf("pass an LDIF file written by `cpactl export` or `ldapsearch -LLL`", "%v", err)
 	}
+	if len(snap.Entries()) == 0 {
+		return nil, nil, &Failure{Code: ExitNotFound, Err: fmt.Errorf("snapshot %s is empty: it holds no entries", from),
+			Hint: "pass an LDIF file written by `cpactl export` or `ldapsearch -LLL`"}
+	}
 	base := g.Base
 	if !g.baseExplicit {
 		if found := snapshotBase(snap); found != "" {

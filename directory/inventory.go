@@ -2,6 +2,7 @@ package directory
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"sync"
 
@@ -17,7 +18,10 @@ type Inventory = ldapschema.Records
 type Unreadable = ldapschema.Unreadable
 
 // Inventory reads every object: one streamed search per container (one for
-// everything below the pods), run side by side on the connection. Entries
+// everything below the pods), run side by side on the connection. A base
+// that does not exist is a *LayoutError; so is a base without any of the
+// containers `cpactl init` creates; a single missing container holds
+// nothing (an older or hand-made layout). Entries
 // are mapped to records as they arrive and never held, so memory grows
 // with the records, not with the entries' wire form; each list is sorted
 // by DN, its key computed once per record.
@@ -95,6 +99,7 @@ func (s *Store) Inventory() (*Inventory, error) {
 	// client decodes one while the server sends the other (the largest
 	// container first, so the others run beside it).
 	errs := make([]error, len(searches))
+	missing := make([]bool, len(searches))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, 2)
 	for i, q := range searches {
@@ -103,6 +108,10 @@ func (s *Store) Inventory() (*Inventory, error) {
 		go func() {
 			defer func() { <-slots; wg.Done() }()
 			errs[i] = s.Each(q.base, q.scope, q.filter, nil, q.each)
+			var layout *LayoutError
+			if errors.As(errs[i], &layout) && layout.BaseExists {
+				errs[i], missing[i] = nil, true
+			}
 		}()
 	}
 	wg.Wait()
@@ -110,6 +119,9 @@ func (s *Store) Inventory() (*Inventory, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if !slices.Contains(missing, false) {
+		return nil, &LayoutError{Base: s.DIT.Base, DN: s.DIT.Sites(), BaseExists: true}
 	}
 	inv.Sites, inv.Pods, inv.ConnectionServers = sites.sorted(), pods.sorted(), servers.sorted()
 	inv.Pools, inv.Farms, inv.Hosts = pools.sorted(), farms.sorted(), hosts.sorted()

@@ -323,6 +323,10 @@ func (s *Store) ensureTrash() error {
 // first, then the container itself (unless another run refilled it).
 func (s *Store) EmptyTrash() error {
 	entries, err := s.Find(s.DIT.Trash(), ldap.ScopeWholeSubtree, "(objectClass=*)", "1.1")
+	var missing *LayoutError
+	if errors.As(err, &missing) {
+		return nil // no trash: nothing to empty
+	}
 	if err != nil {
 		return err
 	}

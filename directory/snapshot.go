@@ -113,7 +113,7 @@ func (s *Snapshot) Transaction(func(Writer) error) error { return ErrReadOnly }
 func (s *Snapshot) Search(req *ldap.SearchRequest) (*ldap.SearchResult, error) {
 	base := ldapschema.NormalizeDN(req.BaseDN)
 	if _, ok := s.byDN[base]; !ok && base != "" {
-		return nil, ldap.NewError(ldap.LDAPResultNoSuchObject, fmt.Errorf("no such object: %s", req.BaseDN))
+		return nil, s.noSuchObject(req.BaseDN)
 	}
 	filter, err := ldap.CompileFilter(req.Filter)
 	if err != nil {
@@ -150,6 +150,19 @@ func (s *Snapshot) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) er
 		}
 	}
 	return nil
+}
+
+// noSuchObject is the server's answer for a missing base: result 32 with
+// the deepest existing ancestor as the matched DN.
+func (s *Snapshot) noSuchObject(dn string) error {
+	err := &ldap.Error{ResultCode: ldap.LDAPResultNoSuchObject, Err: fmt.Errorf("no such object: %s", dn)}
+	for p := ldapschema.ParentOf(dn); p != ""; p = ldapschema.ParentOf(p) {
+		if _, ok := s.byDN[ldapschema.NormalizeDN(p)]; ok {
+			err.MatchedDN = p
+			break
+		}
+	}
+	return err
 }
 
 func inScope(dn, base string, scope int) bool {

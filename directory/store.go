@@ -67,8 +67,8 @@ func (s *Store) Entry(dn string, attrs ...string) (*ldap.Entry, error) {
 	return res.Entries[0], nil
 }
 
-// Find searches under base; a missing base yields no entries rather than
-// an error (a directory before `cpactl init` is simply empty). The search
+// Find searches under base; a base that does not exist is a *LayoutError
+// (exit 3): the base DN is wrong, or `cpactl init` has not run. The search
 // is paged (Client.SearchEach); Find collects what it streams, so use Each
 // for reads that can be as large as the directory.
 func (s *Store) Find(base string, scope int, filter string, attrs ...string) ([]*ldap.Entry, error) {
@@ -82,8 +82,9 @@ func (s *Store) Find(base string, scope int, filter string, attrs ...string) ([]
 
 // Each streams the entries a search under base finds to each, as Find
 // finds them, without holding them: memory stays bounded however many
-// there are. A missing base yields no entries. An error from each stops
-// the search and is returned as is.
+// there are. A base that does not exist is a *LayoutError, known from the
+// search's own answer (its matched DN), in the same round trip. An error
+// from each stops the search and is returned as is.
 func (s *Store) Each(base string, scope int, filter string, attrs []string, each func(*ldap.Entry) error) error {
 	if len(attrs) == 0 {
 		attrs = []string{"*"}
@@ -101,7 +102,7 @@ func (s *Store) Each(base string, scope int, filter string, attrs []string, each
 	case stopped != nil:
 		return stopped
 	case IsCode(err, ldap.LDAPResultNoSuchObject):
-		return nil
+		return s.layoutError(base, err)
 	case IsCode(err, ldap.LDAPResultSizeLimitExceeded):
 		return fmt.Errorf("%w (hint: the server limits how many entries this bind may read; "+
 			"give the bind DN `limits dn.exact=\"DN\" size.prtotal=unlimited` in slapd's configuration, see docs/performance.md)",
@@ -179,8 +180,40 @@ func (s *Store) Settings() (ldapschema.SettingsRecord, error) {
 	return rec, err
 }
 
-// ErrNotInitialized says the base containers are missing.
-var ErrNotInitialized = errors.New("the directory has no cpactl layout under this base: run `cpactl init` first")
+// LayoutError says a search's base does not exist (exit 3): the base DN
+// itself (a wrong -b), or a container `cpactl init` creates.
+type LayoutError struct {
+	Base       string // the federation's base DN
+	DN         string // the search base that does not exist
+	BaseExists bool   // the server holds the base DN (so init has not run)
+}
+
+func (e *LayoutError) Error() string {
+	if !e.BaseExists {
+		return fmt.Sprintf("the base %s does not exist on the server", e.Base)
+	}
+	return fmt.Sprintf("%s does not exist: the directory has no cpactl layout under %s", e.DN, e.Base)
+}
+
+// Hint says what to do about it.
+func (e *LayoutError) Hint() string {
+	if !e.BaseExists {
+		return "check -b/--base (or CPACTL_BASE); `cpactl init` creates the base when it is the suffix of the server's database"
+	}
+	return "run `cpactl init` to create the layout"
+}
+
+// layoutError explains a search whose base is missing, from the deepest
+// existing entry the server matched.
+func (s *Store) layoutError(searchBase string, err error) error {
+	var le *ldap.Error
+	matched := ""
+	if errors.As(err, &le) {
+		matched = le.MatchedDN
+	}
+	exists := matched != "" && ldapschema.IsUnder(matched, s.DIT.Base)
+	return &LayoutError{Base: s.DIT.Base, DN: searchBase, BaseExists: exists}
+}
 
 // InitStep is one entry `cpactl init` considered.
 type InitStep struct {
