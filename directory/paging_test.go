@@ -128,7 +128,7 @@ func TestFrozenServerSearch(t *testing.T) {
 		if !errors.As(err, &na) || na.URL != srv.URL || !strings.Contains(err.Error(), "did not answer within 500ms (search)") {
 			t.Errorf("%s: %v, want a NoAnswerError for %s", name, err, srv.URL)
 		}
-		if d := time.Since(start); d > 3*time.Second {
+		if d := time.Since(start); d > 10*time.Second {
 			t.Errorf("%s: took %s with a 500ms timeout", name, d)
 		}
 	}
