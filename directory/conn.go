@@ -246,10 +246,14 @@ func (c *Conn) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error)
 		resp := c.conn.SearchAsync(ctx, &page, 256)
 		var cookie []byte
 		var stop error
+		// A stopped search still reads its page to the end (at most
+		// PageSize entries, dropped): slapd keeps one paged search per
+		// connection, and a page still being sent when the next search
+		// starts would overwrite that search's paging state.
 		for resp.Next() {
 			if e := resp.Entry(); e != nil {
-				if stop = each(e); stop != nil {
-					break
+				if stop == nil {
+					stop = each(e)
 				}
 				continue
 			}
@@ -259,6 +263,7 @@ func (c *Conn) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error)
 		}
 		cancel()
 		if stop != nil {
+			paging.SetCookie(cookie)
 			c.abandonPaging(req, paging)
 			return stop
 		}
