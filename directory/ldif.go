@@ -1,6 +1,7 @@
 package directory
 
 import (
+	"bufio"
 	"encoding/base64"
 	"io"
 	"sort"
@@ -37,34 +38,130 @@ func WriteLDIF(w io.Writer, entries []*ldap.Entry) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		writeLDIFLine(&b, "dn", e.DN)
-		attrs := append([]*ldap.EntryAttribute(nil), e.Attributes...)
-		sort.SliceStable(attrs, func(i, j int) bool {
-			ci := strings.EqualFold(attrs[i].Name, ldapschema.AttrObjectClass)
-			cj := strings.EqualFold(attrs[j].Name, ldapschema.AttrObjectClass)
-			if ci != cj {
-				return ci
-			}
-			return strings.ToLower(attrs[i].Name) < strings.ToLower(attrs[j].Name)
-		})
-		for _, a := range attrs {
+		attrs := make([]*ldap.EntryAttribute, len(e.Attributes))
+		for j, a := range e.Attributes {
 			vals := append([]string(nil), a.Values...)
 			sort.Strings(vals)
-			for _, v := range vals {
-				writeLDIFLine(&b, a.Name, v)
-			}
+			attrs[j] = &ldap.EntryAttribute{Name: a.Name, Values: vals}
 		}
+		writeRecord(&b, e.DN, attrs)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func writeLDIFLine(b *strings.Builder, name, value string) {
+// LDIFWriter writes LDIF content records (RFC 2849) one at a time, as they
+// are produced, so that a large federation never sits in memory: what
+// `cpactl generate` uses. Each record has objectClass first and the other
+// attributes by name (as WriteLDIF orders them), values in the order given,
+// and values that are not safe strings base64-encoded, exactly as WriteLDIF
+// encodes them. The caller orders the records (parents first); Close
+// flushes the output and reports the first write error.
+type LDIFWriter struct {
+	w       *bufio.Writer
+	entries int
+	started bool // something was written: the next record needs a blank line
+}
+
+// NewLDIFWriter returns a writer that buffers its output to w.
+func NewLDIFWriter(w io.Writer) *LDIFWriter {
+	return &LDIFWriter{w: bufio.NewWriterSize(w, 256<<10)}
+}
+
+// Comment writes comment lines ("# text"), as a block of their own.
+func (lw *LDIFWriter) Comment(lines ...string) error {
+	lw.separate()
+	for _, l := range lines {
+		lw.w.WriteString("#")
+		if l != "" {
+			lw.w.WriteString(" " + strings.ReplaceAll(l, "\n", " "))
+		}
+		lw.w.WriteString("\n")
+	}
+	return lw.err()
+}
+
+// WriteEntry writes one record from a record type's attributes
+// (ldapschema.Site.Attrs() and the like). Empty attributes are left out.
+func (lw *LDIFWriter) WriteEntry(dn string, attrs ldapschema.Attrs) error {
+	list := make([]*ldap.EntryAttribute, 0, len(attrs))
+	for name, vals := range attrs {
+		if len(vals) > 0 {
+			list = append(list, &ldap.EntryAttribute{Name: name, Values: vals})
+		}
+	}
+	lw.separate()
+	writeRecord(lw.w, dn, list)
+	lw.entries++
+	return lw.err()
+}
+
+// Write writes one entry.
+func (lw *LDIFWriter) Write(e *ldap.Entry) error {
+	lw.separate()
+	writeRecord(lw.w, e.DN, append([]*ldap.EntryAttribute(nil), e.Attributes...))
+	lw.entries++
+	return lw.err()
+}
+
+// Entries returns the number of records written so far.
+func (lw *LDIFWriter) Entries() int { return lw.entries }
+
+// Close flushes what is buffered; it does not close the underlying writer.
+func (lw *LDIFWriter) Close() error { return lw.w.Flush() }
+
+func (lw *LDIFWriter) separate() {
+	if lw.started {
+		lw.w.WriteString("\n")
+	}
+	lw.started = true
+}
+
+// err reports a failed write: bufio.Writer keeps the first error and
+// returns it from every later write.
+func (lw *LDIFWriter) err() error {
+	_, err := lw.w.Write(nil)
+	return err
+}
+
+// stringWriter is what an LDIF record is written to: a strings.Builder
+// (WriteLDIF) or a bufio.Writer (LDIFWriter), whose errors are sticky.
+type stringWriter interface {
+	WriteString(s string) (int, error)
+}
+
+// writeRecord writes one content record: the dn line, then attrs sorted
+// objectClass first and the others by name (case-insensitively), each
+// attribute's values in the order given.
+func writeRecord(b stringWriter, dn string, attrs []*ldap.EntryAttribute) {
+	writeLDIFLine(b, "dn", dn)
+	sort.SliceStable(attrs, func(i, j int) bool {
+		ci := strings.EqualFold(attrs[i].Name, ldapschema.AttrObjectClass)
+		cj := strings.EqualFold(attrs[j].Name, ldapschema.AttrObjectClass)
+		if ci != cj {
+			return ci
+		}
+		return strings.ToLower(attrs[i].Name) < strings.ToLower(attrs[j].Name)
+	})
+	for _, a := range attrs {
+		for _, v := range a.Values {
+			writeLDIFLine(b, a.Name, v)
+		}
+	}
+}
+
+func writeLDIFLine(b stringWriter, name, value string) {
 	if safeString(value) {
-		b.WriteString(name + ": " + value + "\n")
+		b.WriteString(name)
+		b.WriteString(": ")
+		b.WriteString(value)
+		b.WriteString("\n")
 		return
 	}
-	b.WriteString(name + ":: " + base64.StdEncoding.EncodeToString([]byte(value)) + "\n")
+	b.WriteString(name)
+	b.WriteString(":: ")
+	b.WriteString(base64.StdEncoding.EncodeToString([]byte(value)))
+	b.WriteString("\n")
 }
 
 // safeString reports whether an LDIF value may be written as is: ASCII
