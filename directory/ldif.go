@@ -99,7 +99,7 @@ func (lw *LDIFWriter) WriteEntry(dn string, attrs ldapschema.Attrs) error {
 // Write writes one entry.
 func (lw *LDIFWriter) Write(e *ldap.Entry) error {
 	lw.separate()
-	writeRecord(lw.w, e.DN, append([]*ldap.EntryAttribute(nil), e.Attributes...))
+	writeRecord(lw.w, e.DN, e.Attributes)
 	lw.entries++
 	return lw.err()
 }
@@ -132,20 +132,29 @@ type stringWriter interface {
 
 // writeRecord writes one content record: the dn line, then attrs sorted
 // objectClass first and the others by name (case-insensitively), each
-// attribute's values in the order given.
+// attribute's values in the order given. attrs itself is not reordered.
 func writeRecord(b stringWriter, dn string, attrs []*ldap.EntryAttribute) {
 	writeLDIFLine(b, "dn", dn)
-	sort.SliceStable(attrs, func(i, j int) bool {
-		ci := strings.EqualFold(attrs[i].Name, ldapschema.AttrObjectClass)
-		cj := strings.EqualFold(attrs[j].Name, ldapschema.AttrObjectClass)
-		if ci != cj {
-			return ci
+	// Lower-case each name once, not in every comparison: this runs for
+	// every entry of a generated federation.
+	type keyed struct {
+		class bool
+		key   string
+		attr  *ldap.EntryAttribute
+	}
+	sorted := make([]keyed, len(attrs))
+	for i, a := range attrs {
+		sorted[i] = keyed{strings.EqualFold(a.Name, ldapschema.AttrObjectClass), strings.ToLower(a.Name), a}
+	}
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].class != sorted[j].class {
+			return sorted[i].class
 		}
-		return strings.ToLower(attrs[i].Name) < strings.ToLower(attrs[j].Name)
+		return sorted[i].key < sorted[j].key
 	})
-	for _, a := range attrs {
-		for _, v := range a.Values {
-			writeLDIFLine(b, a.Name, v)
+	for _, k := range sorted {
+		for _, v := range k.attr.Values {
+			writeLDIFLine(b, k.attr.Name, v)
 		}
 	}
 }
