@@ -36,10 +36,9 @@ desktop, RDS desktop and application pools, global entitlements of every
 kind and option, users in nested groups, client computers, home sites
 (global and per entitlement, with group conflicts), pod assignments of
 dedicated users, and sessions of entitled users on their entitlement's
-pools. Parents come before children, so the file loads with slapadd into
-an empty database, or with ldapadd into a server that has cpactl's schema
-and no entries under the base; every read command also takes it with
---from.
+pools. Parents come before children, so the file loads with slapadd or
+ldapadd into an empty database (not even the base entry) of a slapd with
+cpactl's schema; every read command also takes it with --from.
 
 The same flags and seed give the same file, byte for byte; another seed
 gives another federation of the same size. What is written passes
@@ -59,9 +58,9 @@ every entitlement a pool, one pod at least stays online). -b sets the base
 DN, which must start with dc= or o=. See docs/generate.md.`,
 		Example: `  # a small federation to try cpactl on, with no server
   cpactl generate --seed 1 -O demo.ldif
-  cpactl resolve --from demo.ldif --user amartin20 --entitlement "Office Apps 03" --pod lon-1
+  cpactl resolve --from demo.ldif --user gkowalski01 --entitlement "EHR Client 06" --pod lon-1
 
-  # the CPA maximum, bulk-loaded offline into slapd's database
+  # the CPA maximum, bulk-loaded into slapd's (stopped, empty) database
   cpactl generate --preset cpa-max --seed 7 -O cpa-max.ldif
   slapadd -q -f /etc/ldap/slapd.conf -l cpa-max.ldif
 
@@ -129,6 +128,11 @@ func (o *generateOptions) run(cfg generate.Config) error {
 	if err != nil {
 		tmp.Close()
 		return o.failed(err)
+	}
+	// CreateTemp makes the file private; synthetic data need not be.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return errorf("", "cannot write %s: %v", o.File, err)
 	}
 	if err := tmp.Close(); err != nil {
 		return errorf("", "cannot write %s: %v", o.File, err)
