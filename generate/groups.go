@@ -113,7 +113,7 @@ func (g *groupShape) teamUsers(c int) int {
 	return (g.users - c + g.n[0] - 1) / g.n[0]
 }
 
-// users returns the number of distinct users reachable as "first-group
+// usersBelow returns the number of distinct users reachable as "first-group
 // users" below the group: what userAt enumerates.
 func (g *groupShape) usersBelow(idx int) int {
 	l, j := g.level(idx)

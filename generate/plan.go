@@ -206,7 +206,7 @@ func (p *plan) hostsOf(f int) int {
 	return (p.cfg.Hosts - f + p.cfg.Farms - 1) / p.cfg.Farms
 }
 
-// hostName returns the name and DN of the k-th host of farm f.
+// host returns the name and DN of the k-th host of farm f.
 func (p *plan) host(f, k int) (name, dn string) {
 	farm := p.farms[f]
 	name = fmt.Sprintf("%s-rds%0*d", farm.Name, p.hostWid, k+1)

@@ -263,7 +263,7 @@ func (p *plan) writeHomeSites(emit Emit) error {
 	total, sites := p.cfg.HomeSites, len(p.sites)
 	g := p.groups
 	written := 0
-	row := func(principal member, ge int, site int) (bool, error) {
+	row := func(principal member, ge int, site int) error {
 		h := ldapschema.HomeSite{SiteDN: p.sites[site].DN}
 		dn := p.memberDN(principal)
 		if principal.group {
@@ -276,10 +276,10 @@ func (p *plan) writeHomeSites(emit Emit) error {
 		}
 		h.DN = p.dit.HomeSite(dn, h.EntitlementDN)
 		if err := emit(h.DN, h.Attrs()); err != nil {
-			return false, err
+			return err
 		}
 		written++
-		return true, nil
+		return nil
 	}
 	// differentFrom returns a random site other than prev (when there are
 	// two sites or more).
@@ -324,7 +324,7 @@ func (p *plan) writeHomeSites(emit Emit) error {
 				continue
 			}
 			done[key] = true
-			if _, err := row(principal, e, site); err != nil {
+			if err := row(principal, e, site); err != nil {
 				return err
 			}
 		}
@@ -342,18 +342,18 @@ func (p *plan) writeHomeSites(emit Emit) error {
 				site = differentFrom(prevTeam)
 			}
 			prevTeam = site
-			if _, err := row(member{group: true, index: t}, -1, site); err != nil {
+			if err := row(member{group: true, index: t}, -1, site); err != nil {
 				return err
 			}
 		}
 		if t < users && written < total {
-			if _, err := row(member{index: t * stride % users}, -1, r.intn(sites)); err != nil {
+			if err := row(member{index: t * stride % users}, -1, r.intn(sites)); err != nil {
 				return err
 			}
 		}
 	}
 	for idx := n0; written < total && idx < g.total(); idx++ {
-		if _, err := row(member{group: true, index: idx}, -1, r.intn(sites)); err != nil {
+		if err := row(member{group: true, index: idx}, -1, r.intn(sites)); err != nil {
 			return err
 		}
 	}
