@@ -77,6 +77,7 @@ with --from FILE.ldif and no server.`,
 		newSchemaCommand(g),
 		newInitCommand(g),
 		newSettingsCommand(g),
+		newGenerateCommand(g),
 	)
 	for _, add := range extraCommands {
 		root.AddCommand(add(g))

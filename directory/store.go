@@ -221,54 +221,67 @@ type InitStep struct {
 	Created bool   `json:"created"`
 }
 
-// Init creates the base entry (when it is a dc= or o= entry that is
-// missing), the containers of SPEC §2.1 and cn=Common, skipping what exists.
-// With dryRun it reports what it would create.
-func (s *Store) Init(dryRun bool) ([]InitStep, error) {
-	type want struct {
-		dn    string
-		attrs ldapschema.Attrs
-	}
-	var wants []want
-	base, err := ldap.ParseDN(s.DIT.Base)
+// LayoutEntry is one entry of the layout `cpactl init` creates.
+type LayoutEntry struct {
+	DN    string
+	Attrs ldapschema.Attrs
+}
+
+// Layout returns the entries `cpactl init` creates under dit.Base, parents
+// first: the base entry when its first RDN is a dc= or o= value, the
+// containers of SPEC §2.1 (ldapschema.DIT.Containers) and cn=Common with
+// every setting at its default.
+func Layout(dit ldapschema.DIT) ([]LayoutEntry, error) {
+	var wants []LayoutEntry
+	base, err := ldap.ParseDN(dit.Base)
 	if err != nil || len(base.RDNs) == 0 {
-		return nil, fmt.Errorf("base %q is not a DN", s.DIT.Base)
+		return nil, fmt.Errorf("base %q is not a DN", dit.Base)
 	}
 	first := base.RDNs[0].Attributes[0]
 	switch strings.ToLower(first.Type) {
 	case "dc":
-		wants = append(wants, want{s.DIT.Base, ldapschema.Attrs{ldapschema.AttrObjectClass: {"top", "domain"},
-			"dc": {first.Value}}})
+		wants = append(wants, LayoutEntry{dit.Base, ldapschema.Attrs{ldapschema.AttrObjectClass: {ldapschema.ClassTop, "domain"},
+			ldapschema.AttrDC: {first.Value}}})
 	case "o":
-		wants = append(wants, want{s.DIT.Base, ldapschema.Attrs{ldapschema.AttrObjectClass: {"top", "organization"},
+		wants = append(wants, LayoutEntry{dit.Base, ldapschema.Attrs{ldapschema.AttrObjectClass: {ldapschema.ClassTop, ldapschema.ClassOrganization},
 			"o": {first.Value}}})
 	}
-	for _, dn := range s.DIT.Containers() {
-		wants = append(wants, want{dn, ldapschema.Attrs{ldapschema.AttrObjectClass: {"top", ldapschema.ClassOrganizationalUnit},
+	for _, dn := range dit.Containers() {
+		wants = append(wants, LayoutEntry{dn, ldapschema.Attrs{ldapschema.AttrObjectClass: {ldapschema.ClassTop, ldapschema.ClassOrganizationalUnit},
 			ldapschema.AttrOU: {ldapschema.NameOf(dn)}}})
 	}
-	wants = append(wants, want{s.DIT.Settings(), ldapschema.Attrs{
-		ldapschema.AttrObjectClass: {"top", ldapschema.ClassGlobalSettings}, ldapschema.AttrCN: {"Common"}}})
+	wants = append(wants, LayoutEntry{dit.Settings(), ldapschema.Attrs{
+		ldapschema.AttrObjectClass: {ldapschema.ClassTop, ldapschema.ClassGlobalSettings}, ldapschema.AttrCN: {ldapschema.NameOf(dit.Settings())}}})
+	return wants, nil
+}
 
+// Init creates the base entry (when it is a dc= or o= entry that is
+// missing), the containers of SPEC §2.1 and cn=Common, skipping what exists
+// (the entries of Layout). With dryRun it reports what it would create.
+func (s *Store) Init(dryRun bool) ([]InitStep, error) {
+	wants, err := Layout(s.DIT)
+	if err != nil {
+		return nil, err
+	}
 	var steps []InitStep
 	for _, w := range wants {
-		e, err := s.Entry(w.dn, "1.1")
+		e, err := s.Entry(w.DN, "1.1")
 		if err != nil {
 			return steps, err
 		}
 		if e != nil {
-			steps = append(steps, InitStep{DN: w.dn})
+			steps = append(steps, InitStep{DN: w.DN})
 			continue
 		}
 		if !dryRun {
-			if err := s.Add(s.Client, w.dn, w.attrs); err != nil {
-				if w.dn == s.DIT.Base {
+			if err := s.Add(s.Client, w.DN, w.Attrs); err != nil {
+				if w.DN == s.DIT.Base {
 					return steps, fmt.Errorf("%v (hint: the server has no database for %q? check -b)", err, s.DIT.Base)
 				}
 				return steps, err
 			}
 		}
-		steps = append(steps, InitStep{DN: w.dn, Created: true})
+		steps = append(steps, InitStep{DN: w.DN, Created: true})
 	}
 	return steps, nil
 }
