@@ -115,7 +115,12 @@ const arenaChunk = 4 << 20
 // records are refused, except add records, read as entries). Syntax errors
 // name their line.
 func ReadSnapshot(r io.Reader) (*Snapshot, error) {
-	s := &Snapshot{byDN: map[string]int32{}, indexes: map[indexKey]map[string][]int32{}}
+	s := &Snapshot{indexes: map[indexKey]map[string][]int32{}}
+	// Room for the entries of a file of this size, at a few hundred bytes
+	// an entry, so that the list is not copied as it grows.
+	hint := sizeHint(r) / 256
+	s.entries = make([]snapEntry, 0, hint)
+	s.byDN = make(map[string]int32, hint)
 	ids := map[string]uint32{}    // name as written -> id
 	groups := map[string]uint32{} // lower-case name -> group
 	rd := ldif.NewReader(r)
@@ -187,6 +192,19 @@ func ReadSnapshot(r io.Reader) (*Snapshot, error) {
 		}
 	}
 	return s, nil
+}
+
+// sizeHint returns the size of what r reads when it tells, else 0.
+func sizeHint(r io.Reader) int {
+	switch r := r.(type) {
+	case interface{ Size() int64 }: // strings.Reader, bytes.Reader
+		return int(min(r.Size(), 1<<34))
+	case *os.File:
+		if fi, err := r.Stat(); err == nil && fi.Mode().IsRegular() {
+			return int(min(fi.Size(), 1<<34))
+		}
+	}
+	return 0
 }
 
 // parentKey returns the normalized DN of the parent of the entry with the
@@ -452,6 +470,19 @@ func (s *Snapshot) candidates(f *ber.Packet, root int32, scope int) []int32 {
 	}
 	var out []int32
 	for _, a := range asserts {
+		if a.children {
+			key := ldapschema.NormalizeDN(a.value)
+			children := s.roots // a parent that is not in the snapshot has roots for children
+			if parent, ok := s.byDN[key]; ok {
+				children = s.entries[parent].children
+			}
+			for _, c := range children {
+				if parentKey(s.entries[c].key) == key && s.within(c, root, scope) {
+					out = append(out, c)
+				}
+			}
+			continue
+		}
 		index := s.index(indexKey{root: root, scope: scope, attr: strings.ToLower(a.attr)})
 		out = append(out, index[equalityKey(a.attr, a.value)]...)
 	}
@@ -460,6 +491,24 @@ func (s *Snapshot) candidates(f *ber.Packet, root int32, scope int) []int32 {
 		out = compactSorted(out)
 	}
 	return out
+}
+
+// within reports whether entry i is in the scope.
+func (s *Snapshot) within(i, root int32, scope int) bool {
+	switch {
+	case scope == ldap.ScopeBaseObject:
+		return i == root && root >= 0
+	case scope == ldap.ScopeSingleLevel && root < 0:
+		return parentKey(s.entries[i].key) == ""
+	case scope == ldap.ScopeSingleLevel:
+		return s.entries[i].parent == root
+	}
+	for ; root >= 0 && i >= 0; i = s.entries[i].parent {
+		if i == root {
+			return true
+		}
+	}
+	return root < 0
 }
 
 func compactSorted(list []int32) []int32 {
@@ -491,9 +540,16 @@ func (s *Snapshot) index(k indexKey) map[string][]int32 {
 	}
 	if known {
 		syntax := syntaxOf(k.attr)
+		// Values repeat (a user's DN in each of its sessions): each
+		// distinct value is keyed once.
+		keys := map[string]string{}
 		for _, i := range s.inScope(k.root, k.scope) {
 			s.eachValue(i, group, func(v string) {
-				key := equalityKeyOf(syntax, v)
+				key, ok := keys[v]
+				if !ok {
+					key = equalityKeyOf(syntax, v)
+					keys[v] = key
+				}
 				if list := idx[key]; len(list) == 0 || list[len(list)-1] != i {
 					idx[key] = append(list, i)
 				}
@@ -504,10 +560,14 @@ func (s *Snapshot) index(k indexKey) map[string][]int32 {
 	return idx
 }
 
-// assertion is an equality assertion of a filter.
-type assertion struct{ attr, value string }
+// assertion is an equality assertion of a filter, or (children) the
+// assertion entryDN:dnOneLevelMatch:=value.
+type assertion struct {
+	attr, value string
+	children    bool
+}
 
-// lookups returns equality assertions such that every entry f matches
+// lookups returns equality (or children) assertions such that every entry f matches
 // satisfies at least one of them; ok is false when f offers none. Of an
 // and, the most selective part is used: assertions on attributes other
 // than objectClass (few values), else ones on objectClass.
@@ -515,6 +575,10 @@ func lookups(f *ber.Packet) (asserts []assertion, ok bool) {
 	switch f.Tag {
 	case ldap.FilterEqualityMatch, ldap.FilterApproxMatch:
 		return []assertion{{attr: packetString(f.Children[0]), value: packetString(f.Children[1])}}, true
+	case ldap.FilterExtensibleMatch:
+		if rule, attr, value := extensibleParts(f); isChildrenMatch(rule, attr) {
+			return []assertion{{attr: attr, value: value, children: true}}, true
+		}
 	case ldap.FilterOr:
 		for _, c := range f.Children {
 			more, ok := lookups(c)
