@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -127,6 +128,7 @@ func ReadSnapshot(r io.Reader) (*Snapshot, error) {
 	var (
 		rec   ldif.Record
 		arena []byte
+		lines []int // of each entry's dn:, for errors
 	)
 	for {
 		err := rd.Read(&rec)
@@ -146,13 +148,6 @@ func ReadSnapshot(r io.Reader) (*Snapshot, error) {
 		}
 		if rec.DN == "" {
 			return nil, badSnapshot("line %d: an entry without a DN", rec.Line)
-		}
-		if _, err := ldap.ParseDN(rec.DN); err != nil {
-			return nil, badSnapshot("line %d: entry %q: bad DN: %v", rec.Line, rec.DN, err)
-		}
-		key := ldapschema.NormalizeDN(rec.DN)
-		if _, dup := s.byDN[key]; dup {
-			return nil, badSnapshot("line %d: entry %q appears twice", rec.Line, rec.DN)
 		}
 		need := 0
 		for _, v := range rec.Values {
@@ -179,8 +174,18 @@ func ReadSnapshot(r io.Reader) (*Snapshot, error) {
 			arena = binary.AppendUvarint(arena, uint64(len(v.Value)))
 			arena = append(arena, v.Value...)
 		}
-		s.byDN[key] = int32(len(s.entries))
-		s.entries = append(s.entries, snapEntry{dn: rec.DN, key: key, parent: -1, values: arena[first:len(arena):len(arena)]})
+		lines = append(lines, rec.Line)
+		s.entries = append(s.entries, snapEntry{dn: rec.DN, parent: -1, values: arena[first:len(arena):len(arena)]})
+	}
+	if err := s.keyDNs(lines); err != nil {
+		return nil, err
+	}
+	for i := range s.entries {
+		e := &s.entries[i]
+		if _, dup := s.byDN[e.key]; dup {
+			return nil, badSnapshot("line %d: entry %q appears twice", lines[i], e.dn)
+		}
+		s.byDN[e.key] = int32(i)
 	}
 	for i := range s.entries {
 		e := &s.entries[i]
@@ -192,6 +197,37 @@ func ReadSnapshot(r io.Reader) (*Snapshot, error) {
 		}
 	}
 	return s, nil
+}
+
+// keyDNs checks and normalizes the entries' DNs, on every processor
+// (parsing DNs is most of the cost of reading a snapshot). The error is
+// the first in file order.
+func (s *Snapshot) keyDNs(lines []int) error {
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(s.entries)/1024))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			from, to := w*len(s.entries)/workers, (w+1)*len(s.entries)/workers
+			for i := from; i < to; i++ {
+				e := &s.entries[i]
+				if _, err := ldap.ParseDN(e.dn); err != nil {
+					errs[w] = badSnapshot("line %d: entry %q: bad DN: %v", lines[i], e.dn, err)
+					return
+				}
+				e.key = ldapschema.NormalizeDN(e.dn)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sizeHint returns the size of what r reads when it tells, else 0.

@@ -1,8 +1,10 @@
 package directory
 
 import (
+	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -172,4 +174,42 @@ func TestSnapshotResolveDecodesOnlyWhatItReads(t *testing.T) {
 	if err != nil || len(res.Entries) != 20000/4 {
 		t.Errorf("substring search: %d entries, %v", len(res.Entries), err)
 	}
+}
+
+var ldifFile = flag.String("ldif-file", "", "an LDIF file for BenchmarkSnapshotFile (e.g. one -synthetic-ldif wrote)")
+
+// BenchmarkSnapshotFile reads the file -ldif-file names as LoadSnapshot
+// does, then resolves the synthetic federation's request on it: to compare
+// with `slapadd -u` on the same file in the same run.
+func BenchmarkSnapshotFile(b *testing.B) {
+	if *ldifFile == "" {
+		b.Skip("no -ldif-file")
+	}
+	fi, err := os.Stat(*ldifFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("load", func(b *testing.B) {
+		b.SetBytes(fi.Size())
+		entries := 0
+		for b.Loop() {
+			snap, err := LoadSnapshot(*ldifFile)
+			if err != nil {
+				b.Fatal(err)
+			}
+			entries = snap.Len()
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*entries), "ns/entry")
+	})
+	b.Run("load+resolve", func(b *testing.B) {
+		for b.Loop() {
+			snap, err := LoadSnapshot(*ldifFile)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := NewStore(snap, dit.Base).ResolveFederation(synthetic{sessions: *syntheticSessions}.query()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
