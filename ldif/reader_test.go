@@ -28,20 +28,7 @@ func show(recs []*Record) string {
 	return strings.Join(parts, "\n")
 }
 
-func readAll(text string) ([]*Record, error) {
-	r := NewReader(strings.NewReader(text))
-	var out []*Record
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		out = append(out, rec)
-	}
-}
+func readAll(text string) ([]*Record, error) { return readAll2(strings.NewReader(text)) }
 
 func TestReaderReadsWhatExportAndLdapsearchWrite(t *testing.T) {
 	tests := []struct {
@@ -270,5 +257,68 @@ func TestReadEntries(t *testing.T) {
 	_, err = ReadEntries(strings.NewReader("dn: cn=a\ncn: a\n\ndn: cn=b\nchangetype: delete\n"))
 	if !errors.Is(err, ErrNotEntry) || !strings.HasPrefix(err.Error(), "line 4: ") {
 		t.Errorf("err %v", err)
+	}
+}
+
+// FuzzReader: no input makes the reader panic, and what it reads holds:
+// names are attribute descriptions, values are within the bound, lines
+// go forward, and an input it reads reads the same one byte at a time.
+func FuzzReader(f *testing.F) {
+	for _, s := range []string{
+		"dn: cn=a,dc=x\ncn: a\n",
+		"version: 1\n# c\n folded comment\ndn:: Y249YQ==\ncn;lang-fr:: YQ==\ndescription: x\n y\r\n\r\ndn: cn=b\ncn: b\n",
+		"dn: cn=a\nchangetype: modify\nadd: member\nmember: cn=b\n-\nreplace: cn\ncn: c\n-\ndelete: sn\n",
+		"dn: cn=a\nchangetype: modrdn\nnewrdn: cn=b\ndeleteoldrdn: 1\nnewsuperior: dc=y\n\ndn: cn=b\nchangetype: delete\n",
+		"dn: cn=a\ndescription:< file:///etc/passwd\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		recs, err := readAll(text)
+		last := 0
+		for _, r := range recs {
+			if r.Line <= last {
+				t.Fatalf("record at line %d after line %d", r.Line, last)
+			}
+			last = r.Line
+			for _, v := range r.Values {
+				if !validName(v.Name) || len(v.Value) > MaxValue || v.Line <= r.Line {
+					t.Fatalf("value %+v of the record at line %d", v, r.Line)
+				}
+			}
+		}
+		var le *Error
+		if err != nil && !errors.As(err, &le) {
+			t.Fatalf("%T %v is not an *Error", err, err)
+		}
+		slow, slowErr := readAll2(oneByte{strings.NewReader(text)})
+		if show(slow) != show(recs) || fmt.Sprint(slowErr) != fmt.Sprint(err) {
+			t.Fatalf("byte by byte: %v\n%s\nat once: %v\n%s", slowErr, show(slow), err, show(recs))
+		}
+	})
+}
+
+// oneByte reads one byte at a time.
+type oneByte struct{ r io.Reader }
+
+func (o oneByte) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	return o.r.Read(p[:1])
+}
+
+func readAll2(in io.Reader) ([]*Record, error) {
+	r := NewReader(in)
+	var out []*Record
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, rec)
 	}
 }
