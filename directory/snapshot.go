@@ -37,9 +37,10 @@ import (
 // concurrent use.
 type Snapshot struct {
 	entries []snapEntry
-	byDN    map[string]int32 // normalized DN -> entry
-	roots   []int32          // entries whose parent is not in the snapshot, in file order
-	names   []attrName       // attribute names by id, as first written
+	byDN    map[string]int32  // normalized DN -> entry
+	roots   []int32           // entries whose parent is not in the snapshot, in file order
+	orphans map[int32][]int32 // entry -> the roots whose nearest ancestor in the snapshot it is
+	names   []attrName        // attribute names by id, as first written
 
 	mu      sync.Mutex
 	indexes map[indexKey]map[string][]int32
@@ -51,6 +52,7 @@ type snapEntry struct {
 	dn       string
 	key      string // ldapschema.NormalizeDN(dn)
 	parent   int32  // -1 when not in the snapshot
+	up       int32  // the nearest ancestor in the snapshot (the parent when it is there), -1 for none
 	children []int32
 	// values holds the entry's values in file order, each as the uvarint
 	// id of its attribute name, the uvarint length of the value, and the
@@ -175,7 +177,7 @@ func ReadSnapshot(r io.Reader) (*Snapshot, error) {
 			arena = append(arena, v.Value...)
 		}
 		lines = append(lines, rec.Line)
-		s.entries = append(s.entries, snapEntry{dn: rec.DN, parent: -1, values: arena[first:len(arena):len(arena)]})
+		s.entries = append(s.entries, snapEntry{dn: rec.DN, parent: -1, up: -1, values: arena[first:len(arena):len(arena)]})
 	}
 	if err := s.keyDNs(lines); err != nil {
 		return nil, err
@@ -190,10 +192,22 @@ func ReadSnapshot(r io.Reader) (*Snapshot, error) {
 	for i := range s.entries {
 		e := &s.entries[i]
 		if p, ok := s.byDN[parentKey(e.key)]; ok {
-			e.parent = p
+			e.parent, e.up = p, p
 			s.entries[p].children = append(s.entries[p].children, int32(i))
-		} else {
-			s.roots = append(s.roots, int32(i))
+			continue
+		}
+		s.roots = append(s.roots, int32(i))
+		// An entry whose parent is missing is still in the subtree of its
+		// nearest ancestor that is there, as a search of the file finds it.
+		for k := parentKey(parentKey(e.key)); k != ""; k = parentKey(k) {
+			if a, ok := s.byDN[k]; ok {
+				e.up = a
+				if s.orphans == nil {
+					s.orphans = map[int32][]int32{}
+				}
+				s.orphans[a] = append(s.orphans[a], int32(i))
+				break
+			}
 		}
 	}
 	return s, nil
@@ -484,11 +498,11 @@ func (s *Snapshot) inScope(root int32, scope int) []int32 {
 	out := []int32{root}
 	deep := false
 	for next := 0; next < len(out); next++ {
-		children := s.entries[out[next]].children
-		if next > 0 && len(children) > 0 {
+		children, orphans := s.entries[out[next]].children, s.orphans[out[next]]
+		if (next > 0 && len(children) > 0) || len(orphans) > 0 {
 			deep = true
 		}
-		out = append(out, children...)
+		out = append(append(out, children...), orphans...)
 	}
 	if deep {
 		sort.Slice(out, func(a, b int) bool { return out[a] < out[b] })
@@ -539,7 +553,7 @@ func (s *Snapshot) within(i, root int32, scope int) bool {
 	case scope == ldap.ScopeSingleLevel:
 		return s.entries[i].parent == root
 	}
-	for ; root >= 0 && i >= 0; i = s.entries[i].parent {
+	for ; root >= 0 && i >= 0; i = s.entries[i].up {
 		if i == root {
 			return true
 		}
