@@ -121,7 +121,7 @@ func ReadSnapshot(r io.Reader) (*Snapshot, error) {
 	s := &Snapshot{indexes: map[indexKey]map[string][]int32{}}
 	// Room for the entries of a file of this size, at a few hundred bytes
 	// an entry, so that the list is not copied as it grows.
-	hint := sizeHint(r) / 256
+	hint := sizeHint(r) / 384
 	s.entries = make([]snapEntry, 0, hint)
 	s.byDN = make(map[string]int32, hint)
 	ids := map[string]uint32{}    // name as written -> id
@@ -177,7 +177,11 @@ func ReadSnapshot(r io.Reader) (*Snapshot, error) {
 			arena = append(arena, v.Value...)
 		}
 		lines = append(lines, rec.Line)
-		s.entries = append(s.entries, snapEntry{dn: rec.DN, parent: -1, up: -1, values: arena[first:len(arena):len(arena)]})
+		// The DN is a piece of the record's text: a copy lets that go.
+		s.entries = append(s.entries, snapEntry{dn: strings.Clone(rec.DN), parent: -1, up: -1, values: arena[first:len(arena):len(arena)]})
+	}
+	if cap(s.entries) > len(s.entries)+len(s.entries)/4 {
+		s.entries = append([]snapEntry(nil), s.entries...)
 	}
 	if err := s.keyDNs(lines); err != nil {
 		return nil, err
