@@ -110,12 +110,7 @@ func loadFederationFile(path string) (*directory.Snapshot, error) {
 // checkFileBase refuses a file none of whose entries lies under the base:
 // it was written for another base (-b).
 func checkFileBase(snap *directory.Snapshot, base, file string) error {
-	for _, e := range snap.Entries() {
-		if ldapschema.IsUnder(e.DN, base) {
-			return nil
-		}
-	}
-	if len(snap.Entries()) == 0 {
+	if snap.Len() == 0 || snap.Holds(base) {
 		return nil
 	}
 	return errorf("pass -b with the file's base DN", "%s holds no entry under the base %s", file, base)

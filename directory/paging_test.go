@@ -50,7 +50,7 @@ func TestSearchEachPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := n + 3; len(seen) != want { // alice, "*)(uid=*", reader
+	if want := n + 4; len(seen) != want { // alice, bob, "*)(uid=*", reader
 		t.Fatalf("streamed %d users, want %d", len(seen), want)
 	}
 
@@ -67,7 +67,7 @@ func TestSearchEachPages(t *testing.T) {
 		t.Fatalf("stopping: err %v after %d entries", err, got)
 	}
 	users, err := st.Users()
-	if err != nil || len(users) != n+3 {
+	if err != nil || len(users) != n+4 {
 		t.Fatalf("after a stopped search: %d users, %v", len(users), err)
 	}
 }
@@ -92,7 +92,7 @@ func TestSearchEachSizeLimit(t *testing.T) {
 		users, err := NewStore(c, dit.Base).Users()
 		c.Close()
 		if tc.ok {
-			if err != nil || len(users) != n+3 {
+			if err != nil || len(users) != n+4 {
 				t.Errorf("%q: %d users, %v", tc.limits, len(users), err)
 			}
 			continue

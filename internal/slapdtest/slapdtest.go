@@ -24,9 +24,9 @@ import (
 	"time"
 
 	"github.com/go-ldap/ldap/v3"
-	"github.com/go-ldap/ldif"
 
 	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/ldif"
 )
 
 // Binary is the slapd the harness runs.
@@ -342,9 +342,12 @@ func (s *Server) Dial() (*ldap.Conn, error) {
 	return c, nil
 }
 
-// Load adds the entries of an LDIF text as the root DN.
+// Load adds the entries (and add records) of an LDIF text as the root DN.
 func (s *Server) Load(text string) error {
-	l, err := ldif.Parse(text)
+	entries, err := ldif.ReadEntries(strings.NewReader(text))
+	if errors.Is(err, ldif.ErrNotEntry) {
+		return fmt.Errorf("slapdtest: only entries can be loaded (%v)", err)
+	}
 	if err != nil {
 		return fmt.Errorf("slapdtest: parsing LDIF: %v", err)
 	}
@@ -353,16 +356,10 @@ func (s *Server) Load(text string) error {
 		return err
 	}
 	defer c.Close()
-	for _, e := range l.Entries {
-		req := e.Add
-		if e.Entry != nil {
-			req = ldap.NewAddRequest(e.Entry.DN, nil)
-			for _, a := range e.Entry.Attributes {
-				req.Attribute(a.Name, a.Values)
-			}
-		}
-		if req == nil {
-			return fmt.Errorf("slapdtest: only entries can be loaded")
+	for _, e := range entries {
+		req := ldap.NewAddRequest(e.DN, nil)
+		for _, a := range e.Attributes {
+			req.Attribute(a.Name, a.Values)
 		}
 		if err := c.Add(req); err != nil {
 			return fmt.Errorf("slapdtest: adding %s: %v", req.DN, err)
