@@ -12,6 +12,7 @@ package slapdtest
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -51,6 +52,15 @@ type Config struct {
 	LDIF string
 	// WithBase adds the base entry (dc=...) before LDIF.
 	WithBase bool
+	// Threads is slapd's worker thread count (`threads`); 0 keeps slapd's
+	// default of 16.
+	Threads int
+	// Debug is slapd's -d level (default 0: no logging); its output goes
+	// to Log.
+	Debug string
+	// Log receives slapd's standard output and error (default: kept and
+	// shown only when slapd fails to start).
+	Log io.Writer
 }
 
 // Server is a running slapd.
@@ -152,15 +162,24 @@ func start(cfg Config) (s *Server, err error) {
 	if err := os.WriteFile(filepath.Join(dir, "cpactl.schema"), []byte(schema), 0o600); err != nil {
 		return nil, err
 	}
-	conf := s.config(schema != "", cfg.TLS)
+	conf := s.config(schema != "", cfg.TLS, cfg.Threads)
 	confPath := filepath.Join(dir, "slapd.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(Binary, "-d", "0", "-h", strings.Join(listen, " "), "-f", confPath)
+	debug := cfg.Debug
+	if debug == "" {
+		debug = "0"
+	}
+	cmd := exec.Command(Binary, "-d", debug, "-h", strings.Join(listen, " "), "-f", confPath)
+	cmd.Dir = dir // where a core dump lands
 	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	cmd.Stdout = &stderr
+	var out io.Writer = &stderr
+	if cfg.Log != nil {
+		out = io.MultiWriter(&stderr, cfg.Log)
+	}
+	cmd.Stderr = out
+	cmd.Stdout = out
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting slapd: %v", err)
 	}
@@ -192,7 +211,7 @@ func baseEntry(base string) string {
 	return fmt.Sprintf("dn: %s\nobjectClass: top\nobjectClass: domain\n%s: %s\n", base, first.Type, first.Value)
 }
 
-func (s *Server) config(withSchema, withTLS bool) string {
+func (s *Server) config(withSchema, withTLS bool, threads int) string {
 	var b strings.Builder
 	for _, name := range []string{"core", "cosine", "nis", "inetorgperson"} {
 		fmt.Fprintf(&b, "include /etc/ldap/schema/%s.schema\n", name)
@@ -201,6 +220,13 @@ func (s *Server) config(withSchema, withTLS bool) string {
 		fmt.Fprintf(&b, "include %s\n", filepath.Join(s.Dir, "cpactl.schema"))
 	}
 	fmt.Fprintf(&b, "pidfile %s\nargsfile %s\n", filepath.Join(s.Dir, "slapd.pid"), filepath.Join(s.Dir, "slapd.args"))
+	if threads > 0 {
+		fmt.Fprintf(&b, "threads %d\n", threads)
+	}
+	// No syslog: slapd's default loglevel (stats) sends two lines per
+	// operation to syslog, and without a syslog daemon each costs a socket,
+	// a failed connect and a close.
+	b.WriteString("loglevel 0\n")
 	b.WriteString("modulepath /usr/lib/ldap\nmoduleload back_mdb.so\n")
 	if withTLS {
 		fmt.Fprintf(&b, "TLSCACertificateFile %s\nTLSCertificateFile %s\nTLSCertificateKeyFile %s\n",
@@ -258,6 +284,29 @@ func (s *Server) waitReady() error {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return errors.New("slapd did not answer within 15s")
+}
+
+// Exited reports whether slapd has exited (crashed, as nothing but Stop
+// stops it), and how.
+func (s *Server) Exited() (bool, error) {
+	if s.cmd == nil {
+		return true, nil
+	}
+	select {
+	case err := <-s.done:
+		s.done <- err
+		return true, err
+	default:
+		return false, nil
+	}
+}
+
+// PID is slapd's process ID (0 once stopped).
+func (s *Server) PID() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
 }
 
 // Stop stops the server by its own PID and removes its directory.
