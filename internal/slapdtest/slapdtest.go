@@ -52,6 +52,9 @@ type Config struct {
 	LDIF string
 	// WithBase adds the base entry (dc=...) before LDIF.
 	WithBase bool
+	// Durable makes back-mdb sync every commit to disk, as a production
+	// server does (default: dbnosync, for speed).
+	Durable bool
 	// Threads is slapd's worker thread count (`threads`); 0 keeps slapd's
 	// default of 16.
 	Threads int
@@ -162,7 +165,7 @@ func start(cfg Config) (s *Server, err error) {
 	if err := os.WriteFile(filepath.Join(dir, "cpactl.schema"), []byte(schema), 0o600); err != nil {
 		return nil, err
 	}
-	conf := s.config(schema != "", cfg.TLS, cfg.Threads)
+	conf := s.config(schema != "", cfg.TLS, cfg.Threads, cfg.Durable)
 	confPath := filepath.Join(dir, "slapd.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
 		return nil, err
@@ -211,7 +214,7 @@ func baseEntry(base string) string {
 	return fmt.Sprintf("dn: %s\nobjectClass: top\nobjectClass: domain\n%s: %s\n", base, first.Type, first.Value)
 }
 
-func (s *Server) config(withSchema, withTLS bool, threads int) string {
+func (s *Server) config(withSchema, withTLS bool, threads int, durable bool) string {
 	var b strings.Builder
 	for _, name := range []string{"core", "cosine", "nis", "inetorgperson"} {
 		fmt.Fprintf(&b, "include /etc/ldap/schema/%s.schema\n", name)
@@ -237,8 +240,11 @@ func (s *Server) config(withSchema, withTLS bool, threads int) string {
 	fmt.Fprintf(&b, "database config\nrootdn %q\nrootpw %s\n", ConfigDN, ConfigPassword)
 	fmt.Fprintf(&b, "access to * by dn.exact=\"gidNumber=%d+uidNumber=%d,cn=peercred,cn=external,cn=auth\" manage by * break\n",
 		os.Getgid(), os.Getuid())
-	fmt.Fprintf(&b, "database mdb\nmaxsize 1073741824\ndbnosync\nsuffix %q\nrootdn %q\nrootpw %s\ndirectory %s\n",
-		s.Base, s.RootDN, RootPassword, filepath.Join(s.Dir, "db"))
+	b.WriteString("database mdb\nmaxsize 1073741824\n")
+	if !durable {
+		b.WriteString("dbnosync\n")
+	}
+	fmt.Fprintf(&b, "suffix %q\nrootdn %q\nrootpw %s\ndirectory %s\n", s.Base, s.RootDN, RootPassword, filepath.Join(s.Dir, "db"))
 	b.WriteString("limits users size=unlimited\n")
 	b.WriteString("access to attrs=userPassword by self write by anonymous auth by * none\n")
 	b.WriteString("access to * by * read\n")
@@ -309,8 +315,15 @@ func (s *Server) PID() int {
 	return s.cmd.Process.Pid
 }
 
-// Stop stops the server by its own PID and removes its directory.
+// Stop stops the server by its own PID and removes its directory. A core
+// dump slapd left there (it runs in that directory) is kept in the
+// directory SLAPDTEST_CORES names, when set.
 func (s *Server) Stop() error {
+	if dir := os.Getenv("SLAPDTEST_CORES"); dir != "" {
+		if data, err := os.ReadFile(filepath.Join(s.Dir, "core")); err == nil {
+			_ = os.WriteFile(filepath.Join(dir, "core-"+filepath.Base(s.Dir)), data, 0o600)
+		}
+	}
 	if s.cmd != nil && s.cmd.Process != nil {
 		_ = s.cmd.Process.Signal(syscall.SIGTERM)
 		select {
