@@ -242,8 +242,8 @@ func (t txnControl) Encode() *ber.Packet {
 // reaches a worker before the thread of an earlier operation is done makes
 // that thread use freed memory (cores: a segfault in
 // send_ldap_response or connection_operation locking a NULL counter
-// mutex) or makes End run an operation through the frontend instead of
-// back-mdb. Only End races: a next operation of the transaction, a Start
+// mutex; by the source, the late `op->o_bd = bd` can also make End run
+// the operation through the frontend database). Only End races: a next operation of the transaction, a Start
 // after an End, and the operations' own order are safe (measured: a pause
 // between operations but none before End crashes within 10 transactions;
 // a pause before End only, none elsewhere, made 2,000 pass).
@@ -253,10 +253,11 @@ func (t txnControl) Encode() *ber.Packet {
 // operations of that connection execute, and an operation counts until
 // its thread is done with it): then nothing races. Otherwise cpactl waits
 // txnSettle before sending End, once per transaction, which leaves the
-// earlier threads time to finish; it lowers the risk and cannot remove it
-// on a heavily loaded server (measured under a load average of 14 on 2
-// cores, in 2,000 transactions each: 3 crashes with a 2 ms pause, 1 with
-// 5 ms, none with 20 ms). Use `threads 2` for cpactl's directory.
+// earlier threads time to finish; it lowers the risk and cannot remove it,
+// as the pause is the client's time and a loaded (or stopped) server may
+// not run the late thread within it (measured under a load average of 14
+// on 2 cores, in 2,000 transactions each: 3 crashes with a 2 ms pause, 1
+// with 5 ms, none with 20 ms). Use `threads 2` for cpactl's directory.
 
 // txnSettle is how long a transaction waits after its last operation was
 // queued before it sends End Transaction (commit or abort), on a server
