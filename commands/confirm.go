@@ -46,8 +46,9 @@ func confirm(g *Globals, yes bool, what, question string) error {
 
 // runDelete deletes the entry dn of kind and name: without --force it
 // refuses when entries refer to it or lie below it, listing them on stderr;
-// with --force it removes them too, in the same transaction. It asks for
-// confirmation (or --yes) unless --dry-run.
+// with --force it removes them too, in the same transaction (or in steps,
+// see directory.Store.ApplyPlan). It asks for confirmation (or --yes)
+// unless --dry-run.
 func runDelete(g *Globals, st *directory.Store, kind, name, dn string, f deleteFlags, forceHint string) error {
 	plan, err := st.PlanDelete(kind, name, dn)
 	if err != nil {
@@ -65,6 +66,7 @@ func runDelete(g *Globals, st *directory.Store, kind, name, dn string, f deleteF
 		for _, w := range plan.Writes {
 			g.report("%s", w.Planned())
 		}
+		notePlanSteps(g, st, &plan.Plan)
 		return nil
 	}
 	question := fmt.Sprintf("Delete %s %s?", kind, name)
