@@ -106,6 +106,7 @@ func (o *applyOptions) run() error {
 	}
 	if o.DryRun {
 		reportPlan(o.g, &plan.Plan, true)
+		notePlanSteps(o.g, st, &plan.Plan)
 		return nil
 	}
 	if plan.Deletes > 0 {

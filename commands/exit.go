@@ -21,6 +21,7 @@ const (
 	ExitAuth        = 4   // authentication failed or access refused
 	ExitConflict    = 5   // someone else changed the object first
 	ExitNoSession   = 6   // resolve: the request would get no session
+	ExitUnknown     = 7   // a write's outcome is unknown (no answer came)
 	ExitInterrupted = 130 // interrupted
 )
 
@@ -35,6 +36,7 @@ var exitCodeHelp = []struct {
 	{ExitAuth, "authentication failed or access refused (bind, insufficient access)"},
 	{ExitConflict, "conflict: someone else changed the object first; re-read and retry"},
 	{ExitNoSession, "resolve: the request would get no session (DENIED, UNAVAILABLE, NO_CAPACITY)"},
+	{ExitUnknown, "a write's outcome is unknown: it was sent but no answer came (check with `cpactl diff`)"},
 	{ExitInterrupted, "interrupted (Ctrl-C)"},
 }
 
@@ -77,7 +79,10 @@ func ExitCode(err error) int {
 	var layout *directory.LayoutError
 	var conflict *directory.ConflictError
 	var auth *directory.AuthError
+	var unknown *directory.OutcomeUnknownError
 	switch {
+	case errors.As(err, &unknown):
+		return ExitUnknown
 	case errors.Is(err, prompt.ErrInterrupted):
 		return ExitInterrupted
 	case errors.As(err, &nf), errors.As(err, &bnf), errors.As(err, &layout):
@@ -120,6 +125,10 @@ func hintOf(err error) string {
 	var layout *directory.LayoutError
 	if errors.As(err, &layout) {
 		return layout.Hint()
+	}
+	var unknown *directory.OutcomeUnknownError
+	if errors.As(err, &unknown) {
+		return "run `cpactl diff` (or the show command) to see whether it was applied, then apply again if needed"
 	}
 	return ""
 }

@@ -59,7 +59,7 @@ func TestSearchesAreIndexed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, noIndexes := range []bool{false, true} {
-		srv := slapdtest.Start(t, slapdtest.Config{LDIF: string(demo), LogLevel: "32", NoIndexes: noIndexes})
+		srv := slapdtest.Start(t, slapdtest.Config{LDIF: string(demo), Debug: "32", NoIndexes: noIndexes})
 		c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword})
 		if err != nil {
 			t.Fatal(err)
@@ -87,7 +87,7 @@ func TestIndexesLDIFApplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := slapdtest.Start(t, slapdtest.Config{LDIF: string(demo), LogLevel: "32", NoIndexes: true})
+	srv := slapdtest.Start(t, slapdtest.Config{LDIF: string(demo), Debug: "32", NoIndexes: true})
 	cmd := exec.Command("ldapmodify", "-Q", "-Y", "EXTERNAL", "-H", srv.LDAPIURL)
 	cmd.Stdin = strings.NewReader(ldapschema.IndexesLDIF("olcDatabase={1}mdb,cn=config"))
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -12,6 +12,7 @@ package slapdtest
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -52,9 +53,17 @@ type Config struct {
 	LDIF string
 	// WithBase adds the base entry (dc=...) before LDIF.
 	WithBase bool
-	// LogLevel is slapd's -d level (default 0); Server.Log returns what it
-	// printed. Level 32 ("filter") reports unindexed searches.
-	LogLevel string
+	// Durable makes back-mdb sync every commit to disk, as a production
+	// server does (default: dbnosync, for speed).
+	Durable bool
+	// Threads is slapd's worker thread count (`threads`); 0 keeps slapd's
+	// default of 16.
+	Threads int
+	// Debug is slapd's -d level (default 0: no logging); Server.Log returns
+	// what it printed. Level 32 ("filter") reports unindexed searches.
+	Debug string
+	// Log also receives slapd's standard output and error.
+	Log io.Writer
 	// NoIndexes leaves out the indexes cpactl's searches need
 	// (ldapschema.Indexes), which every server has by default.
 	NoIndexes bool
@@ -97,7 +106,7 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// Log returns what slapd has printed so far (see Config.LogLevel).
+// Log returns what slapd has printed so far (see Config.Debug).
 func (s *Server) Log() string { return s.log.String() }
 
 // Available reports why slapd cannot run here, or nil.
@@ -189,15 +198,20 @@ func start(cfg Config) (s *Server, err error) {
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
 		return nil, err
 	}
-	level := cfg.LogLevel
-	if level == "" {
-		level = "0"
+	debug := cfg.Debug
+	if debug == "" {
+		debug = "0"
 	}
-	cmd := exec.Command(Binary, "-d", level, "-h", strings.Join(listen, " "), "-f", confPath)
+	cmd := exec.Command(Binary, "-d", debug, "-h", strings.Join(listen, " "), "-f", confPath)
+	cmd.Dir = dir // where a core dump lands
 	stderr := &syncBuffer{}
 	s.log = stderr
-	cmd.Stderr = stderr
-	cmd.Stdout = stderr
+	var out io.Writer = stderr
+	if cfg.Log != nil {
+		out = io.MultiWriter(stderr, cfg.Log)
+	}
+	cmd.Stderr = out
+	cmd.Stdout = out
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting slapd: %v", err)
 	}
@@ -238,6 +252,13 @@ func (s *Server) config(withSchema, withTLS bool, cfg Config) string {
 		fmt.Fprintf(&b, "include %s\n", filepath.Join(s.Dir, "cpactl.schema"))
 	}
 	fmt.Fprintf(&b, "pidfile %s\nargsfile %s\n", filepath.Join(s.Dir, "slapd.pid"), filepath.Join(s.Dir, "slapd.args"))
+	if cfg.Threads > 0 {
+		fmt.Fprintf(&b, "threads %d\n", cfg.Threads)
+	}
+	// No syslog: slapd's default loglevel (stats) sends two lines per
+	// operation to syslog, and without a syslog daemon each costs a socket,
+	// a failed connect and a close.
+	b.WriteString("loglevel 0\n")
 	b.WriteString("modulepath /usr/lib/ldap\nmoduleload back_mdb.so\n")
 	if withTLS {
 		fmt.Fprintf(&b, "TLSCACertificateFile %s\nTLSCertificateFile %s\nTLSCertificateKeyFile %s\n",
@@ -248,8 +269,11 @@ func (s *Server) config(withSchema, withTLS bool, cfg Config) string {
 	fmt.Fprintf(&b, "database config\nrootdn %q\nrootpw %s\n", ConfigDN, ConfigPassword)
 	fmt.Fprintf(&b, "access to * by dn.exact=\"gidNumber=%d+uidNumber=%d,cn=peercred,cn=external,cn=auth\" manage by * break\n",
 		os.Getgid(), os.Getuid())
-	fmt.Fprintf(&b, "database mdb\nmaxsize 1073741824\ndbnosync\nsuffix %q\nrootdn %q\nrootpw %s\ndirectory %s\n",
-		s.Base, s.RootDN, RootPassword, filepath.Join(s.Dir, "db"))
+	b.WriteString("database mdb\nmaxsize 1073741824\n")
+	if !cfg.Durable {
+		b.WriteString("dbnosync\n")
+	}
+	fmt.Fprintf(&b, "suffix %q\nrootdn %q\nrootpw %s\ndirectory %s\n", s.Base, s.RootDN, RootPassword, filepath.Join(s.Dir, "db"))
 	if withSchema && !cfg.NoIndexes {
 		b.WriteString(ldapschema.IndexesConf())
 	}
@@ -312,8 +336,38 @@ func (s *Server) Freeze() error { return s.cmd.Process.Signal(syscall.SIGSTOP) }
 // Thaw resumes a frozen server (SIGCONT).
 func (s *Server) Thaw() error { return s.cmd.Process.Signal(syscall.SIGCONT) }
 
-// Stop stops the server by its own PID and removes its directory.
+// Exited reports whether slapd has exited (crashed, as nothing but Stop
+// stops it), and how.
+func (s *Server) Exited() (bool, error) {
+	if s.cmd == nil {
+		return true, nil
+	}
+	select {
+	case err := <-s.done:
+		s.done <- err
+		return true, err
+	default:
+		return false, nil
+	}
+}
+
+// PID is slapd's process ID (0 once stopped).
+func (s *Server) PID() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
+// Stop stops the server by its own PID and removes its directory. A core
+// dump slapd left there (it runs in that directory) is kept in the
+// directory SLAPDTEST_CORES names, when set.
 func (s *Server) Stop() error {
+	if dir := os.Getenv("SLAPDTEST_CORES"); dir != "" {
+		if data, err := os.ReadFile(filepath.Join(s.Dir, "core")); err == nil {
+			_ = os.WriteFile(filepath.Join(dir, "core-"+filepath.Base(s.Dir)), data, 0o600)
+		}
+	}
 	if s.cmd != nil && s.cmd.Process != nil {
 		_ = s.cmd.Process.Signal(syscall.SIGCONT) // a frozen server cannot take SIGTERM
 		_ = s.cmd.Process.Signal(syscall.SIGTERM)
