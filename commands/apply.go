@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -126,6 +127,10 @@ func (o *applyOptions) run() error {
 // lint refuses a desired state with lint findings, unless --force.
 func (o *applyOptions) lint(snap *directory.Snapshot) error {
 	inv, err := directory.NewStore(snap, o.g.Base).Inventory()
+	var layout *directory.LayoutError
+	if errors.As(err, &layout) {
+		return nil // the file holds no container: no object to check
+	}
 	if err != nil {
 		return err
 	}

@@ -94,7 +94,7 @@ func runDelete(g *Globals, st *directory.Store, kind, name, dn string, f deleteF
 // warnStepwise says when the server could not take a plan in one
 // transaction (see directory.Store.ApplyPlan).
 func warnStepwise(g *Globals, p *directory.Plan) {
-	if p.Transactions > 1 {
+	if p.Split {
 		g.warn("the plan held %d writes, more than one transaction takes: it went in %d transactions, each of which left no dangling reference",
 			len(p.Writes), p.Transactions)
 	}

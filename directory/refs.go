@@ -117,8 +117,11 @@ type Plan struct {
 	// the plan in one transaction and it was applied in steps.
 	Stepwise bool
 	// Transactions is set by Store.ApplyPlan: how many transactions it
-	// used (more than one when the plan was larger than MaxTxnWrites).
+	// used (more than one when the plan was split, or applied in steps).
 	Transactions int
+	// Split is set by Store.ApplyPlan when the plan was larger than
+	// MaxTxnWrites and went in several transactions.
+	Split bool
 }
 
 // Add appends writes.
@@ -161,7 +164,7 @@ func (p *Plan) Empty() bool { return len(p.Writes) == 0 }
 // leaves a consistent directory, and running the command again finishes
 // it; Atomic tells beforehand.
 func (s *Store) ApplyPlan(p *Plan) error {
-	p.Stepwise = false
+	p.Stepwise, p.Split = false, false
 	p.Transactions = 0
 	if len(p.Writes) == 0 {
 		return nil
@@ -177,6 +180,7 @@ func (s *Store) ApplyPlan(p *Plan) error {
 	if len(chunks) == 1 {
 		return s.applyOne(p)
 	}
+	p.Split = true
 	for i, c := range chunks {
 		part := &Plan{Writes: c, Conflict: p.Conflict}
 		err := s.ApplyPlan(part)
@@ -367,10 +371,15 @@ const transientPrefix = "cpactl-txn-"
 
 // IsTransient reports whether dn is an entry that ApplyPlan creates only
 // for the duration of a change (the trash container and what lies in it,
-// and the placeholders named cpactl-txn-...): left over by an interrupted
-// run, it is not part of the federation.
+// and the placeholders ou=cpactl-txn-...): left over by an interrupted
+// run, it is not part of the federation. A placeholder is told apart by
+// its RDN, not its name alone: it is an organizational unit (ou=), and no
+// cpactl object is named by ou (sites, pods, pools, ... are cn=, users
+// uid=), so an object an administrator names cpactl-txn-lab is an object
+// like any other.
 func IsTransient(dit ldapschema.DIT, dn string) bool {
-	return ldapschema.IsUnder(dn, dit.Trash()) || strings.HasPrefix(strings.ToLower(ldapschema.NameOf(dn)), transientPrefix)
+	return ldapschema.IsUnder(dn, dit.Trash()) ||
+		strings.HasPrefix(ldapschema.NormalizeDN(dn), ldapschema.AttrOU+"="+transientPrefix)
 }
 
 // Apply runs the plan on c, as Store.ApplyPlan does, under the base DN of
