@@ -3,6 +3,7 @@ package reconcile
 import (
 	"fmt"
 	"runtime"
+	"runtime/metrics"
 	"testing"
 
 	"github.com/go-ldap/ldap/v3"
@@ -47,6 +48,7 @@ func BenchmarkDiff(b *testing.B) {
 	for _, n := range benchfed.Sizes {
 		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
 			desired, current := diffPair(n)
+			mb := stateMB(desired, current)
 			for b.Loop() {
 				d, c := NewState(dit, desired), NewState(dit, current)
 				r := Compare(d, c)
@@ -56,22 +58,24 @@ func BenchmarkDiff(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(desired)), "ns/entry")
-			b.ReportMetric(stateMB(desired, current), "state-MB")
+			b.ReportMetric(mb, "state-MB")
 		})
 	}
 }
 
-// stateMB measures the heap both states hold once built.
+// stateMB measures the live heap both states hold once built (not the
+// entries they are built from).
 func stateMB(desired, current []*ldap.Entry) float64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.GC()
-	runtime.ReadMemStats(&before)
+	live := func() uint64 {
+		runtime.GC()
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		metrics.Read(sample)
+		return sample[0].Value.Uint64()
+	}
+	before := live()
 	d, c := NewState(dit, desired), NewState(dit, current)
-	runtime.GC()
-	runtime.GC()
-	runtime.ReadMemStats(&after)
+	after := live()
 	runtime.KeepAlive(d)
 	runtime.KeepAlive(c)
-	return float64(after.HeapAlloc-before.HeapAlloc) / (1 << 20)
+	return float64(int64(after)-int64(before)) / (1 << 20)
 }
