@@ -209,8 +209,9 @@ type simpleDN struct {
 	// excluded); the RDN ends at firstEnd (its comma, or the end of dn).
 	valueStart, valueEnd, firstEnd int
 	// canonical is set when dn is already what NormalizeDN returns: no upper
-	// case letter, no space around a type or a value.
-	canonical bool
+	// case letter, no space around a type or a value; tight when there is no
+	// space around a type or a value (so that NormalizeDN lower-cases dn).
+	canonical, tight bool
 	// parentCanonical is the same for the part after the first RDN, as
 	// ParentOf renders it (which keeps the values' case).
 	parentCanonical bool
@@ -220,13 +221,14 @@ type simpleDN struct {
 // except those that are escaped, decoded or refused (RFC 4514): backslash,
 // '"', the separators '+' and ';', '<', '>', and '#', which may start a
 // BER-encoded value.
-func simpleDNByte(c byte) bool {
-	switch c {
-	case '\\', '"', '+', ';', '<', '>', '#':
-		return false
+func simpleDNByte(c byte) bool { return simpleDNBytes[c] }
+
+var simpleDNBytes = func() (t [256]bool) {
+	for c := ' '; c <= '~'; c++ {
+		t[c] = !strings.ContainsRune(`\"+;<>#`, c)
 	}
-	return c >= ' ' && c <= '~'
-}
+	return t
+}()
 
 // scanSimpleDN reports whether dn is a simple DN: one or more comma-separated
 // RDNs type=value of simpleDNByte characters, each type non-empty once its
@@ -235,7 +237,7 @@ func simpleDNByte(c byte) bool {
 // ldap.EscapeDN of a lower-cased value changes nothing; so the fast paths
 // agree with the parsing ones.
 func scanSimpleDN(dn string) (simpleDN, bool) {
-	d := simpleDN{canonical: true, parentCanonical: true}
+	d := simpleDN{canonical: true, tight: true, parentCanonical: true}
 	if dn == "" {
 		return d, false
 	}
@@ -267,7 +269,7 @@ func scanSimpleDN(dn string) (simpleDN, bool) {
 				return d, false
 			}
 			if ts != start || te != eq || vs != eq+1 || ve != i {
-				d.canonical = false
+				d.canonical, d.tight = false, false
 				if n > 0 {
 					d.parentCanonical = false
 				}
@@ -295,8 +297,14 @@ func trimSpaces(dn string, from, to int) (int, int) {
 // normalize renders a simple DN as NormalizeDN does: each RDN's trimmed type
 // and value, lower-cased.
 func (d simpleDN) normalize(dn string) string {
-	if d.canonical {
+	switch {
+	case d.canonical:
 		return dn
+	case d.tight:
+		var b strings.Builder
+		b.Grow(len(dn))
+		writeLower(&b, dn)
+		return b.String()
 	}
 	return writeRDNs(dn, 0, true)
 }

@@ -184,3 +184,19 @@ func randomFederation(r *rand.Rand) Data {
 	}
 	return d
 }
+
+// TestSameTiesAsBefore holds a pool in many entitlements whose names differ
+// only by case: the list in the message keeps its order among equals.
+func TestSameTiesAsBefore(t *testing.T) {
+	d := clean()
+	spellings := []string{"Desk", "desk", "DESK", "dEsk", "deSk", "desK"}
+	for i := range 40 {
+		name := spellings[i%len(spellings)]
+		d.Entitlements = append(d.Entitlements, ldapschema.Entitlement{DN: dit.Entitlement(fmt.Sprintf("%s%d", name, i)), Name: name,
+			Type: ldapschema.TypeDesktop, Enabled: i%2 == 0, PoolDNs: []string{dit.Pool("uk-pod", "uk-desk")},
+			Members: []string{dit.User("alice")}})
+	}
+	if got, want := Run(d), referenceRun(d); !reflect.DeepEqual(got, want) {
+		t.Fatalf("findings differ:\n%s\nwant\n%s", dump(got), dump(want))
+	}
+}
