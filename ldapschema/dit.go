@@ -190,6 +190,24 @@ func NameOf(dn string) string {
 	return parsed.RDNs[0].Attributes[0].Value
 }
 
+// FirstRDN returns the attribute types and values of dn's first RDN (types
+// as written, values decoded); false when dn does not parse or is empty.
+func FirstRDN(dn string) ([]ldap.AttributeTypeAndValue, bool) {
+	if rdns, ok := scanSimpleDN(dn); ok {
+		return []ldap.AttributeTypeAndValue{{Type: dn[rdns.typeStart:rdns.typeEnd],
+			Value: dn[rdns.valueStart:rdns.valueEnd]}}, true
+	}
+	parsed, err := ldap.ParseDN(dn)
+	if err != nil || len(parsed.RDNs) == 0 {
+		return nil, false
+	}
+	out := make([]ldap.AttributeTypeAndValue, len(parsed.RDNs[0].Attributes))
+	for i, a := range parsed.RDNs[0].Attributes {
+		out[i] = *a
+	}
+	return out, true
+}
+
 // ParentOf returns the DN of dn's parent, "" when it has none or does not
 // parse.
 func ParentOf(dn string) string {
@@ -205,9 +223,10 @@ func ParentOf(dn string) string {
 
 // simpleDN is what scanSimpleDN learns of a simple DN.
 type simpleDN struct {
-	// The first RDN's value is dn[valueStart:valueEnd] (outer spaces
-	// excluded); the RDN ends at firstEnd (its comma, or the end of dn).
-	valueStart, valueEnd, firstEnd int
+	// The first RDN's type is dn[typeStart:typeEnd] and its value
+	// dn[valueStart:valueEnd] (outer spaces excluded); the RDN ends at
+	// firstEnd (its comma, or the end of dn).
+	typeStart, typeEnd, valueStart, valueEnd, firstEnd int
 	// canonical is set when dn is already what NormalizeDN returns: no upper
 	// case letter, no space around a type or a value; tight when there is no
 	// space around a type or a value (so that NormalizeDN lower-cases dn).
@@ -275,7 +294,7 @@ func scanSimpleDN(dn string) (simpleDN, bool) {
 				}
 			}
 			if n == 0 {
-				d.valueStart, d.valueEnd, d.firstEnd = vs, ve, i
+				d.typeStart, d.typeEnd, d.valueStart, d.valueEnd, d.firstEnd = ts, te, vs, ve, i
 			}
 			start, eq, n = i+1, -1, n+1
 		}

@@ -1,6 +1,7 @@
 package ldapschema
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -43,6 +44,18 @@ func referenceParentOf(dn string) string {
 		return ""
 	}
 	return (&ldap.DN{RDNs: parsed.RDNs[1:]}).String()
+}
+
+func referenceFirstRDN(dn string) ([]ldap.AttributeTypeAndValue, bool) {
+	parsed, err := ldap.ParseDN(dn)
+	if err != nil || len(parsed.RDNs) == 0 {
+		return nil, false
+	}
+	var out []ldap.AttributeTypeAndValue
+	for _, a := range parsed.RDNs[0].Attributes {
+		out = append(out, *a)
+	}
+	return out, true
 }
 
 // dnSamples are DNs of every shape: the common ones the fast paths take,
@@ -108,9 +121,13 @@ func checkDNFastPaths(t *testing.T, dn string) {
 	if got, want := ParentOf(dn), referenceParentOf(dn); got != want {
 		t.Errorf("ParentOf(%q) = %q, want %q", dn, got, want)
 	}
+	if got, ok := FirstRDN(dn); fmt.Sprint(got, ok) != fmt.Sprint(referenceFirstRDN(dn)) {
+		want, wantOK := referenceFirstRDN(dn)
+		t.Errorf("FirstRDN(%q) = %v %v, want %v %v", dn, got, ok, want, wantOK)
+	}
 }
 
-// FuzzDNFastPaths checks that NormalizeDN, NameOf and ParentOf give what
+// FuzzDNFastPaths checks that NormalizeDN, NameOf, ParentOf and FirstRDN give what
 // parsing the DN gives, for any input.
 func FuzzDNFastPaths(f *testing.F) {
 	for _, dn := range dnSamples {
