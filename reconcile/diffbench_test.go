@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/metrics"
 	"testing"
@@ -41,31 +42,65 @@ func diffPair(n int) (desired, current []*ldap.Entry) {
 	return desired, current
 }
 
+// diffImpls are the ways of comparing two federations the benchmark
+// measures: the states before they were lean (reference), the lean ones
+// read whole (lean), and the current one streamed entry by entry, keeping
+// only what differs (streamed, what cpactl diff and apply do). Each
+// returns the numbers of adds, updates and deletes planned.
+var diffImpls = []struct {
+	name string
+	run  func(desired, current []*ldap.Entry) (states any, adds, updates, deletes int)
+}{
+	{"reference", func(desired, current []*ldap.Entry) (any, int, int, int) {
+		d, c := refNewState(dit, desired), refNewState(dit, current)
+		p, _ := refPlanApply(d, c, refCompare(d, c), true)
+		return [2]any{d, c}, p.Adds, p.Updates, p.Deletes
+	}},
+	{"lean", func(desired, current []*ldap.Entry) (any, int, int, int) {
+		d, c := NewState(dit, desired), NewState(dit, current)
+		p, _ := PlanApply(d, c, Compare(d, c), true)
+		return [2]any{d, c}, p.Adds, p.Updates, p.Deletes
+	}},
+	{"streamed", func(desired, current []*ldap.Entry) (any, int, int, int) {
+		d := NewState(dit, desired)
+		c := NewCurrentState(d)
+		for _, e := range current {
+			c.Add(e)
+		}
+		p, _ := PlanApply(d, c, Compare(d, c), true)
+		return [2]any{d, c}, p.Adds, p.Updates, p.Deletes
+	}},
+}
+
 // BenchmarkDiff classifies, compares and plans (with pruning) two synthetic
-// federations with the proportions of the CPA maximum; ns/entry should not
-// grow faster than log n. state-MB is the memory both states hold.
+// federations with the proportions of the CPA maximum, each way of
+// diffImpls; ns/entry should not grow faster than log n. states-MB is the
+// live heap the two states and the plan hold (not the entries read).
 func BenchmarkDiff(b *testing.B) {
 	for _, n := range benchfed.Sizes {
 		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
 			desired, current := diffPair(n)
-			mb := stateMB(desired, current)
-			for b.Loop() {
-				d, c := NewState(dit, desired), NewState(dit, current)
-				r := Compare(d, c)
-				p, problems := PlanApply(d, c, r, true)
-				if len(problems) > 0 || p.Adds == 0 || p.Updates == 0 || p.Deletes == 0 {
-					b.Fatalf("%d adds, %d updates, %d deletes, problems %v", p.Adds, p.Updates, p.Deletes, problems)
-				}
+			for _, impl := range diffImpls {
+				b.Run(impl.name, func(b *testing.B) {
+					if impl.name == "reference" && n == benchfed.MaxEntries && os.Getenv("CPACTL_BENCH_REFERENCE_MAX") == "" {
+						b.Skip("set CPACTL_BENCH_REFERENCE_MAX=1 to measure the reference at the CPA maximum")
+					}
+					mb := liveMB(func() any { s, _, _, _ := impl.run(desired, current); return s })
+					for b.Loop() {
+						if _, adds, updates, deletes := impl.run(desired, current); adds == 0 || updates == 0 || deletes == 0 {
+							b.Fatalf("%d adds, %d updates, %d deletes", adds, updates, deletes)
+						}
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(desired)), "ns/entry")
+					b.ReportMetric(mb, "states-MB")
+				})
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(desired)), "ns/entry")
-			b.ReportMetric(mb, "state-MB")
 		})
 	}
 }
 
-// stateMB measures the live heap both states hold once built (not the
-// entries they are built from).
-func stateMB(desired, current []*ldap.Entry) float64 {
+// liveMB measures the live heap what build returns holds.
+func liveMB(build func() any) float64 {
 	live := func() uint64 {
 		runtime.GC()
 		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
@@ -73,9 +108,8 @@ func stateMB(desired, current []*ldap.Entry) float64 {
 		return sample[0].Value.Uint64()
 	}
 	before := live()
-	d, c := NewState(dit, desired), NewState(dit, current)
+	kept := build()
 	after := live()
-	runtime.KeepAlive(d)
-	runtime.KeepAlive(c)
+	runtime.KeepAlive(kept)
 	return float64(int64(after)-int64(before)) / (1 << 20)
 }
