@@ -80,7 +80,7 @@ func (o *diffOptions) run() error {
 	for _, pr := range append(append([]reconcile.Problem(nil), desired.Problems...), desired.Foreign...) {
 		o.g.warn("%s: %s (not compared)", o.File, pr)
 	}
-	current, err := currentState(st)
+	current, err := currentState(st, desired)
 	if err != nil {
 		return err
 	}
@@ -120,13 +120,18 @@ func checkFileBase(snap *directory.Snapshot, base, file string) error {
 	return errorf("pass -b with the file's base DN", "%s holds no entry under the base %s", file, base)
 }
 
-// currentState reads every entry under the store's base.
-func currentState(st *directory.Store) (*reconcile.State, error) {
-	entries, err := st.Find(st.DIT.Base, ldap.ScopeWholeSubtree, "(objectClass=*)")
+// currentState reads every entry under the store's base against desired,
+// streamed: only the entries that differ are kept (reconcile.NewCurrentState).
+func currentState(st *directory.Store, desired *reconcile.State) (*reconcile.State, error) {
+	current := reconcile.NewCurrentState(desired)
+	err := st.Each(st.DIT.Base, ldap.ScopeWholeSubtree, "(objectClass=*)", nil, func(e *ldap.Entry) error {
+		current.Add(e)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return reconcile.NewState(st.DIT, entries), nil
+	return current, nil
 }
 
 // diffTable renders a report: one row per added or removed entry, one row
