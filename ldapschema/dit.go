@@ -381,8 +381,39 @@ func writeLower(b *strings.Builder, s string) {
 	}
 }
 
-// IsUnder reports whether dn is base or inside base's subtree.
+// IsUnder reports whether dn is base or inside base's subtree. Two simple
+// DNs without spaces around their types and values (whose normalized forms
+// are their lower case) compare without allocating.
 func IsUnder(dn, base string) bool {
+	if d, ok := scanSimpleDN(dn); ok && d.tight {
+		if b, ok := scanSimpleDN(base); ok && b.tight {
+			if len(dn) == len(base) {
+				return asciiEqualFold(dn, base)
+			}
+			cut := len(dn) - len(base)
+			return cut > 0 && dn[cut-1] == ',' && asciiEqualFold(dn[cut:], base)
+		}
+	}
 	n, b := NormalizeDN(dn), NormalizeDN(base)
 	return n == b || strings.HasSuffix(n, ","+b)
+}
+
+// asciiEqualFold compares ASCII strings ignoring the case of letters.
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }

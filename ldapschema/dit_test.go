@@ -121,13 +121,19 @@ func checkDNFastPaths(t *testing.T, dn string) {
 	if got, want := ParentOf(dn), referenceParentOf(dn); got != want {
 		t.Errorf("ParentOf(%q) = %q, want %q", dn, got, want)
 	}
+	for _, base := range []string{"dc=x", "DC=X", "ou=sites,dc=x", " dc = x", "cn=a,dc=x", dn, strings.ToUpper(dn), "x", ""} {
+		n, b := referenceNormalizeDN(dn), referenceNormalizeDN(base)
+		if got, want := IsUnder(dn, base), n == b || strings.HasSuffix(n, ","+b); got != want {
+			t.Errorf("IsUnder(%q, %q) = %v, want %v", dn, base, got, want)
+		}
+	}
 	if got, ok := FirstRDN(dn); fmt.Sprint(got, ok) != fmt.Sprint(referenceFirstRDN(dn)) {
 		want, wantOK := referenceFirstRDN(dn)
 		t.Errorf("FirstRDN(%q) = %v %v, want %v %v", dn, got, ok, want, wantOK)
 	}
 }
 
-// FuzzDNFastPaths checks that NormalizeDN, NameOf, ParentOf and FirstRDN give what
+// FuzzDNFastPaths checks that NormalizeDN, NameOf, ParentOf, FirstRDN and IsUnder give what
 // parsing the DN gives, for any input.
 func FuzzDNFastPaths(f *testing.F) {
 	for _, dn := range dnSamples {
