@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"runtime/metrics"
 	"testing"
@@ -43,20 +42,15 @@ func diffPair(n int) (desired, current []*ldap.Entry) {
 }
 
 // diffImpls are the ways of comparing two federations the benchmark
-// measures: the states before they were lean (reference), the lean ones
-// read whole (lean), and the current one streamed entry by entry, keeping
-// only what differs (streamed, what cpactl diff and apply do). Each
-// returns the numbers of adds, updates and deletes planned.
+// measures: both states read whole (whole), and the current one streamed
+// entry by entry, keeping only what differs (streamed, what cpactl diff
+// and apply do). Each returns the states and the numbers of adds, updates
+// and deletes planned.
 var diffImpls = []struct {
 	name string
 	run  func(desired, current []*ldap.Entry) (states any, adds, updates, deletes int)
 }{
-	{"reference", func(desired, current []*ldap.Entry) (any, int, int, int) {
-		d, c := refNewState(dit, desired), refNewState(dit, current)
-		p, _ := refPlanApply(d, c, refCompare(d, c), true)
-		return [2]any{d, c}, p.Adds, p.Updates, p.Deletes
-	}},
-	{"lean", func(desired, current []*ldap.Entry) (any, int, int, int) {
+	{"whole", func(desired, current []*ldap.Entry) (any, int, int, int) {
 		d, c := NewState(dit, desired), NewState(dit, current)
 		p, _ := PlanApply(d, c, Compare(d, c), true)
 		return [2]any{d, c}, p.Adds, p.Updates, p.Deletes
@@ -75,23 +69,23 @@ var diffImpls = []struct {
 // BenchmarkDiff classifies, compares and plans (with pruning) two synthetic
 // federations with the proportions of the CPA maximum, each way of
 // diffImpls; ns/entry should not grow faster than log n. states-MB is the
-// live heap the two states and the plan hold (not the entries read).
+// live heap the two states hold (not the entries read); cpu-ns/entry
+// counts the CPU time of every thread, the garbage collector's included.
 func BenchmarkDiff(b *testing.B) {
 	for _, n := range benchfed.Sizes {
 		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
 			desired, current := diffPair(n)
 			for _, impl := range diffImpls {
 				b.Run(impl.name, func(b *testing.B) {
-					if impl.name == "reference" && n == benchfed.MaxEntries && os.Getenv("CPACTL_BENCH_REFERENCE_MAX") == "" {
-						b.Skip("set CPACTL_BENCH_REFERENCE_MAX=1 to measure the reference at the CPA maximum")
-					}
 					mb := liveMB(func() any { s, _, _, _ := impl.run(desired, current); return s })
+					cpu := benchfed.CPUTime()
 					for b.Loop() {
 						if _, adds, updates, deletes := impl.run(desired, current); adds == 0 || updates == 0 || deletes == 0 {
 							b.Fatalf("%d adds, %d updates, %d deletes", adds, updates, deletes)
 						}
 					}
 					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(desired)), "ns/entry")
+					b.ReportMetric(float64((benchfed.CPUTime()-cpu).Nanoseconds())/float64(b.N)/float64(len(desired)), "cpu-ns/entry")
 					b.ReportMetric(mb, "states-MB")
 				})
 			}
