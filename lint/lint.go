@@ -103,13 +103,16 @@ func sortFindings(out []Finding) []Finding {
 }
 
 type linter struct {
-	d      Data
-	keyOf  map[string]string // DN as an object spells it -> normalized
-	dns    map[string]string // normalized DN -> kind
-	names  map[string]string // normalized DN -> name
-	poolOf map[string]int    // normalized DN -> index in d.Pools (the last of that DN)
-	farmOf map[string]int    // normalized DN -> index in d.Farms (the last of that DN)
-	geOf   map[string]int    // normalized DN -> index in d.Entitlements (the last of that DN)
+	d Data
+	// objects holds every object by normalized DN (the last of a DN), and
+	// spelled the same objects by their DNs as they spell them: a
+	// reference spelled as its target needs neither normalizing nor a
+	// second look-up.
+	objects map[string]*object
+	spelled map[string]*object
+	poolOf  map[string]int // normalized DN -> index in d.Pools (the last of that DN)
+	farmOf  map[string]int // normalized DN -> index in d.Farms (the last of that DN)
+	geOf    map[string]int // normalized DN -> index in d.Entitlements (the last of that DN)
 	// poolFarm holds the normalized pae-FarmDN of each pool ("" for none).
 	poolFarm []string
 	// offlinePod maps the fold key of a pod name to the name of the first
@@ -128,6 +131,11 @@ type linter struct {
 	// members memoises each entitlement's members as a membership.Set.
 	members map[int]membership.Set
 	out     []Finding
+}
+
+// object is what a reference may name.
+type object struct {
+	key, kind, name string
 }
 
 // farmKey names a farm as hosts name theirs: farm and pod, folded.
@@ -152,12 +160,16 @@ func (l *linter) index() {
 	d := l.d
 	n := len(d.Sites) + len(d.Pods) + len(d.ConnectionServers) + len(d.Pools) + len(d.Farms) + len(d.Hosts) +
 		len(d.Entitlements) + len(d.Users) + len(d.Groups) + len(d.Computers)
-	l.keyOf, l.dns, l.names = make(map[string]string, n), make(map[string]string, n), make(map[string]string, n)
+	l.objects, l.spelled = make(map[string]*object, n), make(map[string]*object, n)
 	put := func(kind, dn, name string) string {
 		key := ldapschema.NormalizeDN(dn)
-		l.keyOf[dn] = key
-		l.dns[key] = kind
-		l.names[key] = name
+		o := l.objects[key]
+		if o == nil {
+			o = &object{key: key}
+			l.objects[key] = o
+		}
+		o.kind, o.name = kind, name
+		l.spelled[dn] = o
 		return key
 	}
 	for _, x := range d.Sites {
@@ -221,10 +233,20 @@ func (l *linter) index() {
 // key returns the normalized form of dn, looked up when dn is spelled as
 // the object it names spells its own DN (references usually are).
 func (l *linter) key(dn string) string {
-	if k, ok := l.keyOf[dn]; ok {
-		return k
+	if o := l.spelled[dn]; o != nil {
+		return o.key
 	}
 	return ldapschema.NormalizeDN(dn)
+}
+
+// lookup finds the object dn names, if any, and returns dn's normalized
+// form.
+func (l *linter) lookup(dn string) (string, *object) {
+	if o := l.spelled[dn]; o != nil {
+		return o.key, o
+	}
+	key := ldapschema.NormalizeDN(dn)
+	return key, l.objects[key]
 }
 
 // ref checks that dn names an object of one of the kinds; it reports a
@@ -234,8 +256,8 @@ func (l *linter) ref(kind, object, fix, attr, dn string, want ...string) (key st
 	if dn == "" {
 		return "", true
 	}
-	key = l.key(dn)
-	return key, l.refKey(kind, object, fix, attr, dn, key, want...)
+	key, o := l.lookup(dn)
+	return key, l.check(kind, object, fix, attr, dn, o, want...)
 }
 
 // refKey is ref for a DN already normalized (key).
@@ -243,7 +265,17 @@ func (l *linter) refKey(kind, object, fix, attr, dn, key string, want ...string)
 	if dn == "" {
 		return true
 	}
-	got, ok := l.dns[key]
+	return l.check(kind, object, fix, attr, dn, l.objects[key], want...)
+}
+
+// check reports a dangling reference unless o (what dn names) is of one of
+// the kinds.
+func (l *linter) check(kind, object, fix, attr, dn string, o *object, want ...string) bool {
+	var got string
+	ok := o != nil
+	if ok {
+		got = o.kind
+	}
 	if ok && containsFold(want, got) {
 		return true
 	}
@@ -261,8 +293,8 @@ func (l *linter) unreadable() {
 	for _, u := range l.d.Unreadable {
 		kind := KindEntry
 		name := ldapschema.NameOf(u.DN)
-		if k, ok := l.dns[l.key(u.DN)]; ok {
-			kind = k
+		if _, o := l.lookup(u.DN); o != nil {
+			kind = o.kind
 		}
 		l.add(kind, name, CheckUnreadable, u.Reason,
 			"correct the value (ldapmodify), or rewrite the object with its cpactl update command")
@@ -449,7 +481,7 @@ func (l *linter) entitlements() {
 			continue
 		}
 		sortFold(ges)
-		name := l.names[key]
+		name := l.objects[key].name
 		var fixes []string
 		for _, g := range ges[1:] {
 			fixes = append(fixes, fmt.Sprintf("cpactl entitlement remove-pool %s %s", Quote(g), Quote(name)))
