@@ -42,6 +42,17 @@ func TestSameFindingsAsBeforeOnAGeneratedFederation(t *testing.T) {
 	if len(got) == 0 {
 		t.Fatal("the generated federation has no findings to compare")
 	}
+	// Every pool disabled and every entitlement given the root group: each
+	// entitlement is reported, with every user.
+	for i := range d.Pools {
+		d.Pools[i].Enabled = false
+	}
+	for i := range d.Entitlements {
+		d.Entitlements[i].Members = append(d.Entitlements[i].Members, dit.Group("group-0000"))
+	}
+	if got, want := Run(d), referenceRun(d); !reflect.DeepEqual(got, want) {
+		t.Fatalf("findings differ when every entitlement is reported:\n%s\nwant\n%s", dump(got), dump(want))
+	}
 }
 
 // randomFederation builds a small federation whose names collide (p1, P1),

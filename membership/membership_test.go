@@ -139,7 +139,8 @@ func TestIn(t *testing.T) {
 }
 
 // TestTheThreeQuestionsAgree checks, on random graphs with cycles, that a
-// principal is Within a set exactly when MemberOf and In say it is in it.
+// principal is Within a set exactly when MemberOf and In say it is in it,
+// and that a Tally counts exactly those.
 func TestTheThreeQuestionsAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for round := range 200 {
@@ -176,11 +177,109 @@ func TestTheThreeQuestionsAgree(t *testing.T) {
 			}
 			within[k] = true
 		}
+		tally := g.NewTally(principals)
+		bits := tally.Within(set)
+		var want []int
+		for i, p := range principals {
+			if within[ldapschema.NormalizeDN(p)] {
+				want = append(want, i)
+			}
+		}
+		if got := bits.First(len(principals)); bits.Count() != len(want) || fmt.Sprint(got) != fmt.Sprint(want) && len(want) > 0 {
+			t.Fatalf("round %d: tally of %q: %v (%d), want %v; groups %+v", round, members, got, bits.Count(), want, groups)
+		}
 		for _, p := range principals {
 			_, member := g.MemberOf(p, members)
 			if in := g.In(p, set); in != member || within[ldapschema.NormalizeDN(p)] != member {
 				t.Fatalf("round %d, %s in %q: MemberOf %v, In %v, Within %v; groups %+v", round, p, members, member, in,
 					within[ldapschema.NormalizeDN(p)], groups)
+			}
+		}
+	}
+}
+
+func TestTally(t *testing.T) {
+	alice, bob, carol := dit.User("alice"), dit.User("bob"), dit.User("carol")
+	g := New([]ldapschema.Group{
+		group("Sales", alice),
+		group("EMEA", dit.Group("Sales"), bob),
+		group("All", dit.Group("EMEA"), dit.Group("Cycle")),
+		group("Cycle", dit.Group("All"), carol), // All and Cycle contain each other
+		group("Empty"),
+	})
+	// carol twice (two principals of one DN), dave in no group
+	principals := []string{alice, bob, carol, dit.User("dave"), strings.ToUpper(carol)}
+	tally := g.NewTally(principals)
+	tests := []struct {
+		name    string
+		members []string
+		count   int
+		first   string
+	}{
+		{"a user member", []string{bob}, 1, "1"},
+		{"a user in no group", []string{dit.User("dave")}, 1, "3"},
+		{"a group", []string{dit.Group("Sales")}, 1, "0"},
+		{"nested groups", []string{dit.Group("EMEA")}, 2, "0 1"},
+		{"a cycle holds what each of its groups does", []string{dit.Group("Cycle")}, 4, "0 1 2"},
+		{"the other group of the cycle", []string{dit.Group("All")}, 4, "0 1 2"},
+		{"members that overlap count once", []string{dit.Group("Sales"), alice, dit.Group("EMEA")}, 2, "0 1"},
+		{"an empty group", []string{dit.Group("Empty")}, 0, ""},
+		{"a DN that is nothing", []string{dit.User("ghost")}, 0, ""},
+		{"no members", nil, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := tally.Within(NewSet(tt.members))
+			if got := fmt.Sprint(b.First(3)); b.Count() != tt.count || strings.Trim(got, "[]") != tt.first {
+				t.Fatalf("count %d, first %s; want %d, [%s]", b.Count(), got, tt.count, tt.first)
+			}
+		})
+	}
+}
+
+// TestTallyRemembers asks one Tally many questions on random graphs with
+// cycles: what it memoised from one answers the next ones right.
+func TestTallyRemembers(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for round := range 300 {
+		var principals, groupDNs []string
+		for u := range 1 + r.IntN(70) {
+			principals = append(principals, dit.User(fmt.Sprintf("u%d", u)))
+		}
+		nGroups := 1 + r.IntN(15)
+		for i := range nGroups {
+			groupDNs = append(groupDNs, dit.Group(fmt.Sprintf("g%d", i)))
+		}
+		all := append(append([]string{dit.User("ghost")}, principals...), groupDNs...)
+		var groups []ldapschema.Group
+		for i := range nGroups {
+			var members []string
+			for range r.IntN(6) {
+				members = append(members, all[r.IntN(len(all))])
+			}
+			groups = append(groups, group(fmt.Sprintf("g%d", i), members...))
+		}
+		g := New(groups)
+		tally := g.NewTally(append(principals, principals[0]))
+		for q := range 10 {
+			var members []string
+			for range r.IntN(4) {
+				members = append(members, all[r.IntN(len(all))])
+			}
+			set := NewSet(members)
+			within := map[string]bool{}
+			for k := range g.Within(set) {
+				within[k] = true
+			}
+			var want []int
+			for i, p := range append(principals, principals[0]) {
+				if within[ldapschema.NormalizeDN(p)] {
+					want = append(want, i)
+				}
+			}
+			b := tally.Within(set)
+			if got := b.First(len(want) + 1); b.Count() != len(want) || fmt.Sprint(got) != fmt.Sprint(want) && len(want) > 0 {
+				t.Fatalf("round %d, question %d, %q: %v (%d), want %v; groups %+v", round, q, members, got, b.Count(), want, groups)
 			}
 		}
 	}
