@@ -3,7 +3,11 @@ package broker
 // The result of Resolve and its errors. The JSON field names are a stable
 // contract (SPEC §5), pinned by TestDecisionJSONShape.
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cpactl/cpactl/quote"
+)
 
 // Outcome is what a connection request would get.
 type Outcome string
@@ -263,7 +267,7 @@ type NotFoundError struct {
 
 // Error implements error.
 func (e *NotFoundError) Error() string {
-	return fmt.Sprintf("%s %q not found", e.Kind, e.Name)
+	return fmt.Sprintf("%s %s not found", e.Kind, quote.Name(e.Name))
 }
 
 // RequestError is returned for a request that cannot be resolved as given:

@@ -78,7 +78,7 @@ func (o *applyOptions) run() error {
 	if problems := append(append([]reconcile.Problem(nil), desired.Problems...), desired.Foreign...); len(problems) > 0 {
 		return o.refuse(problems, "correct the file: it may hold only cpactl's objects and containers under the base (check -b)")
 	}
-	if len(snap.Entries()) == 0 {
+	if snap.Len() == 0 {
 		return errorf("pass the file `cpactl export` writes", "%s holds no entries; nothing was written", o.File)
 	}
 	if err := o.lint(snap); err != nil {
@@ -106,6 +106,7 @@ func (o *applyOptions) run() error {
 	}
 	if o.DryRun {
 		reportPlan(o.g, &plan.Plan, true)
+		notePlanSteps(o.g, st, &plan.Plan)
 		return nil
 	}
 	if plan.Deletes > 0 {

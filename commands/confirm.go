@@ -46,8 +46,9 @@ func confirm(g *Globals, yes bool, what, question string) error {
 
 // runDelete deletes the entry dn of kind and name: without --force it
 // refuses when entries refer to it or lie below it, listing them on stderr;
-// with --force it removes them too, in the same transaction. It asks for
-// confirmation (or --yes) unless --dry-run.
+// with --force it removes them too, in the same transaction (or in steps,
+// see directory.Store.ApplyPlan). It asks for confirmation (or --yes)
+// unless --dry-run.
 func runDelete(g *Globals, st *directory.Store, kind, name, dn string, f deleteFlags, forceHint string) error {
 	plan, err := st.PlanDelete(kind, name, dn)
 	if err != nil {
@@ -65,6 +66,7 @@ func runDelete(g *Globals, st *directory.Store, kind, name, dn string, f deleteF
 		for _, w := range plan.Writes {
 			g.report("%s", w.Planned())
 		}
+		notePlanSteps(g, st, &plan.Plan)
 		return nil
 	}
 	question := fmt.Sprintf("Delete %s %s?", kind, name)
@@ -92,8 +94,21 @@ func runDelete(g *Globals, st *directory.Store, kind, name, dn string, f deleteF
 // warnStepwise says when the server could not take a plan in one
 // transaction (see directory.Store.ApplyPlan).
 func warnStepwise(g *Globals, p *directory.Plan) {
+	if p.Transactions > 1 {
+		g.warn("the plan held %d writes, more than one transaction takes: it went in %d transactions, each of which left no dangling reference",
+			len(p.Writes), p.Transactions)
+	}
 	if p.Stepwise {
-		g.warn("the server cannot delete several subtrees in one transaction: the references went first in one transaction, then the deletes one by one")
+		g.warn("the server cannot delete an entry with children in a transaction, so the change went in steps: the other writes in transactions, each such entry moved out with its children in one operation, referrers first")
+	}
+}
+
+// notePlanSteps says, for a dry run, when the server will not take the plan
+// in one transaction: in the plan's output and as a warning.
+func notePlanSteps(g *Globals, st *directory.Store, p *directory.Plan) {
+	if atomic, why := st.Atomic(p); !atomic {
+		g.report("would apply in steps, not in one transaction: %s", why)
+		g.warn("%s", why)
 	}
 }
 

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -109,25 +110,26 @@ func loadFederationFile(path string) (*directory.Snapshot, error) {
 // checkFileBase refuses a file none of whose entries lies under the base:
 // it was written for another base (-b).
 func checkFileBase(snap *directory.Snapshot, base, file string) error {
-	for _, e := range snap.Entries() {
-		if ldapschema.IsUnder(e.DN, base) {
-			return nil
-		}
-	}
-	if len(snap.Entries()) == 0 {
+	if snap.Len() == 0 || snap.Holds(base) {
 		return nil
 	}
 	return errorf("pass -b with the file's base DN", "%s holds no entry under the base %s", file, base)
 }
 
 // currentState reads every entry under the store's base against desired,
-// streamed: only the entries that differ are kept (reconcile.NewCurrentState).
+// streamed: only the entries that differ are kept
+// (reconcile.NewCurrentState). A base the server does not hold yet is an
+// empty directory (apply creates it).
 func currentState(st *directory.Store, desired *reconcile.State) (*reconcile.State, error) {
 	current := reconcile.NewCurrentState(desired)
 	err := st.Each(st.DIT.Base, ldap.ScopeWholeSubtree, "(objectClass=*)", nil, func(e *ldap.Entry) error {
 		current.Add(e)
 		return nil
 	})
+	var layout *directory.LayoutError
+	if errors.As(err, &layout) && !layout.BaseExists {
+		err = nil
+	}
 	if err != nil {
 		return nil, err
 	}

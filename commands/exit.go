@@ -21,6 +21,7 @@ const (
 	ExitAuth        = 4   // authentication failed or access refused
 	ExitConflict    = 5   // someone else changed the object first
 	ExitNoSession   = 6   // resolve: the request would get no session
+	ExitUnknown     = 7   // a write's outcome is unknown (no answer came)
 	ExitInterrupted = 130 // interrupted
 )
 
@@ -29,12 +30,13 @@ var exitCodeHelp = []struct {
 	text string
 }{
 	{ExitOK, "success"},
-	{ExitError, "error: bad input (the message names the flag or value), unreachable server, refused operation"},
+	{ExitError, "error: bad input (the message names the flag or value), a server that cannot be reached or does not answer within --timeout, refused operation"},
 	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings"},
 	{ExitNotFound, "a named object (site, pod, user, entitlement, ...) does not exist"},
 	{ExitAuth, "authentication failed or access refused (bind, insufficient access)"},
 	{ExitConflict, "conflict: someone else changed the object first; re-read and retry"},
 	{ExitNoSession, "resolve: the request would get no session (DENIED, UNAVAILABLE, NO_CAPACITY)"},
+	{ExitUnknown, "a write's outcome is unknown: it was sent but no answer came (check with `cpactl diff`)"},
 	{ExitInterrupted, "interrupted (Ctrl-C)"},
 }
 
@@ -74,12 +76,16 @@ func ExitCode(err error) int {
 	}
 	var nf *directory.NotFoundError
 	var bnf *broker.NotFoundError
+	var layout *directory.LayoutError
 	var conflict *directory.ConflictError
 	var auth *directory.AuthError
+	var unknown *directory.OutcomeUnknownError
 	switch {
+	case errors.As(err, &unknown):
+		return ExitUnknown
 	case errors.Is(err, prompt.ErrInterrupted):
 		return ExitInterrupted
-	case errors.As(err, &nf), errors.As(err, &bnf):
+	case errors.As(err, &nf), errors.As(err, &bnf), errors.As(err, &layout):
 		return ExitNotFound
 	case errors.As(err, &conflict):
 		return ExitConflict
@@ -99,9 +105,6 @@ func ExitCode(err error) int {
 			return ExitConflict
 		}
 	}
-	if strings.Contains(err.Error(), "insufficient access (50)") {
-		return ExitAuth
-	}
 	return ExitError
 }
 
@@ -118,6 +121,14 @@ func hintOf(err error) string {
 	var re *broker.RequestError
 	if errors.As(err, &re) {
 		return re.Hint
+	}
+	var layout *directory.LayoutError
+	if errors.As(err, &layout) {
+		return layout.Hint()
+	}
+	var unknown *directory.OutcomeUnknownError
+	if errors.As(err, &unknown) {
+		return "run `cpactl diff` (or the show command) to see whether it was applied, then apply again if needed"
 	}
 	return ""
 }

@@ -168,22 +168,16 @@ func (g *Globals) ReadStore(from string) (*directory.Store, func(), error) {
 	if err != nil {
 		return nil, nil, errorf("pass an LDIF file written by `cpactl export` or `ldapsearch -LLL`", "%v", err)
 	}
+	if snap.Len() == 0 {
+		return nil, nil, &Failure{Code: ExitNotFound, Err: fmt.Errorf("snapshot %s is empty: it holds no entries", from),
+			Hint: "pass an LDIF file written by `cpactl export` or `ldapsearch -LLL`"}
+	}
 	base := g.Base
 	if !g.baseExplicit {
-		if found := snapshotBase(snap); found != "" {
+		// The parent of its ou=Sites container.
+		if found := snap.Base(); found != "" {
 			base = found
 		}
 	}
 	return directory.NewStore(snap, base), func() {}, nil
-}
-
-// snapshotBase finds the base DN of a snapshot: the parent of its
-// ou=Sites container.
-func snapshotBase(s *directory.Snapshot) string {
-	for _, e := range s.Entries() {
-		if strings.EqualFold(ldapschema.NameOf(e.DN), "Sites") && strings.HasPrefix(strings.ToLower(e.DN), "ou=") {
-			return ldapschema.ParentOf(e.DN)
-		}
-	}
-	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -173,5 +174,27 @@ func TestNoPasswordFlag(t *testing.T) {
 	walk(root)
 	if checked == 0 {
 		t.Fatal("no flags visited")
+	}
+}
+
+// TestFrozenServerExits1 (SIGSTOP on slapd): the connection is taken but
+// nothing answers; bind and search each fail within --timeout plus a small
+// margin, exit 1 (never 4) and name the URI and the limit.
+func TestFrozenServerExits1(t *testing.T) {
+	s := slapdtest.Start(t, slapdtest.Config{WithBase: true})
+	args := append(rootArgs(t, s, s.URL), "--timeout", "1s", "site", "list")
+	if err := s.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Thaw()
+	start := time.Now()
+	code, _, stderr := run(t, args...)
+	elapsed := time.Since(start)
+	if code != 1 {
+		t.Errorf("exit %d, want 1: %s", code, stderr)
+	}
+	assertOneLineError(t, stderr, s.URL+" did not answer within 1s (bind)")
+	if elapsed > 10*time.Second {
+		t.Errorf("took %s with --timeout 1s", elapsed)
 	}
 }

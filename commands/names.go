@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cpactl/cpactl/quote"
 )
 
 // Limits on names and descriptions (SPEC §1: site names 1-64 characters,
@@ -23,17 +25,20 @@ func checkName(kind, name string, max int) error {
 	n := utf8.RuneCountInString(name)
 	switch {
 	case !utf8.ValidString(name):
-		return errorf("", "%s name %q is not valid UTF-8", kind, name)
+		return errorf("", "%s name %s is not valid UTF-8", kind, quote.Name(name))
 	case n == 0:
 		return errorf("", "%s name is empty", kind)
 	case n > max:
-		return errorf("", "%s name %q is %d characters long: at most %d", kind, name, n, max)
+		if n > quote.MaxShown { // quote.Name already gives the length
+			return errorf("", "%s name %s is too long: at most %d characters", kind, quote.Name(name), max)
+		}
+		return errorf("", "%s name %s is %d characters long: at most %d", kind, quote.Name(name), n, max)
 	case strings.TrimSpace(name) != name:
-		return errorf("remove the spaces", "%s name %q starts or ends with a space", kind, name)
+		return errorf("remove the spaces", "%s name %s starts or ends with a space", kind, quote.Name(name))
 	}
 	for _, r := range name {
 		if !unicode.IsPrint(r) && r != ' ' {
-			return errorf("", "%s name %q holds the non-printable character %U", kind, name, r)
+			return errorf("", "%s name %s holds the non-printable character %U", kind, quote.Name(name), r)
 		}
 	}
 	return nil
@@ -42,11 +47,11 @@ func checkName(kind, name string, max int) error {
 // checkDescription validates a description.
 func checkDescription(kind, name, d string) error {
 	if n := utf8.RuneCountInString(d); n > maxDescription {
-		return errorf("", "description of %s %s is %d characters long: at most %d", kind, name, n, maxDescription)
+		return errorf("", "description of %s %s is %d characters long: at most %d", kind, quote.Name(name), n, maxDescription)
 	}
 	for _, r := range d {
 		if !unicode.IsPrint(r) && r != ' ' {
-			return errorf("", "description of %s %s holds the non-printable character %U", kind, name, r)
+			return errorf("", "description of %s %s holds the non-printable character %U", kind, quote.Name(name), r)
 		}
 	}
 	return nil

@@ -77,11 +77,42 @@ with --from FILE.ldif and no server.`,
 		newSchemaCommand(g),
 		newInitCommand(g),
 		newSettingsCommand(g),
+		newGenerateCommand(g),
 	)
 	for _, add := range extraCommands {
 		root.AddCommand(add(g))
 	}
+	// Parse flags level by level, so an unknown flag before the noun is
+	// named as such ("unknown flag: --bogus") rather than taken for a flag
+	// with a value that swallows the noun.
+	root.TraverseChildren = true
+	refuseUnknownSubcommands(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes the root and every group command (a noun
+// such as site, which only holds verbs) fail on an unknown verb with cobra's suggestion,
+// exit 1, instead of printing its help and exiting 0; with no verb it
+// still prints its help.
+func refuseUnknownSubcommands(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		refuseUnknownSubcommands(c)
+	}
+	if !cmd.HasSubCommands() || cmd.Run != nil || cmd.RunE != nil {
+		return
+	}
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.SuggestionsMinimumDistance = 2
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return c.Help()
+		}
+		hint := fmt.Sprintf("see `%s --help`", c.CommandPath())
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			hint = fmt.Sprintf("did you mean `%s %s`?", c.CommandPath(), strings.Join(s, "` or `"+c.CommandPath()+" "))
+		}
+		return errorf(hint, "unknown command %q for %q", args[0], c.CommandPath())
+	}
 }
 
 // extraCommands lets each noun's file register its command from init, so

@@ -27,24 +27,38 @@ cosine, nis and inetorgperson. See docs/schema.md for every attribute.`,
 }
 
 type schemaPrintOptions struct {
-	g      *Globals
-	Format string
-	File   string
+	g        *Globals
+	Format   string
+	File     string
+	Database string
 }
 
 func newSchemaPrintCommand(g *Globals) *cobra.Command {
 	o := &schemaPrintOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "print",
-		Short: "Print the schema as a slapd.conf .schema file or a cn=config LDIF",
+		Short: "Print the schema as a slapd.conf .schema file or a cn=config LDIF, or the indexes cpactl needs",
+		Long: `Prints cpactl's schema, or the slapd indexes its searches need.
+
+--format indexes prints slapd.conf "index" lines for the database that holds
+the federation; --format indexes-ldif prints the same as an ldapmodify
+change of that database's olcDbIndex under cn=config (--database names the
+database entry). Without these indexes slapd reads every entry of a
+container to answer a search: at Horizon's maximum (250,000 sessions) one
+resolve then reads all sessions. See docs/performance.md.`,
 		Example: `  # for slapd.conf: include /etc/ldap/schema/cpactl.schema
   cpactl schema print > /etc/ldap/schema/cpactl.schema
   # for cn=config
-  cpactl schema print --format ldif | ldapadd -Y EXTERNAL -H ldapi:///`,
+  cpactl schema print --format ldif | ldapadd -Y EXTERNAL -H ldapi:///
+  # indexes: slapd.conf lines, or a cn=config change
+  cpactl schema print --format indexes >> /etc/ldap/slapd.conf
+  cpactl schema print --format indexes-ldif --database 'olcDatabase={1}mdb,cn=config' | ldapmodify -Y EXTERNAL -H ldapi:///`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
-	cmd.Flags().StringVar(&o.Format, "format", "schema", "schema (slapd.conf include), ldif (cn=config) or markdown (docs/schema.md)")
+	cmd.Flags().StringVar(&o.Format, "format", "schema",
+		"schema (slapd.conf include), ldif (cn=config), markdown (docs/schema.md), indexes (slapd.conf lines) or indexes-ldif (cn=config)")
+	cmd.Flags().StringVar(&o.Database, "database", "olcDatabase={1}mdb,cn=config", "the cn=config entry of the database, for --format indexes-ldif")
 	cmd.Flags().StringVarP(&o.File, "output-file", "O", "", "write to this file instead of stdout")
 	return cmd
 }
@@ -58,8 +72,12 @@ func (o *schemaPrintOptions) run() error {
 		text = ldapschema.ConfigLDIF()
 	case "markdown", "md":
 		text = ldapschema.Markdown()
+	case "indexes":
+		text = ldapschema.IndexesConf()
+	case "indexes-ldif":
+		text = ldapschema.IndexesLDIF(o.Database)
 	default:
-		return errorf("use --format schema, ldif or markdown", "unknown schema format %q", o.Format)
+		return errorf("use --format schema, ldif, markdown, indexes or indexes-ldif", "unknown schema format %q", o.Format)
 	}
 	if o.File != "" {
 		return os.WriteFile(o.File, []byte(text), 0o644)

@@ -376,6 +376,9 @@ func applyPlan(g *Globals, st *directory.Store, plan *directory.Plan, dryRun boo
 		}
 	}
 	reportPlan(g, plan, dryRun)
+	if dryRun {
+		notePlanSteps(g, st, plan)
+	}
 	warnStepwise(g, plan)
 	return nil
 }

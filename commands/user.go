@@ -12,6 +12,7 @@ import (
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/quote"
 )
 
 func init() { register(newUserCommand) }
@@ -197,6 +198,12 @@ of --domain. Without --name, the full name is the uid.`,
 
 // want validates the arguments into the user record to create.
 func (o *userCreateOptions) want() (ldapschema.User, error) {
+	if strings.TrimSpace(o.Arg) != o.Arg {
+		// ParseUserName forgives spaces around a name to look up; a name
+		// to create keeps exactly what was typed, so refuse rather than
+		// create "lead" for " lead".
+		return ldapschema.User{}, errorf("remove the spaces", "user name %s starts or ends with a space", quote.Name(o.Arg))
+	}
 	n, err := directory.ParseUserName(o.Arg)
 	if err != nil {
 		return ldapschema.User{}, errorf(`write uid, DOMAIN\uid or uid@domain`, "%v", err)

@@ -385,8 +385,9 @@ func withoutAttrs(e *ldap.Entry, names ...string) *ldap.Entry {
 }
 
 // readPools reads the GE's pools (one search by name, kept by DN, since the
-// GE references them by DN), their farms (one search, kept by DN) and each
-// farm's hosts (one one-level search per farm).
+// GE references them by DN), their farms (one search, kept by DN) and the
+// hosts of all those farms (one search for the farms' children): three
+// searches whatever the number of pools and farms.
 func (r *resolveReader) readPools(poolDNs []string) error {
 	if len(poolDNs) == 0 {
 		return nil
@@ -415,16 +416,30 @@ func (r *resolveReader) readPools(poolDNs []string) error {
 	if len(farmNames) == 0 {
 		return nil
 	}
-	farms, err := s.Find(s.DIT.Pods(), ldap.ScopeWholeSubtree, And(ClassFilter(ldapschema.ClassRDSFarm), Or(farmNames...)))
+	farmEntries, err := s.Find(s.DIT.Pods(), ldap.ScopeWholeSubtree, And(ClassFilter(ldapschema.ClassRDSFarm), Or(farmNames...)))
 	if err != nil {
 		return err
 	}
-	for _, farm := range lenientRecords(r, keepDNs(farms, farmDNs), ldapschema.FarmFromEntry, func(x ldapschema.Farm) string { return x.Name }) {
+	farms := lenientRecords(r, keepDNs(farmEntries, farmDNs), ldapschema.FarmFromEntry, func(x ldapschema.Farm) string { return x.Name })
+	if len(farms) == 0 {
+		return nil
+	}
+	children := make([]string, len(farms))
+	for i, farm := range farms {
+		children[i] = ChildrenFilter(farm.DN)
+	}
+	hostEntries, err := s.Find(s.DIT.Pods(), ldap.ScopeWholeSubtree, And(ClassFilter(ldapschema.ClassRDSHost), Or(children...)))
+	if err != nil {
+		return err
+	}
+	byFarm := map[string][]*ldap.Entry{}
+	for _, e := range hostEntries {
+		key := ldapschema.NormalizeDN(ldapschema.ParentOf(e.DN))
+		byFarm[key] = append(byFarm[key], e)
+	}
+	for _, farm := range farms {
 		r.f.Farms = append(r.f.Farms, BrokerFarm(farm))
-		hosts, err := s.Find(farm.DN, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassRDSHost))
-		if err != nil {
-			return err
-		}
+		hosts := byFarm[ldapschema.NormalizeDN(farm.DN)]
 		for _, h := range lenientRecords(r, hosts, ldapschema.HostFromEntry, func(x ldapschema.Host) string { return x.Name }) {
 			r.f.Hosts = append(r.f.Hosts, BrokerHost(h))
 		}

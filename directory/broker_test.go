@@ -649,3 +649,74 @@ func TestResolveFederationReadsLeniently(t *testing.T) {
 		t.Errorf("the broker does not warn about the unknown scope and policy: %q", d.Warnings)
 	}
 }
+
+// farmsFederation is a federation whose application GE has one pool on
+// each of n farms (hosts named awkwardly, all full but one of the last
+// farm's),
+// plus farms and hosts outside the GE.
+func farmsFederation(n int) string {
+	var l ldifText
+	l.layout(nil)
+	l.site("UK")
+	l.pod("pod 1, UK", "UK")
+	l.cs("cs-1", "pod 1, UK")
+	l.user("alice", "CORP")
+	var pools []string
+	for i := 0; i < n; i++ {
+		farm := fmt.Sprintf("farm %d+%d", i, i)
+		sessions := 10 // the farm's limit: full
+		if i == n-1 {
+			sessions = 0
+		}
+		l.farm(farm, "pod 1, UK", ldapschema.Host{Name: fmt.Sprintf("host-%d-a", i), LoadIndex: 5, Sessions: sessions},
+			ldapschema.Host{Name: fmt.Sprintf(`host-%d-b "x"`, i), LoadIndex: 5, Sessions: 10})
+		pool := fmt.Sprintf("apps-%d", i)
+		l.farmPool(pool, "pod 1, UK", ldapschema.KindApplication, farm)
+		pools = append(pools, dit.Pool("pod 1, UK", pool))
+		l.farm("other "+farm, "pod 1, UK", ldapschema.Host{Name: fmt.Sprintf("other-host-%d", i)})
+	}
+	l.entitlement(ldapschema.Entitlement{Name: "Apps", Type: ldapschema.TypeApplication, Scope: ldapschema.ScopeAny,
+		LoadDistribution: ldapschema.PolicyNone, Enabled: true, DefaultProtocol: ldapschema.ProtocolBlast,
+		Members: []string{dit.User("alice")}, PoolDNs: pools})
+	return l.b.String()
+}
+
+// TestResolveReadsHostsOfAllFarmsInOneSearch: a GE whose pools sit on 1 or
+// 12 farms costs the same number of searches, live and on a snapshot, and
+// reads exactly the hosts of its farms.
+func TestResolveReadsHostsOfAllFarmsInOneSearch(t *testing.T) {
+	counts := map[int]int{}
+	for _, n := range []int{1, 12} {
+		text := farmsFederation(n)
+		for name, st := range liveAndSnapshot(t, text) {
+			counter := &countingClient{Client: st.Client}
+			data, err := NewStore(counter, dit.Base).ResolveFederation(ResolveQuery{User: "alice", Entitlement: "Apps", ConnectionServer: "cs-1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := data.Federation
+			if len(f.Farms) != n || len(f.Hosts) != 2*n {
+				t.Errorf("%s, %d farms: read %d farms and %d hosts, want %d and %d", name, n, len(f.Farms), len(f.Hosts), n, 2*n)
+			}
+			for _, h := range f.Hosts {
+				if strings.HasPrefix(h.Name, "other") {
+					t.Errorf("%s: read host %s of a farm outside the GE", name, h.Name)
+				}
+			}
+			d, err := broker.Resolve(f, broker.Request{User: data.UID, Entitlement: "Apps", ConnectionServer: "cs-1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("host-%d-a", n-1); d.Placement == nil || d.Placement.Host != want {
+				t.Errorf("%s, %d farms: %s %+v, want a session on %s", name, n, d.Outcome, d.Placement, want)
+			}
+			if c, ok := counts[n]; ok && c != len(counter.searches) {
+				t.Errorf("%d farms: %d searches live, %d on the snapshot", n, c, len(counter.searches))
+			}
+			counts[n] = len(counter.searches)
+		}
+	}
+	if counts[1] != counts[12] {
+		t.Errorf("%d searches for 1 farm, %d for 12: hosts must come in one search", counts[1], counts[12])
+	}
+}

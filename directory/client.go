@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/quote"
 )
 
 // Writer is the write half of a Client. Inside a transaction the writes are
@@ -50,7 +52,9 @@ type NotFoundError struct {
 	Name string
 }
 
-func (e *NotFoundError) Error() string { return fmt.Sprintf("%s %q does not exist", e.Kind, e.Name) }
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("%s %s does not exist", e.Kind, quote.Name(e.Name))
+}
 
 // ConflictError says someone else changed an object between our read and
 // our write (exit code 5).
@@ -73,6 +77,23 @@ func (e *ConnectError) Error() string {
 }
 
 func (e *ConnectError) Unwrap() error { return e.Err }
+
+// OpError is an operation the server refused or did not answer: what was
+// being done (Op, e.g. "adding cn=UK,ou=Sites,..."), and the error, which
+// keeps its type and LDAP result code for errors.As and the exit-code
+// mapper; the message renders it as "insufficient access (50): ...".
+type OpError struct {
+	Op  string
+	Err error
+}
+
+func (e *OpError) Error() string { return e.Op + ": " + describe(e.Err) }
+
+func (e *OpError) Unwrap() error { return e.Err }
+
+func opError(err error, format string, args ...any) error {
+	return &OpError{Op: fmt.Sprintf(format, args...), Err: err}
+}
 
 // IsCode reports whether err carries the LDAP result code.
 func IsCode(err error, code uint16) bool {

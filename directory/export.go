@@ -18,7 +18,7 @@ func (s *Store) Export(w io.Writer) (int, error) {
 	n := 0
 	err := s.Each(s.DIT.Base, ldap.ScopeWholeSubtree, "(objectClass=*)", nil, func(e *ldap.Entry) error {
 		n++
-		return sorter.Add(ldifOrderKey(e.DN), appendLDIFEntry(nil, e))
+		return sorter.Add(ldifOrderKey(e.DN), encodeLDIFEntry(e))
 	})
 	if err != nil || n == 0 {
 		return 0, err

@@ -2,8 +2,8 @@ package directory
 
 import (
 	"errors"
+	"slices"
 	"sort"
-	"sync"
 
 	"github.com/go-ldap/ldap/v3"
 
@@ -17,7 +17,10 @@ type Inventory = ldapschema.Records
 type Unreadable = ldapschema.Unreadable
 
 // Inventory reads every object: one streamed search per container (one for
-// everything below the pods), run side by side on the connection. Entries
+// everything below the pods). A base
+// that does not exist is a *LayoutError; so is a base without any of the
+// containers `cpactl init` creates; a single missing container holds
+// nothing (an older or hand-made layout). Entries
 // are mapped to records as they arrive and never held, so memory grows
 // with the records, not with the entries' wire form; each list is sorted
 // by DN, its key computed once per record.
@@ -32,14 +35,9 @@ func (s *Store) Inventory() (*Inventory, error) {
 		inv.Unreadable = append(inv.Unreadable, Unreadable{DN: s.DIT.Settings(), Reason: err.Error()})
 	}
 	one := ldap.ScopeSingleLevel
-	var (
-		mu         sync.Mutex
-		unreadable []Unreadable
-	)
+	var unreadable []Unreadable
 	note := func(dn string, err error) {
-		mu.Lock()
 		unreadable = append(unreadable, Unreadable{DN: dn, Reason: err.Error()})
-		mu.Unlock()
 	}
 	sites := records(note, ldapschema.SiteFromEntry)
 	pods := records(note, ldapschema.PodFromEntry)
@@ -91,25 +89,22 @@ func (s *Store) Inventory() (*Inventory, error) {
 		{s.DIT.Sites(), one, ClassFilter(ldapschema.ClassSite), sites.add},
 		{s.DIT.Pods(), one, ClassFilter(ldapschema.ClassPod), pods.add},
 	}
-	// Two searches at a time: one connection serves them both, and the
-	// client decodes one while the server sends the other (the largest
-	// container first, so the others run beside it).
-	errs := make([]error, len(searches))
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, 2)
+	// One search at a time: slapd keeps one paged search per connection
+	// (a second one on the same connection invalidates the first's
+	// cookie). The client still decodes while the server sends.
+	missing := make([]bool, len(searches))
 	for i, q := range searches {
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			errs[i] = s.Each(q.base, q.scope, q.filter, nil, q.each)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
+		err := s.Each(q.base, q.scope, q.filter, nil, q.each)
+		var layout *LayoutError
+		if errors.As(err, &layout) && layout.BaseExists {
+			err, missing[i] = nil, true
+		}
 		if err != nil {
 			return nil, err
 		}
+	}
+	if !slices.Contains(missing, false) {
+		return nil, &LayoutError{Base: s.DIT.Base, DN: s.DIT.Sites(), BaseExists: true}
 	}
 	inv.Sites, inv.Pods, inv.ConnectionServers = sites.sorted(), pods.sorted(), servers.sorted()
 	inv.Pools, inv.Farms, inv.Hosts = pools.sorted(), farms.sorted(), hosts.sorted()
@@ -125,7 +120,6 @@ func (s *Store) Inventory() (*Inventory, error) {
 
 // recordList maps entries of one kind to records as a search streams them,
 // leniently: a record whose values only partly decode is kept and noted.
-// Its add is called from one search's goroutine only.
 type recordList[T any] struct {
 	from func(*ldap.Entry) (T, error)
 	note func(dn string, err error)

@@ -1,6 +1,8 @@
 package directory
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -28,14 +30,14 @@ func WriteLDIF(w io.Writer, entries []*ldap.Entry) error {
 		sorted[i] = keyed{ldifOrderKey(e.DN), e}
 	}
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].key < sorted[j].key })
-	var b []byte
+	var b bytes.Buffer
 	for i, k := range sorted {
 		if i > 0 {
-			b = append(b, '\n')
+			b.WriteByte('\n')
 		}
-		b = appendLDIFEntry(b, k.entry)
+		writeEntrySorted(&b, k.entry)
 	}
-	_, err := w.Write(b)
+	_, err := w.Write(b.Bytes())
 	return err
 }
 
@@ -58,39 +60,147 @@ func ldifOrderKey(dn string) string {
 	return fmt.Sprintf("%04d", depth) + norm
 }
 
-// appendLDIFEntry appends one entry as an LDIF content record: the dn,
+// encodeLDIFEntry encodes one entry as WriteLDIF writes it: the dn,
 // objectClass first, the other attributes by name, values sorted.
-func appendLDIFEntry(b []byte, e *ldap.Entry) []byte {
-	b = appendLDIFLine(b, "dn", e.DN)
-	attrs := append([]*ldap.EntryAttribute(nil), e.Attributes...)
-	sort.SliceStable(attrs, func(i, j int) bool {
-		ci := strings.EqualFold(attrs[i].Name, ldapschema.AttrObjectClass)
-		cj := strings.EqualFold(attrs[j].Name, ldapschema.AttrObjectClass)
-		if ci != cj {
-			return ci
-		}
-		return strings.ToLower(attrs[i].Name) < strings.ToLower(attrs[j].Name)
-	})
-	for _, a := range attrs {
-		vals := append([]string(nil), a.Values...)
-		sort.Strings(vals)
-		for _, v := range vals {
-			b = appendLDIFLine(b, a.Name, v)
-		}
-	}
-	return b
+func encodeLDIFEntry(e *ldap.Entry) []byte {
+	var b bytes.Buffer
+	writeEntrySorted(&b, e)
+	return b.Bytes()
 }
 
-func appendLDIFLine(b []byte, name, value string) []byte {
-	b = append(b, name...)
-	if safeString(value) {
-		b = append(b, ": "...)
-		b = append(b, value...)
-		return append(b, '\n')
+// writeEntrySorted writes e as a record with each attribute's values
+// sorted (e itself is left as it is).
+func writeEntrySorted(b stringWriter, e *ldap.Entry) {
+	attrs := make([]*ldap.EntryAttribute, len(e.Attributes))
+	for j, a := range e.Attributes {
+		vals := append([]string(nil), a.Values...)
+		sort.Strings(vals)
+		attrs[j] = &ldap.EntryAttribute{Name: a.Name, Values: vals}
 	}
-	b = append(b, ":: "...)
-	b = base64.StdEncoding.AppendEncode(b, []byte(value))
-	return append(b, '\n')
+	writeRecord(b, e.DN, attrs)
+}
+
+// LDIFWriter writes LDIF content records (RFC 2849) one at a time, as they
+// are produced, so that a large federation never sits in memory: what
+// `cpactl generate` uses. Each record has objectClass first and the other
+// attributes by name (as WriteLDIF orders them), values in the order given,
+// and values that are not safe strings base64-encoded, exactly as WriteLDIF
+// encodes them. The caller orders the records (parents first); Close
+// flushes the output and reports the first write error.
+type LDIFWriter struct {
+	w       *bufio.Writer
+	entries int
+	started bool // something was written: the next record needs a blank line
+}
+
+// NewLDIFWriter returns a writer that buffers its output to w.
+func NewLDIFWriter(w io.Writer) *LDIFWriter {
+	return &LDIFWriter{w: bufio.NewWriterSize(w, 256<<10)}
+}
+
+// Comment writes comment lines ("# text"), as a block of their own.
+func (lw *LDIFWriter) Comment(lines ...string) error {
+	lw.separate()
+	for _, l := range lines {
+		lw.w.WriteString("#")
+		if l != "" {
+			lw.w.WriteString(" " + strings.ReplaceAll(l, "\n", " "))
+		}
+		lw.w.WriteString("\n")
+	}
+	return lw.err()
+}
+
+// WriteEntry writes one record from a record type's attributes
+// (ldapschema.Site.Attrs() and the like). Empty attributes are left out.
+func (lw *LDIFWriter) WriteEntry(dn string, attrs ldapschema.Attrs) error {
+	list := make([]*ldap.EntryAttribute, 0, len(attrs))
+	for name, vals := range attrs {
+		if len(vals) > 0 {
+			list = append(list, &ldap.EntryAttribute{Name: name, Values: vals})
+		}
+	}
+	lw.separate()
+	writeRecord(lw.w, dn, list)
+	lw.entries++
+	return lw.err()
+}
+
+// Write writes one entry.
+func (lw *LDIFWriter) Write(e *ldap.Entry) error {
+	lw.separate()
+	writeRecord(lw.w, e.DN, e.Attributes)
+	lw.entries++
+	return lw.err()
+}
+
+// Entries returns the number of records written so far.
+func (lw *LDIFWriter) Entries() int { return lw.entries }
+
+// Close flushes what is buffered; it does not close the underlying writer.
+func (lw *LDIFWriter) Close() error { return lw.w.Flush() }
+
+func (lw *LDIFWriter) separate() {
+	if lw.started {
+		lw.w.WriteString("\n")
+	}
+	lw.started = true
+}
+
+// err reports a failed write: bufio.Writer keeps the first error and
+// returns it from every later write.
+func (lw *LDIFWriter) err() error {
+	_, err := lw.w.Write(nil)
+	return err
+}
+
+// stringWriter is what an LDIF record is written to: a strings.Builder
+// (WriteLDIF) or a bufio.Writer (LDIFWriter), whose errors are sticky.
+type stringWriter interface {
+	WriteString(s string) (int, error)
+}
+
+// writeRecord writes one content record: the dn line, then attrs sorted
+// objectClass first and the others by name (case-insensitively), each
+// attribute's values in the order given. attrs itself is not reordered.
+func writeRecord(b stringWriter, dn string, attrs []*ldap.EntryAttribute) {
+	writeLDIFLine(b, "dn", dn)
+	// Lower-case each name once, not in every comparison: this runs for
+	// every entry of a generated federation.
+	type keyed struct {
+		class bool
+		key   string
+		attr  *ldap.EntryAttribute
+	}
+	sorted := make([]keyed, len(attrs))
+	for i, a := range attrs {
+		sorted[i] = keyed{strings.EqualFold(a.Name, ldapschema.AttrObjectClass), strings.ToLower(a.Name), a}
+	}
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].class != sorted[j].class {
+			return sorted[i].class
+		}
+		return sorted[i].key < sorted[j].key
+	})
+	for _, k := range sorted {
+		for _, v := range k.attr.Values {
+			writeLDIFLine(b, k.attr.Name, v)
+		}
+	}
+}
+
+func writeLDIFLine(b stringWriter, name, value string) {
+	if safeString(value) {
+		b.WriteString(name)
+		b.WriteString(": ")
+		b.WriteString(value)
+		b.WriteString("\n")
+		return
+	}
+	b.WriteString(name)
+	b.WriteString(":: ")
+	b.WriteString(base64.StdEncoding.EncodeToString([]byte(value)))
+	b.WriteString("\n")
 }
 
 // safeString reports whether an LDIF value may be written as is: ASCII

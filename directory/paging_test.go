@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-ldap/ldap/v3"
 
@@ -49,7 +50,7 @@ func TestSearchEachPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := n + 3; len(seen) != want { // alice, "*)(uid=*", reader
+	if want := n + 4; len(seen) != want { // alice, bob, "*)(uid=*", reader
 		t.Fatalf("streamed %d users, want %d", len(seen), want)
 	}
 
@@ -66,7 +67,7 @@ func TestSearchEachPages(t *testing.T) {
 		t.Fatalf("stopping: err %v after %d entries", err, got)
 	}
 	users, err := st.Users()
-	if err != nil || len(users) != n+3 {
+	if err != nil || len(users) != n+4 {
 		t.Fatalf("after a stopped search: %d users, %v", len(users), err)
 	}
 }
@@ -91,13 +92,44 @@ func TestSearchEachSizeLimit(t *testing.T) {
 		users, err := NewStore(c, dit.Base).Users()
 		c.Close()
 		if tc.ok {
-			if err != nil || len(users) != n+3 {
+			if err != nil || len(users) != n+4 {
 				t.Errorf("%q: %d users, %v", tc.limits, len(users), err)
 			}
 			continue
 		}
 		if err == nil || !strings.Contains(err.Error(), "size limit exceeded (4)") || !strings.Contains(err.Error(), "size.prtotal=unlimited") {
 			t.Errorf("%q: want a size-limit error with the limits hint, got %d users, %v", tc.limits, len(users), err)
+		}
+	}
+}
+
+// TestFrozenServerSearch: a search (plain or paged) on a connection whose
+// server stops answering fails within the timeout with a NoAnswerError
+// naming the URI.
+func TestFrozenServerSearch(t *testing.T) {
+	srv := slapdtest.Start(t, slapdtest.Config{LDIF: sample()})
+	c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword, Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := srv.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Thaw()
+	st := NewStore(c, dit.Base)
+	for name, read := range map[string]func() error{
+		"entry": func() error { _, err := st.Entry(dit.Site("UK")); return err },
+		"paged": func() error { _, err := st.Sites(); return err },
+	} {
+		start := time.Now()
+		err := read()
+		var na *NoAnswerError
+		if !errors.As(err, &na) || na.URL != srv.URL || !strings.Contains(err.Error(), "did not answer within 500ms (search)") {
+			t.Errorf("%s: %v, want a NoAnswerError for %s", name, err, srv.URL)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%s: took %s with a 500ms timeout", name, d)
 		}
 	}
 }

@@ -106,7 +106,8 @@ func DeleteWrite(verb, object, dn string) Write {
 }
 
 // Plan is a list of writes that belong together: Store.ApplyPlan runs them
-// in one LDAP transaction, so they are applied all together or not at all.
+// in one LDAP transaction, so they are applied all together or not at all
+// (within the limits Store.Atomic reports).
 type Plan struct {
 	Writes []Write
 	// Conflict names what an assertion protects, for the ConflictError a
@@ -115,6 +116,9 @@ type Plan struct {
 	// Stepwise is set by Store.ApplyPlan when the server could not take
 	// the plan in one transaction and it was applied in steps.
 	Stepwise bool
+	// Transactions is set by Store.ApplyPlan: how many transactions it
+	// used (more than one when the plan was larger than MaxTxnWrites).
+	Transactions int
 }
 
 // Add appends writes.
@@ -125,30 +129,40 @@ func (p *Plan) Empty() bool { return len(p.Writes) == 0 }
 
 // ApplyPlan runs a plan: one write directly, several in one RFC 5805
 // transaction, so that they are applied all together or not at all. A
-// failed assertion becomes a *ConflictError.
+// failed assertion becomes a *ConflictError; a commit that got no answer
+// an *OutcomeUnknownError.
 //
-// slapd 2.5's back-mdb (measured on 2.5.13) limits what one transaction
-// can do: a delete that leaves its parent without children fails ("other
-// (80)", and a later attempt may crash the server), and a move (modrdn with
-// a new superior) must be the transaction's last operation. So:
+// Inside the transaction, writes that do not depend on each other are
+// sent together (pipelined, see waves); slapd queues them in any order,
+// and the order of dependent writes is kept.
 //
-//   - every parent of a deleted entry first receives a placeholder child
-//     (an organizational unit named after the run) that keeps it from
-//     being emptied;
-//   - a deleted subtree (an entry with children) is moved, as the last
-//     operation, to the trash container (ldapschema.DIT.Trash);
-//   - after the commit, plain deletes remove the placeholders and empty the
-//     trash; until then those entries are invisible to cpactl's reads, and
-//     nothing refers to them.
+// slapd 2.5's back-mdb (2.5.13, and the same code up to 2.6's latest
+// releases) limits what one transaction can do (docs/topology.md):
 //
-// When a plan deletes more than one subtree, one transaction cannot hold
-// it: the plan is applied in steps that never leave a dangling reference
-// (every other write in one transaction, then the deletes one by one,
-// referrers before what they refer to), and Stepwise is set; a run that
-// fails half-way leaves a consistent directory, and running the command
-// again finishes it.
+//   - a delete that leaves its parent without children fails ("other
+//     (80)": mdb_delete keeps the MDB_NOTFOUND of its "has children"
+//     check as its result when a transaction is open), so every parent of
+//     a deleted entry first receives a placeholder child (an
+//     organizational unit named after the run), deleted after the commit;
+//   - a move (modrdn with a new superior) queued in a transaction points
+//     into the stack of the thread that queued it, and crashes the server
+//     when the commit finds that stack reused; so a subtree (an entry with
+//     children, whose last child cannot be deleted in a transaction) is
+//     not deleted in one: it is moved, with one modrdn outside any
+//     transaction, to the trash container (ldapschema.DIT.Trash), which is
+//     emptied afterwards.
+//
+// A plan that deletes a subtree is therefore applied in steps (Stepwise):
+// transactions for the other writes, a move for each subtree, in the
+// plan's order (referrers before what they refer to), so that no step
+// leaves a dangling reference. A plan of more than MaxTxnWrites writes
+// goes in several transactions, cut where no reference dangles
+// (Transactions says how many). Either way, a run that fails half-way
+// leaves a consistent directory, and running the command again finishes
+// it; Atomic tells beforehand.
 func (s *Store) ApplyPlan(p *Plan) error {
 	p.Stepwise = false
+	p.Transactions = 0
 	if len(p.Writes) == 0 {
 		return nil
 	}
@@ -159,78 +173,101 @@ func (s *Store) ApplyPlan(p *Plan) error {
 		}
 		return nil
 	}
-	deleted := map[string]bool{}
-	for _, w := range p.Writes {
-		if w.del != nil {
-			deleted[ldapschema.NormalizeDN(w.DN)] = true
-		}
+	chunks := s.chunks(p.Writes)
+	if len(chunks) == 1 {
+		return s.applyOne(p)
 	}
-	// Deleted roots: entries whose parent stays; subtrees: roots with
-	// deleted entries below them.
-	var leaves, subtrees []Write
-	for _, w := range p.Writes {
-		if w.del == nil || deleted[ldapschema.NormalizeDN(ldapschema.ParentOf(w.DN))] {
-			continue
-		}
-		subtree := false
-		below := "," + ldapschema.NormalizeDN(w.DN)
-		for k := range deleted {
-			if strings.HasSuffix(k, below) {
-				subtree = true
-				break
-			}
-		}
-		if subtree {
-			subtrees = append(subtrees, w)
-		} else {
-			leaves = append(leaves, w)
-		}
-	}
-	if len(subtrees) > 1 {
-		return s.applyStepwise(p)
-	}
-	run := trashRunName()
-	parents := map[string]string{} // normalized parent DN -> placeholder DN
-	var parentOrder []string
-	for _, w := range leaves {
-		parent := ldapschema.ParentOf(w.DN)
-		if k := ldapschema.NormalizeDN(parent); parents[k] == "" {
-			parents[k] = ldapschema.AttrOU + "=" + run + "," + parent
-			parentOrder = append(parentOrder, k)
-		}
-	}
-	if len(subtrees) > 0 {
-		if err := s.ensureTrash(); err != nil {
-			return err
-		}
-	}
-	err := s.Client.Transaction(func(tx Writer) error {
-		for _, k := range parentOrder {
-			if err := tx.Add(placeholder(parents[k]).AddRequest(parents[k])); err != nil {
+	for i, c := range chunks {
+		part := &Plan{Writes: c, Conflict: p.Conflict}
+		err := s.ApplyPlan(part)
+		p.Transactions += part.Transactions
+		p.Stepwise = p.Stepwise || part.Stepwise
+		if err != nil {
+			if i == 0 {
 				return err
 			}
+			return fmt.Errorf("%w (transaction %d of %d; the %d before it are written and the directory is consistent: run the command again to finish)",
+				err, i+1, len(chunks), i)
 		}
-		for _, w := range p.Writes {
-			if w.del != nil {
-				continue
+	}
+	return nil
+}
+
+// applyOne applies a plan that fits one transaction: in one, unless it
+// deletes a subtree (see deleteSteps).
+func (s *Store) applyOne(p *Plan) error {
+	steps := deleteSteps(p.Writes)
+	p.Stepwise = len(steps) > 1
+	run := trashRunName()
+	moved := 0
+	for i, st := range steps {
+		if st.move != nil {
+			if moved == 0 {
+				if err := s.ensureTrash(); err != nil {
+					return err
+				}
 			}
-			if err := w.apply(tx); err != nil {
-				return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)
+			// One modrdn outside a transaction: the subtree leaves the
+			// layout at once.
+			err := s.Client.ModifyDN(s.toTrash(st.move.DN, fmt.Sprintf("%s-%d", run, moved)))
+			moved++
+			if err != nil && !IsCode(err, ldap.LDAPResultNoSuchObject) {
+				return &WriteError{What: fmt.Sprintf("cannot %s %s (step %d of %d; the steps before it are written and the directory is consistent: run the command again to finish)",
+					st.move.Verb, st.move.Object, i+1, len(steps)), Err: err}
 			}
+			continue
 		}
-		for _, w := range leaves {
-			if err := w.apply(tx); err != nil {
-				return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)
+		if err := s.applyTransaction(p, st.writes, run); err != nil {
+			if i > 0 {
+				return fmt.Errorf("%w (step %d of %d; the steps before it are written and the directory is consistent: run the command again to finish)",
+					err, i+1, len(steps))
 			}
+			return err
 		}
-		for _, w := range subtrees { // at most one, and last
-			if err := tx.ModifyDN(s.toTrash(w.DN, run)); err != nil {
-				return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)
-			}
+		p.Transactions++
+	}
+	if moved > 0 {
+		if err := s.EmptyTrash(); err != nil {
+			return fmt.Errorf("the change is complete, but emptying %s failed (run the command again to retry): %v", s.DIT.Trash(), err)
 		}
-		return nil
+	}
+	return nil
+}
+
+// applyTransaction writes writes (no subtree among their deletes) in one
+// transaction: first a placeholder under the parent of every deleted
+// entry, then the writes in order, pipelined; after the commit, the
+// placeholders go.
+func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
+	parents := map[string]bool{}
+	var placeholders []Write
+	for _, w := range writes {
+		if w.del == nil {
+			continue
+		}
+		parent := ldapschema.ParentOf(w.DN)
+		if k := ldapschema.NormalizeDN(parent); !parents[k] {
+			parents[k] = true
+			dn := ldapschema.AttrOU + "=" + run + "," + parent
+			placeholders = append(placeholders, Write{Verb: "add", Object: "placeholder " + dn, DN: dn,
+				add: placeholder(dn).AddRequest(dn)})
+		}
+	}
+	fail := func(w Write, err error) error {
+		return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)
+	}
+	err := s.Client.Transaction(func(tx Writer) error {
+		// A delete must find its placeholder queued before it.
+		if err := sendAll(tx, placeholders, func(_ Write, err error) error { return err }); err != nil {
+			return err
+		}
+		return sendAll(tx, writes, fail)
 	})
 	if err != nil {
+		var unknown *OutcomeUnknownError
+		if errors.As(err, &unknown) {
+			return err
+		}
 		var le *ldap.Error
 		if errors.As(err, &le) {
 			// slapd reports the failed operation only at the end of the
@@ -240,38 +277,11 @@ func (s *Store) ApplyPlan(p *Plan) error {
 		return err
 	}
 	var cleanup []string
-	for _, k := range parentOrder {
-		cleanup = append(cleanup, parents[k])
+	for _, w := range placeholders {
+		cleanup = append(cleanup, w.DN)
 	}
-	if err := s.cleanUp(cleanup, len(subtrees) > 0); err != nil {
+	if err := s.cleanUp(cleanup, false); err != nil {
 		return fmt.Errorf("the change is complete, but removing its placeholders failed (run the command again to retry): %v", err)
-	}
-	return nil
-}
-
-// applyStepwise applies a plan that one transaction cannot hold: every
-// write but the deletes in one transaction, then the deletes one by one,
-// in the plan's order (referrers before what they refer to, children
-// before parents).
-func (s *Store) applyStepwise(p *Plan) error {
-	p.Stepwise = true
-	rest := &Plan{Conflict: p.Conflict}
-	var deletes []Write
-	for _, w := range p.Writes {
-		if w.del != nil {
-			deletes = append(deletes, w)
-		} else {
-			rest.Writes = append(rest.Writes, w)
-		}
-	}
-	if err := s.ApplyPlan(rest); err != nil {
-		return err
-	}
-	for i, w := range deletes {
-		if err := w.apply(s.Client); err != nil && !IsCode(err, ldap.LDAPResultNoSuchObject) {
-			return &WriteError{What: fmt.Sprintf("cannot %s %s after %d of %d deletes (the directory is consistent; run the command again to finish)",
-				w.Verb, w.Object, i, len(deletes)), Err: err}
-		}
 	}
 	return nil
 }
@@ -297,7 +307,7 @@ func (s *Store) toTrash(dn, run string) *ldap.ModifyDNRequest {
 func (s *Store) cleanUp(placeholders []string, trash bool) error {
 	for _, dn := range placeholders {
 		if err := s.Client.Del(ldap.NewDelRequest(dn, nil)); err != nil && !IsCode(err, ldap.LDAPResultNoSuchObject) {
-			return fmt.Errorf("deleting %s: %s", dn, describe(err))
+			return opError(err, "deleting %s", dn)
 		}
 	}
 	if trash {
@@ -314,7 +324,7 @@ func (s *Store) ensureTrash() error {
 	}
 	if err := s.Client.Add(placeholder(s.DIT.Trash()).AddRequest(s.DIT.Trash())); err != nil &&
 		!IsCode(err, ldap.LDAPResultEntryAlreadyExists) {
-		return fmt.Errorf("creating %s: %s", s.DIT.Trash(), describe(err))
+		return opError(err, "creating %s", s.DIT.Trash())
 	}
 	return nil
 }
@@ -323,6 +333,10 @@ func (s *Store) ensureTrash() error {
 // first, then the container itself (unless another run refilled it).
 func (s *Store) EmptyTrash() error {
 	entries, err := s.Find(s.DIT.Trash(), ldap.ScopeWholeSubtree, "(objectClass=*)", "1.1")
+	var missing *LayoutError
+	if errors.As(err, &missing) {
+		return nil // no trash: nothing to empty
+	}
 	if err != nil {
 		return err
 	}
@@ -333,7 +347,7 @@ func (s *Store) EmptyTrash() error {
 		case err == nil, IsCode(err, ldap.LDAPResultNoSuchObject):
 		case ldapschema.EqualDN(e.DN, s.DIT.Trash()) && IsCode(err, ldap.LDAPResultNotAllowedOnNonLeaf):
 		default:
-			return fmt.Errorf("deleting %s: %s", e.DN, describe(err))
+			return opError(err, "deleting %s", e.DN)
 		}
 	}
 	return nil
@@ -442,15 +456,7 @@ const (
 
 // DNAttributes lists the attributes whose values refer to entries: every
 // attribute of DN syntax in the schema, and member.
-func DNAttributes() []string {
-	out := []string{ldapschema.AttrMember}
-	for _, a := range ldapschema.Attributes {
-		if a.Syntax == ldapschema.DN {
-			out = append(out, a.Name)
-		}
-	}
-	return out
-}
+func DNAttributes() []string { return ldapschema.ReferenceAttributes() }
 
 // DescribeEntry names an entry for people, from its object classes: its kind
 // ("pod", "home-site row", ...) and its name.

@@ -336,10 +336,12 @@ func TestPlanDeleteSiteForced(t *testing.T) {
 	}
 }
 
-// TestPlanDeletePodOneTransaction: a pod with children and referrers is one
-// subtree: one transaction, and the emptied containers (ou=Sessions,
-// ou=Assignments) survive.
-func TestPlanDeletePodOneTransaction(t *testing.T) {
+// TestPlanDeletePodInSteps: a pod with children and referrers: the
+// references go in one transaction, then the pod moves out with its
+// children in one operation (slapd cannot do that inside a transaction);
+// nothing dangles in between or after, and the emptied containers
+// (ou=Sessions, ou=Assignments) survive.
+func TestPlanDeletePodInSteps(t *testing.T) {
 	_, st := topology(t)
 	richTopology(t, st)
 	pod, err := st.Pod("London-2")
@@ -353,11 +355,14 @@ func TestPlanDeletePodOneTransaction(t *testing.T) {
 	if len(plan.Children) != 2 {
 		t.Errorf("children %v", plan.Children)
 	}
+	if atomic, _ := st.Atomic(&plan.Plan); atomic {
+		t.Error("a subtree delete with referrers is said to be atomic")
+	}
 	if err := st.ApplyPlan(&plan.Plan); err != nil {
 		t.Fatal(err)
 	}
-	if plan.Stepwise {
-		t.Error("one subtree fits one transaction")
+	if !plan.Stepwise || plan.Transactions != 1 {
+		t.Errorf("stepwise %v in %d transactions, want stepwise in 1 and a move", plan.Stepwise, plan.Transactions)
 	}
 	if d := danglingReferences(t, st); len(d) > 0 {
 		t.Fatalf("dangling references: %q", d)

@@ -1,18 +1,22 @@
 package directory
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sort"
-	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	ber "github.com/go-asn1-ber/asn1-ber"
 	"github.com/go-ldap/ldap/v3"
-	"github.com/go-ldap/ldif"
 
 	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/ldif"
 )
 
 // Snapshot is a read-only directory held in memory, loaded from an LDIF
@@ -20,9 +24,53 @@ import (
 // same searches a server would (base, one-level and subtree scopes; and, or,
 // not, equality, presence, substring and ordering filters, matched as
 // cpactl's schema says), so every read command works on it unchanged.
+//
+// It is built to answer a few searches of a large file quickly: each
+// entry's DN is normalized once, when the file is read, and entries are
+// indexed by DN and by parent, so a search visits only the entries in its
+// scope. Values stay encoded, in file order, until a search needs them: an
+// entry becomes an *ldap.Entry only when it is a candidate, and the first
+// equality filter on an attribute within a scope builds an index of that
+// attribute's values there, so later searches such as
+// (&(objectClass=pae-Session)(pae-UserDN=...)) or (|(cn=a)(cn=b)) look
+// entries up instead of decoding the whole scope. A Snapshot is safe for
+// concurrent use.
 type Snapshot struct {
-	entries []*ldap.Entry
-	byDN    map[string]*ldap.Entry // normalized DN -> entry
+	entries []snapEntry
+	byDN    map[string]int32  // normalized DN -> entry
+	roots   []int32           // entries whose parent is not in the snapshot, in file order
+	orphans map[int32][]int32 // entry -> the roots whose nearest ancestor in the snapshot it is
+	names   []attrName        // attribute names by id, as first written
+
+	mu      sync.Mutex
+	indexes map[indexKey]map[string][]int32
+
+	decodes atomic.Int64 // entries decoded (tests)
+}
+
+type snapEntry struct {
+	dn       string
+	key      string // ldapschema.NormalizeDN(dn)
+	parent   int32  // -1 when not in the snapshot
+	up       int32  // the nearest ancestor in the snapshot (the parent when it is there), -1 for none
+	children []int32
+	// values holds the entry's values in file order, each as the uvarint
+	// id of its attribute name, the uvarint length of the value, and the
+	// value.
+	values []byte
+}
+
+type attrName struct {
+	name  string
+	group uint32 // the id of the first name equal to this one ignoring case
+}
+
+// indexKey names an equality index: the values of one attribute among the
+// entries of one scope.
+type indexKey struct {
+	root  int32 // -1: the whole snapshot (base "")
+	scope int
+	attr  string // lower case
 }
 
 // LoadSnapshot reads an LDIF file ("-" is standard input).
@@ -38,57 +86,309 @@ func LoadSnapshot(path string) (*Snapshot, error) {
 		defer f.Close()
 		r = f
 	}
-	data, err := io.ReadAll(r)
-	if err != nil {
+	s, err := ReadSnapshot(r)
+	var syntax *snapshotError
+	if err != nil && !errors.As(err, &syntax) {
 		return nil, fmt.Errorf("cannot read snapshot %s: %v", path, err)
 	}
-	s, err := ParseSnapshot(string(data))
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %v", path, err)
 	}
 	return s, nil
 }
 
-// ParseSnapshot parses LDIF content entries (change records are refused).
-func ParseSnapshot(data string) (*Snapshot, error) {
-	var l ldif.LDIF
-	if err := ldif.Unmarshal(strings.NewReader(data), &l); err != nil {
-		return nil, fmt.Errorf("not valid LDIF: %s", lowerFirst(err.Error()))
+// ParseSnapshot parses LDIF content entries (change records are refused,
+// except add records, read as entries).
+func ParseSnapshot(data string) (*Snapshot, error) { return ReadSnapshot(strings.NewReader(data)) }
+
+// snapshotError is what is wrong with the LDIF of a snapshot, as opposed to
+// an error reading it.
+type snapshotError struct{ msg string }
+
+func (e *snapshotError) Error() string { return e.msg }
+
+func badSnapshot(format string, args ...any) error {
+	return &snapshotError{msg: fmt.Sprintf(format, args...)}
+}
+
+// arenaChunk is the size of the blocks that hold the entries' values.
+const arenaChunk = 4 << 20
+
+// ReadSnapshot reads LDIF content entries from r, record by record (change
+// records are refused, except add records, read as entries). Syntax errors
+// name their line.
+func ReadSnapshot(r io.Reader) (*Snapshot, error) {
+	s := &Snapshot{indexes: map[indexKey]map[string][]int32{}}
+	// Room for the entries of a file of this size, at a few hundred bytes
+	// an entry, so that the list is not copied as it grows.
+	hint := sizeHint(r) / 384
+	s.entries = make([]snapEntry, 0, hint)
+	s.byDN = make(map[string]int32, hint)
+	ids := map[string]uint32{}    // name as written -> id
+	groups := map[string]uint32{} // lower-case name -> group
+	rd := ldif.NewReader(r)
+	var (
+		rec   ldif.Record
+		arena []byte
+		lines []int // of each entry's dn:, for errors
+	)
+	for {
+		err := rd.Read(&rec)
+		if err == io.EOF {
+			break
+		}
+		var le *ldif.Error
+		if errors.As(err, &le) {
+			return nil, badSnapshot("not valid LDIF: %v", err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if rec.ChangeType != "" && rec.ChangeType != ldif.ChangeAdd {
+			return nil, badSnapshot("line %d: holds a change record (changetype: %s); a snapshot holds entries only",
+				rec.Line, rec.ChangeType)
+		}
+		if rec.DN == "" {
+			return nil, badSnapshot("line %d: an entry without a DN", rec.Line)
+		}
+		need := 0
+		for _, v := range rec.Values {
+			need += len(v.Value) + 2*binary.MaxVarintLen32
+		}
+		if len(arena)+need > cap(arena) {
+			arena = make([]byte, 0, max(arenaChunk, need))
+		}
+		first := len(arena)
+		for _, v := range rec.Values {
+			id, ok := ids[v.Name]
+			if !ok {
+				id = uint32(len(s.names))
+				lower := strings.ToLower(v.Name)
+				group, known := groups[lower]
+				if !known {
+					group = id
+					groups[lower] = id
+				}
+				ids[v.Name] = id
+				s.names = append(s.names, attrName{name: v.Name, group: group})
+			}
+			arena = binary.AppendUvarint(arena, uint64(id))
+			arena = binary.AppendUvarint(arena, uint64(len(v.Value)))
+			arena = append(arena, v.Value...)
+		}
+		lines = append(lines, rec.Line)
+		// The DN is a piece of the record's text: a copy lets that go.
+		s.entries = append(s.entries, snapEntry{dn: strings.Clone(rec.DN), parent: -1, up: -1, values: arena[first:len(arena):len(arena)]})
 	}
-	s := &Snapshot{byDN: map[string]*ldap.Entry{}}
-	for _, e := range l.Entries {
-		entry := e.Entry
-		if entry == nil && e.Add != nil {
-			entry = ldap.NewEntry(e.Add.DN, nil)
-			for _, a := range e.Add.Attributes {
-				entry.Attributes = append(entry.Attributes, ldap.NewEntryAttribute(a.Type, a.Vals))
+	if cap(s.entries) > len(s.entries)+len(s.entries)/4 {
+		s.entries = append([]snapEntry(nil), s.entries...)
+	}
+	if err := s.keyDNs(lines); err != nil {
+		return nil, err
+	}
+	for i := range s.entries {
+		e := &s.entries[i]
+		if _, dup := s.byDN[e.key]; dup {
+			return nil, badSnapshot("line %d: entry %q appears twice", lines[i], e.dn)
+		}
+		s.byDN[e.key] = int32(i)
+	}
+	for i := range s.entries {
+		e := &s.entries[i]
+		if p, ok := s.byDN[parentKey(e.key)]; ok {
+			e.parent, e.up = p, p
+			s.entries[p].children = append(s.entries[p].children, int32(i))
+			continue
+		}
+		s.roots = append(s.roots, int32(i))
+		// An entry whose parent is missing is still in the subtree of its
+		// nearest ancestor that is there, as a search of the file finds it.
+		for k := parentKey(parentKey(e.key)); k != ""; k = parentKey(k) {
+			if a, ok := s.byDN[k]; ok {
+				e.up = a
+				if s.orphans == nil {
+					s.orphans = map[int32][]int32{}
+				}
+				s.orphans[a] = append(s.orphans[a], int32(i))
+				break
 			}
 		}
-		if entry == nil {
-			return nil, fmt.Errorf("holds a change record; a snapshot holds entries only")
-		}
-		if _, err := ldap.ParseDN(entry.DN); err != nil {
-			return nil, fmt.Errorf("entry %q: bad DN: %v", entry.DN, err)
-		}
-		key := ldapschema.NormalizeDN(entry.DN)
-		if _, dup := s.byDN[key]; dup {
-			return nil, fmt.Errorf("entry %q appears twice", entry.DN)
-		}
-		s.byDN[key] = entry
-		s.entries = append(s.entries, entry)
 	}
 	return s, nil
 }
 
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
+// keyDNs checks and normalizes the entries' DNs, on every processor
+// (parsing DNs is most of the cost of reading a snapshot). The error is
+// the first in file order.
+func (s *Snapshot) keyDNs(lines []int) error {
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(s.entries)/1024))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			from, to := w*len(s.entries)/workers, (w+1)*len(s.entries)/workers
+			for i := from; i < to; i++ {
+				e := &s.entries[i]
+				if _, err := ldap.ParseDN(e.dn); err != nil {
+					errs[w] = badSnapshot("line %d: entry %q: bad DN: %v", lines[i], e.dn, err)
+					return
+				}
+				e.key = ldapschema.NormalizeDN(e.dn)
+			}
+		}()
 	}
-	return strings.ToLower(s[:1]) + s[1:]
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// Entries returns every entry of the snapshot, in file order.
-func (s *Snapshot) Entries() []*ldap.Entry { return s.entries }
+// sizeHint returns the size of what r reads when it tells, else 0.
+func sizeHint(r io.Reader) int {
+	switch r := r.(type) {
+	case interface{ Size() int64 }: // strings.Reader, bytes.Reader
+		return int(min(r.Size(), 1<<34))
+	case *os.File:
+		if fi, err := r.Stat(); err == nil && fi.Mode().IsRegular() {
+			return int(min(fi.Size(), 1<<34))
+		}
+	}
+	return 0
+}
+
+// parentKey returns the normalized DN of the parent of the entry with the
+// normalized DN key: what follows its first RDN. NormalizeDN escapes every
+// comma inside a value with a backslash, so the first comma that no
+// backslash escapes ends the first RDN.
+func parentKey(key string) string {
+	for i := 0; i < len(key); i++ {
+		switch key[i] {
+		case '\\':
+			i++
+		case ',':
+			return key[i+1:]
+		}
+	}
+	return ""
+}
+
+// decode turns entry i into an *ldap.Entry: one attribute per name
+// (compared ignoring case; the first spelling kept), in file order.
+func (s *Snapshot) decode(i int32) *ldap.Entry {
+	s.decodes.Add(1)
+	e := &s.entries[i]
+	text, raw := string(e.values), append([]byte(nil), e.values...)
+	out := &ldap.Entry{DN: e.dn}
+	var groupsBuf [16]uint32
+	groups := groupsBuf[:0]
+	for p := 0; p < len(raw); {
+		id, n := binary.Uvarint(raw[p:])
+		p += n
+		size, n := binary.Uvarint(raw[p:])
+		p += n
+		v, b := text[p:p+int(size)], raw[p:p+int(size):p+int(size)]
+		p += int(size)
+		name := s.names[id]
+		var a *ldap.EntryAttribute
+		for j, g := range groups {
+			if g == name.group {
+				a = out.Attributes[j]
+				break
+			}
+		}
+		if a == nil {
+			a = &ldap.EntryAttribute{Name: name.name}
+			out.Attributes = append(out.Attributes, a)
+			groups = append(groups, name.group)
+		}
+		a.Values = append(a.Values, v)
+		a.ByteValues = append(a.ByteValues, b)
+	}
+	return out
+}
+
+// eachValue calls fn with every value of entry i whose attribute name is
+// in group.
+func (s *Snapshot) eachValue(i int32, group uint32, fn func(string)) {
+	raw := s.entries[i].values
+	for p := 0; p < len(raw); {
+		id, n := binary.Uvarint(raw[p:])
+		p += n
+		size, n := binary.Uvarint(raw[p:])
+		p += n
+		if s.names[id].group == group {
+			fn(string(raw[p : p+int(size)]))
+		}
+		p += int(size)
+	}
+}
+
+// Len returns the number of entries.
+func (s *Snapshot) Len() int { return len(s.entries) }
+
+// Each calls fn with every entry, in file order, decoding one at a time:
+// memory stays bounded however large the snapshot. An error from fn stops
+// and is returned.
+func (s *Snapshot) Each(fn func(*ldap.Entry) error) error {
+	for i := range s.entries {
+		if err := fn(s.decode(int32(i))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Entries returns every entry of the snapshot, in file order. It decodes
+// them all: commands that can work entry by entry use Each.
+func (s *Snapshot) Entries() []*ldap.Entry {
+	out := make([]*ldap.Entry, len(s.entries))
+	for i := range s.entries {
+		out[i] = s.decode(int32(i))
+	}
+	return out
+}
+
+// Base returns the base DN of the federation the snapshot holds: the
+// parent of the first ou=Sites entry in file order; "" when there is none.
+func (s *Snapshot) Base() string {
+	for _, e := range s.entries {
+		if strings.HasPrefix(e.key, "ou=sites,") {
+			return ldapschema.ParentOf(e.dn)
+		}
+	}
+	return ""
+}
+
+// Holds reports whether an entry of the snapshot is base or lies below it.
+func (s *Snapshot) Holds(base string) bool {
+	key := ldapschema.NormalizeDN(base)
+	if _, ok := s.byDN[key]; ok || (key == "" && len(s.entries) > 0) {
+		return true
+	}
+	// base is not an entry, so the entries below it hang from roots below it.
+	for _, r := range s.roots {
+		if strings.HasSuffix(s.entries[r].key, ","+key) && parentEnds(s.entries[r].key, len(key)) {
+			return true
+		}
+	}
+	return false
+}
+
+// parentEnds reports whether the last n bytes of key are a whole
+// ancestor's DN: the comma before them is not escaped.
+func parentEnds(key string, n int) bool {
+	for k := key; k != ""; k = parentKey(k) {
+		if len(k) == n {
+			return true
+		}
+	}
+	return false
+}
 
 // Close does nothing.
 func (s *Snapshot) Close() error { return nil }
@@ -111,204 +411,256 @@ func (s *Snapshot) Transaction(func(Writer) error) error { return ErrReadOnly }
 // Search answers a search like a server: noSuchObject (32) when the base does
 // not exist, entries in file order, only the requested attributes.
 func (s *Snapshot) Search(req *ldap.SearchRequest) (*ldap.SearchResult, error) {
+	res := &ldap.SearchResult{}
+	err := s.SearchEach(req, func(e *ldap.Entry) error {
+		res.Entries = append(res.Entries, e)
+		return nil
+	})
+	if err != nil && !IsCode(err, ldap.LDAPResultSizeLimitExceeded) {
+		return nil, err
+	}
+	return res, err
+}
+
+// SearchEach answers a search like Search, one entry at a time, decoding
+// only the candidates the indexes leave.
+func (s *Snapshot) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error) error {
 	base := ldapschema.NormalizeDN(req.BaseDN)
-	if _, ok := s.byDN[base]; !ok && base != "" {
-		return nil, ldap.NewError(ldap.LDAPResultNoSuchObject, fmt.Errorf("no such object: %s", req.BaseDN))
+	root := int32(-1)
+	if base != "" {
+		i, ok := s.byDN[base]
+		if !ok {
+			return s.noSuchObject(req.BaseDN)
+		}
+		root = i
 	}
 	filter, err := ldap.CompileFilter(req.Filter)
 	if err != nil {
-		return nil, err
-	}
-	res := &ldap.SearchResult{}
-	for _, e := range s.entries {
-		if !inScope(ldapschema.NormalizeDN(e.DN), base, req.Scope) {
-			continue
-		}
-		ok, err := matches(filter, e)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			res.Entries = append(res.Entries, project(e, req.Attributes))
-		}
-		if req.SizeLimit > 0 && len(res.Entries) >= req.SizeLimit {
-			return res, ldap.NewError(ldap.LDAPResultSizeLimitExceeded, fmt.Errorf("size limit exceeded"))
-		}
-	}
-	return res, nil
-}
-
-// SearchEach answers a search like Search, one entry at a time.
-func (s *Snapshot) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error) error {
-	res, err := s.Search(req)
-	if err != nil {
 		return err
 	}
-	for _, e := range res.Entries {
-		if err := each(e); err != nil {
+	found := 0
+	for _, i := range s.candidates(filter, root, req.Scope) {
+		e := s.decode(i)
+		ok, err := matches(filter, e)
+		if err != nil {
 			return err
+		}
+		if !ok {
+			continue
+		}
+		if err := each(project(e, req.Attributes)); err != nil {
+			return err
+		}
+		found++
+		if req.SizeLimit > 0 && found >= req.SizeLimit {
+			return ldap.NewError(ldap.LDAPResultSizeLimitExceeded, fmt.Errorf("size limit exceeded"))
 		}
 	}
 	return nil
 }
 
-func inScope(dn, base string, scope int) bool {
-	switch scope {
-	case ldap.ScopeBaseObject:
-		return dn == base
-	case ldap.ScopeSingleLevel:
-		if base == "" {
-			return !strings.Contains(dn, ",")
+// noSuchObject is the server's answer for a missing base: result 32 with
+// the deepest existing ancestor as the matched DN.
+func (s *Snapshot) noSuchObject(dn string) error {
+	err := &ldap.Error{ResultCode: ldap.LDAPResultNoSuchObject, Err: fmt.Errorf("no such object: %s", dn)}
+	for p := ldapschema.ParentOf(dn); p != ""; p = ldapschema.ParentOf(p) {
+		if _, ok := s.byDN[ldapschema.NormalizeDN(p)]; ok {
+			err.MatchedDN = p
+			break
 		}
-		return strings.HasSuffix(dn, ","+base) && ldapschema.NormalizeDN(ldapschema.ParentOf(dn)) == base
-	default:
-		return base == "" || dn == base || strings.HasSuffix(dn, ","+base)
 	}
+	return err
 }
 
-func project(e *ldap.Entry, attrs []string) *ldap.Entry {
-	if len(attrs) == 0 {
-		return e
-	}
-	out := ldap.NewEntry(e.DN, nil)
-	for _, a := range e.Attributes {
-		for _, want := range attrs {
-			if want == "*" || strings.EqualFold(want, a.Name) {
-				out.Attributes = append(out.Attributes, a)
-				break
+// inScope returns the entries of a search's scope, in file order.
+func (s *Snapshot) inScope(root int32, scope int) []int32 {
+	switch scope {
+	case ldap.ScopeBaseObject:
+		if root < 0 {
+			return nil
+		}
+		return []int32{root}
+	case ldap.ScopeSingleLevel:
+		if root >= 0 {
+			return s.entries[root].children
+		}
+		var out []int32
+		for i, e := range s.entries {
+			if parentKey(e.key) == "" {
+				out = append(out, int32(i))
 			}
+		}
+		return out
+	}
+	if root < 0 {
+		out := make([]int32, len(s.entries))
+		for i := range out {
+			out[i] = int32(i)
+		}
+		return out
+	}
+	out := []int32{root}
+	deep := false
+	for next := 0; next < len(out); next++ {
+		children, orphans := s.entries[out[next]].children, s.orphans[out[next]]
+		if (next > 0 && len(children) > 0) || len(orphans) > 0 {
+			deep = true
+		}
+		out = append(append(out, children...), orphans...)
+	}
+	if deep {
+		sort.Slice(out, func(a, b int) bool { return out[a] < out[b] })
+	}
+	return out
+}
+
+// candidates returns, in file order, the entries of the scope that may
+// match f: those an equality index finds when f allows one, else the whole
+// scope. Each candidate is still matched against f.
+func (s *Snapshot) candidates(f *ber.Packet, root int32, scope int) []int32 {
+	asserts, ok := lookups(f)
+	if !ok || scope == ldap.ScopeBaseObject {
+		return s.inScope(root, scope)
+	}
+	var out []int32
+	for _, a := range asserts {
+		if a.children {
+			key := ldapschema.NormalizeDN(a.value)
+			children := s.roots // a parent that is not in the snapshot has roots for children
+			if parent, ok := s.byDN[key]; ok {
+				children = s.entries[parent].children
+			}
+			for _, c := range children {
+				if parentKey(s.entries[c].key) == key && s.within(c, root, scope) {
+					out = append(out, c)
+				}
+			}
+			continue
+		}
+		index := s.index(indexKey{root: root, scope: scope, attr: strings.ToLower(a.attr)})
+		out = append(out, index[equalityKey(a.attr, a.value)]...)
+	}
+	if len(asserts) > 1 {
+		sort.Slice(out, func(a, b int) bool { return out[a] < out[b] })
+		out = compactSorted(out)
+	}
+	return out
+}
+
+// within reports whether entry i is in the scope.
+func (s *Snapshot) within(i, root int32, scope int) bool {
+	switch {
+	case scope == ldap.ScopeBaseObject:
+		return i == root && root >= 0
+	case scope == ldap.ScopeSingleLevel && root < 0:
+		return parentKey(s.entries[i].key) == ""
+	case scope == ldap.ScopeSingleLevel:
+		return s.entries[i].parent == root
+	}
+	for ; root >= 0 && i >= 0; i = s.entries[i].up {
+		if i == root {
+			return true
+		}
+	}
+	return root < 0
+}
+
+func compactSorted(list []int32) []int32 {
+	out := list[:0]
+	for i, x := range list {
+		if i == 0 || x != list[i-1] {
+			out = append(out, x)
 		}
 	}
 	return out
 }
 
-// matches evaluates a compiled filter against an entry.
-func matches(f *ber.Packet, e *ldap.Entry) (bool, error) {
-	switch f.Tag {
-	case ldap.FilterAnd:
-		for _, c := range f.Children {
-			ok, err := matches(c, e)
-			if err != nil || !ok {
-				return false, err
-			}
+// index returns the equality index of k, building it on first use: the
+// entries of the scope (in file order) by equalityKey of each value of
+// the attribute.
+func (s *Snapshot) index(k indexKey) map[string][]int32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if idx, ok := s.indexes[k]; ok {
+		return idx
+	}
+	idx := map[string][]int32{}
+	group, known := uint32(0), false
+	for _, n := range s.names {
+		if strings.EqualFold(n.name, k.attr) {
+			group, known = n.group, true
+			break
 		}
-		return true, nil
+	}
+	if known {
+		syntax := syntaxOf(k.attr)
+		// Values repeat (a user's DN in each of its sessions): each
+		// distinct value is keyed once.
+		keys := map[string]string{}
+		for _, i := range s.inScope(k.root, k.scope) {
+			s.eachValue(i, group, func(v string) {
+				key, ok := keys[v]
+				if !ok {
+					key = equalityKeyOf(syntax, v)
+					keys[v] = key
+				}
+				if list := idx[key]; len(list) == 0 || list[len(list)-1] != i {
+					idx[key] = append(list, i)
+				}
+			})
+		}
+	}
+	s.indexes[k] = idx
+	return idx
+}
+
+// assertion is an equality assertion of a filter, or (children) the
+// assertion entryDN:dnOneLevelMatch:=value.
+type assertion struct {
+	attr, value string
+	children    bool
+}
+
+// lookups returns equality (or children) assertions such that every entry f matches
+// satisfies at least one of them; ok is false when f offers none. Of an
+// and, the most selective part is used: assertions on attributes other
+// than objectClass (few values), else ones on objectClass.
+func lookups(f *ber.Packet) (asserts []assertion, ok bool) {
+	switch f.Tag {
+	case ldap.FilterEqualityMatch, ldap.FilterApproxMatch:
+		return []assertion{{attr: packetString(f.Children[0]), value: packetString(f.Children[1])}}, true
+	case ldap.FilterExtensibleMatch:
+		if rule, attr, value := extensibleParts(f); isChildrenMatch(rule, attr) {
+			return []assertion{{attr: attr, value: value, children: true}}, true
+		}
 	case ldap.FilterOr:
 		for _, c := range f.Children {
-			ok, err := matches(c, e)
-			if err != nil || ok {
-				return ok, err
+			more, ok := lookups(c)
+			if !ok {
+				return nil, false
+			}
+			asserts = append(asserts, more...)
+		}
+		return asserts, len(asserts) > 0
+	case ldap.FilterAnd:
+		var best []assertion
+		bestScore := 0
+		for _, c := range f.Children {
+			more, ok := lookups(c)
+			if !ok {
+				continue
+			}
+			score := 2
+			for _, a := range more {
+				if strings.EqualFold(a.attr, ldapschema.AttrObjectClass) {
+					score = 1
+				}
+			}
+			if score > bestScore || (score == bestScore && len(more) < len(best)) {
+				best, bestScore = more, score
 			}
 		}
-		return false, nil
-	case ldap.FilterNot:
-		ok, err := matches(f.Children[0], e)
-		return !ok, err
-	case ldap.FilterPresent:
-		name := packetString(f)
-		if strings.EqualFold(name, ldapschema.AttrObjectClass) {
-			return true, nil
-		}
-		return len(e.GetEqualFoldAttributeValues(name)) > 0, nil
-	case ldap.FilterEqualityMatch, ldap.FilterApproxMatch:
-		name, want := packetString(f.Children[0]), packetString(f.Children[1])
-		for _, v := range e.GetEqualFoldAttributeValues(name) {
-			if compareValues(name, v, want) == 0 {
-				return true, nil
-			}
-		}
-		return false, nil
-	case ldap.FilterGreaterOrEqual, ldap.FilterLessOrEqual:
-		name, want := packetString(f.Children[0]), packetString(f.Children[1])
-		for _, v := range e.GetEqualFoldAttributeValues(name) {
-			c := compareValues(name, v, want)
-			if (f.Tag == ldap.FilterGreaterOrEqual && c >= 0) || (f.Tag == ldap.FilterLessOrEqual && c <= 0) {
-				return true, nil
-			}
-		}
-		return false, nil
-	case ldap.FilterSubstrings:
-		name := packetString(f.Children[0])
-		for _, v := range e.GetEqualFoldAttributeValues(name) {
-			if substringMatch(strings.ToLower(v), f.Children[1].Children) {
-				return true, nil
-			}
-		}
-		return false, nil
+		return best, bestScore > 0
 	}
-	return false, fmt.Errorf("filter %q is not supported on a snapshot", ldap.FilterMap[uint64(f.Tag)])
-}
-
-func packetString(p *ber.Packet) string {
-	if s, ok := p.Value.(string); ok {
-		return s
-	}
-	return p.Data.String()
-}
-
-func substringMatch(v string, parts []*ber.Packet) bool {
-	pos := 0
-	for _, p := range parts {
-		s := strings.ToLower(packetString(p))
-		switch p.Tag {
-		case ldap.FilterSubstringsInitial:
-			if !strings.HasPrefix(v, s) {
-				return false
-			}
-			pos = len(s)
-		case ldap.FilterSubstringsAny:
-			i := strings.Index(v[pos:], s)
-			if i < 0 {
-				return false
-			}
-			pos += i + len(s)
-		case ldap.FilterSubstringsFinal:
-			if len(v)-len(s) < pos || !strings.HasSuffix(v, s) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// compareValues compares two values of an attribute the way the schema's
-// matching rules do: integers numerically, DNs as DNs, booleans and strings
-// ignoring case.
-func compareValues(attr, a, b string) int {
-	syntax := ldapschema.DirectoryString
-	if at, ok := ldapschema.Attribute(attr); ok {
-		syntax = at.Syntax
-	} else if strings.EqualFold(attr, ldapschema.AttrMember) {
-		syntax = ldapschema.DN
-	}
-	switch syntax {
-	case ldapschema.Integer:
-		x, errA := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
-		y, errB := strconv.ParseInt(strings.TrimSpace(b), 10, 64)
-		if errA == nil && errB == nil {
-			switch {
-			case x < y:
-				return -1
-			case x > y:
-				return 1
-			}
-			return 0
-		}
-	case ldapschema.DN:
-		return strings.Compare(ldapschema.NormalizeDN(a), ldapschema.NormalizeDN(b))
-	}
-	return strings.Compare(foldSpace(a), foldSpace(b))
-}
-
-// foldSpace applies caseIgnoreMatch's preparation: case folded, leading and
-// trailing spaces removed, inner runs of spaces collapsed.
-func foldSpace(s string) string {
-	return strings.ToLower(strings.Join(strings.Fields(s), " "))
-}
-
-// SortEntries orders entries by DN for stable output.
-func SortEntries(entries []*ldap.Entry) {
-	sort.Slice(entries, func(i, j int) bool {
-		return ldapschema.NormalizeDN(entries[i].DN) < ldapschema.NormalizeDN(entries[j].DN)
-	})
+	return nil, false
 }

@@ -37,6 +37,14 @@ func Or(filters ...string) string {
 	return "(|" + strings.Join(filters, "") + ")"
 }
 
+// ChildrenFilter matches the entries immediately below dn (entryDN with
+// dnOneLevelMatch, RFC 4517 and OpenLDAP's DN matching rules): one search
+// can read the children of several entries. back-mdb answers it from its
+// DN index, without scanning.
+func ChildrenFilter(dn string) string {
+	return "(" + ldapschema.AttrEntryDN + ":" + ldapschema.MatchDNOneLevel + ":=" + ldap.EscapeFilter(dn) + ")"
+}
+
 // ClassFilter is "(objectClass=class)".
 func ClassFilter(class string) string { return Filter(ldapschema.AttrObjectClass, class) }
 
@@ -51,7 +59,7 @@ func (s *Store) Entry(dn string, attrs ...string) (*ldap.Entry, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %s", dn, describe(err))
+		return nil, opError(err, "reading %s", dn)
 	}
 	if len(res.Entries) == 0 {
 		return nil, nil
@@ -59,8 +67,8 @@ func (s *Store) Entry(dn string, attrs ...string) (*ldap.Entry, error) {
 	return res.Entries[0], nil
 }
 
-// Find searches under base; a missing base yields no entries rather than
-// an error (a directory before `cpactl init` is simply empty). The search
+// Find searches under base; a base that does not exist is a *LayoutError
+// (exit 3): the base DN is wrong, or `cpactl init` has not run. The search
 // is paged (Client.SearchEach); Find collects what it streams, so use Each
 // for reads that can be as large as the directory.
 func (s *Store) Find(base string, scope int, filter string, attrs ...string) ([]*ldap.Entry, error) {
@@ -74,8 +82,9 @@ func (s *Store) Find(base string, scope int, filter string, attrs ...string) ([]
 
 // Each streams the entries a search under base finds to each, as Find
 // finds them, without holding them: memory stays bounded however many
-// there are. A missing base yields no entries. An error from each stops
-// the search and is returned as is.
+// there are. A base that does not exist is a *LayoutError, known from the
+// search's own answer (its matched DN), in the same round trip. An error
+// from each stops the search and is returned as is.
 func (s *Store) Each(base string, scope int, filter string, attrs []string, each func(*ldap.Entry) error) error {
 	if len(attrs) == 0 {
 		attrs = []string{"*"}
@@ -93,13 +102,13 @@ func (s *Store) Each(base string, scope int, filter string, attrs []string, each
 	case stopped != nil:
 		return stopped
 	case IsCode(err, ldap.LDAPResultNoSuchObject):
-		return nil
+		return s.layoutError(base, err)
 	case IsCode(err, ldap.LDAPResultSizeLimitExceeded):
-		return fmt.Errorf("searching %s for %s: %s (hint: the server limits how many entries this bind may read; "+
+		return fmt.Errorf("%w (hint: the server limits how many entries this bind may read; "+
 			"give the bind DN `limits dn.exact=\"DN\" size.prtotal=unlimited` in slapd's configuration, see docs/performance.md)",
-			base, filter, describe(err))
+			opError(err, "searching %s for %s", base, filter))
 	case err != nil:
-		return fmt.Errorf("searching %s for %s: %s", base, filter, describe(err))
+		return opError(err, "searching %s for %s", base, filter)
 	}
 	return nil
 }
@@ -128,7 +137,7 @@ func (s *Store) FindOne(kind, name, base string, scope int, filter string) (*lda
 // Add adds an entry, turning "already exists" into a clear error.
 func (s *Store) Add(w Writer, dn string, a ldapschema.Attrs) error {
 	if err := w.Add(a.AddRequest(dn)); err != nil {
-		return fmt.Errorf("adding %s: %s", dn, describe(err))
+		return opError(err, "adding %s", dn)
 	}
 	return nil
 }
@@ -145,7 +154,7 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 		if IsCode(err, ldap.LDAPResultAssertionFailed) {
 			return &ConflictError{What: dn}
 		}
-		return fmt.Errorf("modifying %s: %s", dn, describe(err))
+		return opError(err, "modifying %s", dn)
 	}
 	return nil
 }
@@ -153,7 +162,7 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 // Delete deletes one entry.
 func (s *Store) Delete(w Writer, dn string) error {
 	if err := w.Del(ldap.NewDelRequest(dn, nil)); err != nil {
-		return fmt.Errorf("deleting %s: %s", dn, describe(err))
+		return opError(err, "deleting %s", dn)
 	}
 	return nil
 }
@@ -171,8 +180,40 @@ func (s *Store) Settings() (ldapschema.SettingsRecord, error) {
 	return rec, err
 }
 
-// ErrNotInitialized says the base containers are missing.
-var ErrNotInitialized = errors.New("the directory has no cpactl layout under this base: run `cpactl init` first")
+// LayoutError says a search's base does not exist (exit 3): the base DN
+// itself (a wrong -b), or a container `cpactl init` creates.
+type LayoutError struct {
+	Base       string // the federation's base DN
+	DN         string // the search base that does not exist
+	BaseExists bool   // the server holds the base DN (so init has not run)
+}
+
+func (e *LayoutError) Error() string {
+	if !e.BaseExists {
+		return fmt.Sprintf("the base %s does not exist on the server", e.Base)
+	}
+	return fmt.Sprintf("%s does not exist: the directory has no cpactl layout under %s", e.DN, e.Base)
+}
+
+// Hint says what to do about it.
+func (e *LayoutError) Hint() string {
+	if !e.BaseExists {
+		return "check -b/--base (or CPACTL_BASE); `cpactl init` creates the base when it is the suffix of the server's database"
+	}
+	return "run `cpactl init` to create the layout"
+}
+
+// layoutError explains a search whose base is missing, from the deepest
+// existing entry the server matched.
+func (s *Store) layoutError(searchBase string, err error) error {
+	var le *ldap.Error
+	matched := ""
+	if errors.As(err, &le) {
+		matched = le.MatchedDN
+	}
+	exists := matched != "" && ldapschema.IsUnder(matched, s.DIT.Base)
+	return &LayoutError{Base: s.DIT.Base, DN: searchBase, BaseExists: exists}
+}
 
 // InitStep is one entry `cpactl init` considered.
 type InitStep struct {
@@ -180,54 +221,67 @@ type InitStep struct {
 	Created bool   `json:"created"`
 }
 
-// Init creates the base entry (when it is a dc= or o= entry that is
-// missing), the containers of SPEC §2.1 and cn=Common, skipping what exists.
-// With dryRun it reports what it would create.
-func (s *Store) Init(dryRun bool) ([]InitStep, error) {
-	type want struct {
-		dn    string
-		attrs ldapschema.Attrs
-	}
-	var wants []want
-	base, err := ldap.ParseDN(s.DIT.Base)
+// LayoutEntry is one entry of the layout `cpactl init` creates.
+type LayoutEntry struct {
+	DN    string
+	Attrs ldapschema.Attrs
+}
+
+// Layout returns the entries `cpactl init` creates under dit.Base, parents
+// first: the base entry when its first RDN is a dc= or o= value, the
+// containers of SPEC §2.1 (ldapschema.DIT.Containers) and cn=Common with
+// every setting at its default.
+func Layout(dit ldapschema.DIT) ([]LayoutEntry, error) {
+	var wants []LayoutEntry
+	base, err := ldap.ParseDN(dit.Base)
 	if err != nil || len(base.RDNs) == 0 {
-		return nil, fmt.Errorf("base %q is not a DN", s.DIT.Base)
+		return nil, fmt.Errorf("base %q is not a DN", dit.Base)
 	}
 	first := base.RDNs[0].Attributes[0]
 	switch strings.ToLower(first.Type) {
 	case "dc":
-		wants = append(wants, want{s.DIT.Base, ldapschema.Attrs{ldapschema.AttrObjectClass: {"top", "domain"},
-			"dc": {first.Value}}})
+		wants = append(wants, LayoutEntry{dit.Base, ldapschema.Attrs{ldapschema.AttrObjectClass: {ldapschema.ClassTop, "domain"},
+			ldapschema.AttrDC: {first.Value}}})
 	case "o":
-		wants = append(wants, want{s.DIT.Base, ldapschema.Attrs{ldapschema.AttrObjectClass: {"top", "organization"},
+		wants = append(wants, LayoutEntry{dit.Base, ldapschema.Attrs{ldapschema.AttrObjectClass: {ldapschema.ClassTop, ldapschema.ClassOrganization},
 			"o": {first.Value}}})
 	}
-	for _, dn := range s.DIT.Containers() {
-		wants = append(wants, want{dn, ldapschema.Attrs{ldapschema.AttrObjectClass: {"top", ldapschema.ClassOrganizationalUnit},
+	for _, dn := range dit.Containers() {
+		wants = append(wants, LayoutEntry{dn, ldapschema.Attrs{ldapschema.AttrObjectClass: {ldapschema.ClassTop, ldapschema.ClassOrganizationalUnit},
 			ldapschema.AttrOU: {ldapschema.NameOf(dn)}}})
 	}
-	wants = append(wants, want{s.DIT.Settings(), ldapschema.Attrs{
-		ldapschema.AttrObjectClass: {"top", ldapschema.ClassGlobalSettings}, ldapschema.AttrCN: {"Common"}}})
+	wants = append(wants, LayoutEntry{dit.Settings(), ldapschema.Attrs{
+		ldapschema.AttrObjectClass: {ldapschema.ClassTop, ldapschema.ClassGlobalSettings}, ldapschema.AttrCN: {ldapschema.NameOf(dit.Settings())}}})
+	return wants, nil
+}
 
+// Init creates the base entry (when it is a dc= or o= entry that is
+// missing), the containers of SPEC §2.1 and cn=Common, skipping what exists
+// (the entries of Layout). With dryRun it reports what it would create.
+func (s *Store) Init(dryRun bool) ([]InitStep, error) {
+	wants, err := Layout(s.DIT)
+	if err != nil {
+		return nil, err
+	}
 	var steps []InitStep
 	for _, w := range wants {
-		e, err := s.Entry(w.dn, "1.1")
+		e, err := s.Entry(w.DN, "1.1")
 		if err != nil {
 			return steps, err
 		}
 		if e != nil {
-			steps = append(steps, InitStep{DN: w.dn})
+			steps = append(steps, InitStep{DN: w.DN})
 			continue
 		}
 		if !dryRun {
-			if err := s.Add(s.Client, w.dn, w.attrs); err != nil {
-				if w.dn == s.DIT.Base {
+			if err := s.Add(s.Client, w.DN, w.Attrs); err != nil {
+				if w.DN == s.DIT.Base {
 					return steps, fmt.Errorf("%v (hint: the server has no database for %q? check -b)", err, s.DIT.Base)
 				}
 				return steps, err
 			}
 		}
-		steps = append(steps, InitStep{DN: w.dn, Created: true})
+		steps = append(steps, InitStep{DN: w.DN, Created: true})
 	}
 	return steps, nil
 }

@@ -69,9 +69,12 @@ func TestApplyLosesARaceWholly(t *testing.T) {
 	}
 }
 
-// TestApplyOneTransaction: adds, updates, a leaf delete and a subtree
-// delete in one plan land together, and leave no placeholder or trash.
-func TestApplyOneTransaction(t *testing.T) {
+// TestApplyTransactionAndMove: adds and updates land together in one
+// transaction, then the subtree (a pod with a Connection Server, which
+// slapd cannot delete in a transaction) moves out in one operation, then
+// the site it referred to goes in a second transaction; nothing is left in
+// the trash or as a placeholder.
+func TestApplyTransactionAndMove(t *testing.T) {
 	st := liveStore(t, join(layout, site("UK", "description: London"), site("Mars"),
 		pod("P9", "cn=Mars,ou=Sites,"+base),
 		"dn: cn=cs9,cn=P9,ou=Pods,"+base+"\nobjectClass: pae-ConnectionServer\ncn: cs9\n"))
@@ -82,11 +85,14 @@ func TestApplyOneTransaction(t *testing.T) {
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
+	if atomic, why := st.Atomic(&plan.Plan); atomic || why == "" {
+		t.Errorf("a plan deleting a subtree: atomic %v (%q)", atomic, why)
+	}
 	if err := st.ApplyPlan(&plan.Plan); err != nil {
 		t.Fatal(err)
 	}
-	if plan.Stepwise {
-		t.Error("one subtree and one leaf fit in one transaction")
+	if !plan.Stepwise || plan.Transactions != 2 {
+		t.Errorf("stepwise %v in %d transactions, want a transaction, a move and a transaction", plan.Stepwise, plan.Transactions)
 	}
 	if plan.Adds != 2 || plan.Updates != 1 || plan.Deletes != 3 {
 		t.Errorf("counts %d %d %d", plan.Adds, plan.Updates, plan.Deletes)

@@ -63,6 +63,9 @@ func TestDockerCompose(t *testing.T) {
 	if !strings.Contains(string(conf), "include /cpactl/cpactl.schema") {
 		t.Error("slapd.conf does not include the mounted schema")
 	}
+	if !strings.Contains(string(conf), ldapschema.IndexesConf()) {
+		t.Error("docker/slapd.conf lacks the indexes of `cpactl schema print --format indexes`: paste them into its database section")
+	}
 	fixture := svc.Environment["CPACTL_FIXTURE"]
 	if _, err := os.Stat(filepath.Join(mounted["/cpactl/fixtures"], fixture)); err != nil {
 		t.Errorf("fixture %q loaded by the service: %v", fixture, err)

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -13,13 +12,13 @@ import (
 
 func main() {
 	// Ctrl-C outside a prompt: LDAP writes are single operations or
-	// transactions, so stopping between them leaves nothing half-written.
+	// transactions, so stopping between them leaves nothing half-written
+	// (a commit in flight is waited for: commands.Interrupted).
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sigs
-		fmt.Fprintln(os.Stderr, "cpactl: interrupted")
-		os.Exit(commands.ExitInterrupted)
+		os.Exit(commands.Interrupted(os.Stderr, sigs))
 	}()
 	os.Exit(commands.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -12,20 +12,22 @@ package slapdtest
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/go-ldap/ldap/v3"
-	"github.com/go-ldap/ldif"
 
 	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/ldif"
 )
 
 // Binary is the slapd the harness runs.
@@ -51,6 +53,20 @@ type Config struct {
 	LDIF string
 	// WithBase adds the base entry (dc=...) before LDIF.
 	WithBase bool
+	// Durable makes back-mdb sync every commit to disk, as a production
+	// server does (default: dbnosync, for speed).
+	Durable bool
+	// Threads is slapd's worker thread count (`threads`); 0 keeps slapd's
+	// default of 16.
+	Threads int
+	// Debug is slapd's -d level (default 0: no logging); Server.Log returns
+	// what it printed. Level 32 ("filter") reports unindexed searches.
+	Debug string
+	// Log also receives slapd's standard output and error.
+	Log io.Writer
+	// NoIndexes leaves out the indexes cpactl's searches need
+	// (ldapschema.Indexes), which every server has by default.
+	NoIndexes bool
 	// Limits replaces the database's limits line (default: "limits users
 	// size=unlimited"); "sizelimit 500" alone is slapd's own default.
 	Limits string
@@ -69,7 +85,29 @@ type Server struct {
 
 	cmd  *exec.Cmd
 	done chan error
+	log  *syncBuffer
 }
+
+// syncBuffer collects slapd's output while it runs.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// Log returns what slapd has printed so far (see Config.Debug).
+func (s *Server) Log() string { return s.log.String() }
 
 // Available reports why slapd cannot run here, or nil.
 func Available() error {
@@ -155,15 +193,25 @@ func start(cfg Config) (s *Server, err error) {
 	if err := os.WriteFile(filepath.Join(dir, "cpactl.schema"), []byte(schema), 0o600); err != nil {
 		return nil, err
 	}
-	conf := s.config(schema != "", cfg.TLS, cfg.Limits)
+	conf := s.config(schema != "", cfg.TLS, cfg)
 	confPath := filepath.Join(dir, "slapd.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(Binary, "-d", "0", "-h", strings.Join(listen, " "), "-f", confPath)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	cmd.Stdout = &stderr
+	debug := cfg.Debug
+	if debug == "" {
+		debug = "0"
+	}
+	cmd := exec.Command(Binary, "-d", debug, "-h", strings.Join(listen, " "), "-f", confPath)
+	cmd.Dir = dir // where a core dump lands
+	stderr := &syncBuffer{}
+	s.log = stderr
+	var out io.Writer = stderr
+	if cfg.Log != nil {
+		out = io.MultiWriter(stderr, cfg.Log)
+	}
+	cmd.Stderr = out
+	cmd.Stdout = out
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting slapd: %v", err)
 	}
@@ -195,7 +243,7 @@ func baseEntry(base string) string {
 	return fmt.Sprintf("dn: %s\nobjectClass: top\nobjectClass: domain\n%s: %s\n", base, first.Type, first.Value)
 }
 
-func (s *Server) config(withSchema, withTLS bool, limits string) string {
+func (s *Server) config(withSchema, withTLS bool, cfg Config) string {
 	var b strings.Builder
 	for _, name := range []string{"core", "cosine", "nis", "inetorgperson"} {
 		fmt.Fprintf(&b, "include /etc/ldap/schema/%s.schema\n", name)
@@ -204,6 +252,13 @@ func (s *Server) config(withSchema, withTLS bool, limits string) string {
 		fmt.Fprintf(&b, "include %s\n", filepath.Join(s.Dir, "cpactl.schema"))
 	}
 	fmt.Fprintf(&b, "pidfile %s\nargsfile %s\n", filepath.Join(s.Dir, "slapd.pid"), filepath.Join(s.Dir, "slapd.args"))
+	if cfg.Threads > 0 {
+		fmt.Fprintf(&b, "threads %d\n", cfg.Threads)
+	}
+	// No syslog: slapd's default loglevel (stats) sends two lines per
+	// operation to syslog, and without a syslog daemon each costs a socket,
+	// a failed connect and a close.
+	b.WriteString("loglevel 0\n")
 	b.WriteString("modulepath /usr/lib/ldap\nmoduleload back_mdb.so\n")
 	if withTLS {
 		fmt.Fprintf(&b, "TLSCACertificateFile %s\nTLSCertificateFile %s\nTLSCertificateKeyFile %s\n",
@@ -214,8 +269,15 @@ func (s *Server) config(withSchema, withTLS bool, limits string) string {
 	fmt.Fprintf(&b, "database config\nrootdn %q\nrootpw %s\n", ConfigDN, ConfigPassword)
 	fmt.Fprintf(&b, "access to * by dn.exact=\"gidNumber=%d+uidNumber=%d,cn=peercred,cn=external,cn=auth\" manage by * break\n",
 		os.Getgid(), os.Getuid())
-	fmt.Fprintf(&b, "database mdb\nmaxsize 1073741824\ndbnosync\nsuffix %q\nrootdn %q\nrootpw %s\ndirectory %s\n",
-		s.Base, s.RootDN, RootPassword, filepath.Join(s.Dir, "db"))
+	b.WriteString("database mdb\nmaxsize 1073741824\n")
+	if !cfg.Durable {
+		b.WriteString("dbnosync\n")
+	}
+	fmt.Fprintf(&b, "suffix %q\nrootdn %q\nrootpw %s\ndirectory %s\n", s.Base, s.RootDN, RootPassword, filepath.Join(s.Dir, "db"))
+	if withSchema && !cfg.NoIndexes {
+		b.WriteString(ldapschema.IndexesConf())
+	}
+	limits := cfg.Limits
 	if limits == "" {
 		limits = "limits users size=unlimited"
 	}
@@ -266,9 +328,48 @@ func (s *Server) waitReady() error {
 	return errors.New("slapd did not answer within 15s")
 }
 
-// Stop stops the server by its own PID and removes its directory.
+// Freeze stops the server process (SIGSTOP, by its own PID): it keeps its
+// port, the kernel still accepts connections, and nothing answers until
+// Thaw. A test that freezes must thaw before it ends (Stop does).
+func (s *Server) Freeze() error { return s.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Thaw resumes a frozen server (SIGCONT).
+func (s *Server) Thaw() error { return s.cmd.Process.Signal(syscall.SIGCONT) }
+
+// Exited reports whether slapd has exited (crashed, as nothing but Stop
+// stops it), and how.
+func (s *Server) Exited() (bool, error) {
+	if s.cmd == nil {
+		return true, nil
+	}
+	select {
+	case err := <-s.done:
+		s.done <- err
+		return true, err
+	default:
+		return false, nil
+	}
+}
+
+// PID is slapd's process ID (0 once stopped).
+func (s *Server) PID() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
+// Stop stops the server by its own PID and removes its directory. A core
+// dump slapd left there (it runs in that directory) is kept in the
+// directory SLAPDTEST_CORES names, when set.
 func (s *Server) Stop() error {
+	if dir := os.Getenv("SLAPDTEST_CORES"); dir != "" {
+		if data, err := os.ReadFile(filepath.Join(s.Dir, "core")); err == nil {
+			_ = os.WriteFile(filepath.Join(dir, "core-"+filepath.Base(s.Dir)), data, 0o600)
+		}
+	}
 	if s.cmd != nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Signal(syscall.SIGCONT) // a frozen server cannot take SIGTERM
 		_ = s.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-s.done:
@@ -295,9 +396,12 @@ func (s *Server) Dial() (*ldap.Conn, error) {
 	return c, nil
 }
 
-// Load adds the entries of an LDIF text as the root DN.
+// Load adds the entries (and add records) of an LDIF text as the root DN.
 func (s *Server) Load(text string) error {
-	l, err := ldif.Parse(text)
+	entries, err := ldif.ReadEntries(strings.NewReader(text))
+	if errors.Is(err, ldif.ErrNotEntry) {
+		return fmt.Errorf("slapdtest: only entries can be loaded (%v)", err)
+	}
 	if err != nil {
 		return fmt.Errorf("slapdtest: parsing LDIF: %v", err)
 	}
@@ -306,16 +410,10 @@ func (s *Server) Load(text string) error {
 		return err
 	}
 	defer c.Close()
-	for _, e := range l.Entries {
-		req := e.Add
-		if e.Entry != nil {
-			req = ldap.NewAddRequest(e.Entry.DN, nil)
-			for _, a := range e.Entry.Attributes {
-				req.Attribute(a.Name, a.Values)
-			}
-		}
-		if req == nil {
-			return fmt.Errorf("slapdtest: only entries can be loaded")
+	for _, e := range entries {
+		req := ldap.NewAddRequest(e.DN, nil)
+		for _, a := range e.Attributes {
+			req.Attribute(a.Name, a.Values)
 		}
 		if err := c.Add(req); err != nil {
 			return fmt.Errorf("slapdtest: adding %s: %v", req.DN, err)

@@ -1,0 +1,36 @@
+package commands
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/directory"
+)
+
+func TestInterruptedWithoutACommit(t *testing.T) {
+	var stderr bytes.Buffer
+	if code := Interrupted(&stderr, make(chan os.Signal)); code != ExitInterrupted {
+		t.Errorf("exit %d, want %d", code, ExitInterrupted)
+	}
+	if stderr.String() != "cpactl: interrupted\n" {
+		t.Errorf("stderr %q", stderr.String())
+	}
+}
+
+func TestExitCodeOfAnUnknownOutcome(t *testing.T) {
+	lost := &directory.OutcomeUnknownError{What: "the commit of the transaction",
+		Err: ldap.NewError(ldap.ErrorNetwork, errors.New("ldap: connection timed out"))}
+	for _, err := range []error{lost, fmt.Errorf("apply: %w", lost)} {
+		if code := ExitCode(err); code != ExitUnknown {
+			t.Errorf("%v: exit %d, want %d", err, code, ExitUnknown)
+		}
+		if hintOf(err) == "" {
+			t.Errorf("%v: no hint", err)
+		}
+	}
+}

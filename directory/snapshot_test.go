@@ -1,0 +1,261 @@
+package directory
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/ldif"
+)
+
+// scan is the reference a snapshot's indexes must agree with: every entry
+// decoded, its scope found from its ancestors (by ParentOf), the filter
+// matched.
+type scan struct {
+	s       *Snapshot
+	entries []*ldap.Entry
+	dn      []string          // normalized
+	parent  []string          // normalized
+	above   []map[string]bool // normalized DNs of the entry and its ancestors
+}
+
+func newScan(s *Snapshot) *scan {
+	sc := &scan{s: s, entries: s.Entries()}
+	for _, e := range sc.entries {
+		sc.dn = append(sc.dn, ldapschema.NormalizeDN(e.DN))
+		sc.parent = append(sc.parent, ldapschema.NormalizeDN(ldapschema.ParentOf(e.DN)))
+		above := map[string]bool{"": true}
+		for p := e.DN; p != ""; p = ldapschema.ParentOf(p) {
+			above[ldapschema.NormalizeDN(p)] = true
+		}
+		sc.above = append(sc.above, above)
+	}
+	return sc
+}
+
+func (sc *scan) search(req *ldap.SearchRequest) ([]string, error) {
+	base := ldapschema.NormalizeDN(req.BaseDN)
+	filter, err := ldap.CompileFilter(req.Filter)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i, e := range sc.entries {
+		var in bool
+		switch req.Scope {
+		case ldap.ScopeBaseObject:
+			in = sc.dn[i] == base
+		case ldap.ScopeSingleLevel:
+			in = sc.parent[i] == base
+		default:
+			in = sc.above[i][base]
+		}
+		if !in {
+			continue
+		}
+		ok, err := matches(filter, e)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, e.DN)
+		}
+	}
+	return out, nil
+}
+
+// indexedSearch is what Search answers, as DNs in order.
+func indexedSearch(s *Snapshot, req *ldap.SearchRequest) ([]string, error) {
+	res, err := s.Search(req)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range res.Entries {
+		out = append(out, e.DN)
+	}
+	return out, nil
+}
+
+// equalitySearches asks, for values of n entries spread over the
+// snapshot, every kind of search its indexes serve, from several bases
+// and scopes.
+func equalitySearches(s *Snapshot, n int) []*ldap.SearchRequest {
+	var reqs []*ldap.SearchRequest
+	bases := []string{""}
+	for i := 0; i < s.Len() && i < 6; i++ {
+		bases = append(bases, s.entries[i].dn)
+	}
+	var filters []string
+	for k := 0; k < s.Len() && k < n; k++ {
+		e := s.decode(int32(k * s.Len() / min(n, s.Len())))
+		for _, a := range e.Attributes {
+			v := a.Values[len(a.Values)-1]
+			filters = append(filters, Filter(a.Name, v), Filter(strings.ToUpper(a.Name), " "+strings.ToUpper(v)+" "),
+				And(ClassFilter("top"), Filter(a.Name, v)), Or(Filter(a.Name, v), Filter(ldapschema.AttrCN, "nothing")))
+		}
+		filters = append(filters, ChildrenFilter(e.DN), And(ChildrenFilter(strings.ToUpper(e.DN)), "(objectClass=*)"))
+	}
+	for _, b := range bases {
+		for _, scope := range []int{ldap.ScopeBaseObject, ldap.ScopeSingleLevel, ldap.ScopeWholeSubtree} {
+			for _, f := range filters {
+				reqs = append(reqs, ldap.NewSearchRequest(b, scope, 0, 0, 0, false, f, nil, nil))
+			}
+		}
+	}
+	return reqs
+}
+
+func compareWithScan(t *testing.T, s *Snapshot, reqs []*ldap.SearchRequest) {
+	t.Helper()
+	sc := newScan(s)
+	for _, req := range reqs {
+		want, errScan := sc.search(req)
+		got, errIndex := indexedSearch(s, req)
+		if IsCode(errIndex, ldap.LDAPResultNoSuchObject) {
+			continue // a missing base: the scan does not judge that
+		}
+		if (errIndex == nil) != (errScan == nil) {
+			t.Fatalf("search %s (scope %d) under %q: scan error %v, indexed error %v", req.Filter, req.Scope, req.BaseDN,
+				errScan, errIndex)
+		}
+		if strings.Join(want, "\n") != strings.Join(got, "\n") {
+			t.Fatalf("search %s (scope %d) under %q:\nscan:\n%s\nindexed:\n%s", req.Filter, req.Scope, req.BaseDN,
+				strings.Join(want, "\n"), strings.Join(got, "\n"))
+		}
+	}
+}
+
+// TestSnapshotIndexesAnswerAsAScan: every search, through the indexes,
+// finds what decoding and matching every entry finds, in the same (file)
+// order.
+func TestSnapshotIndexesAnswerAsAScan(t *testing.T) {
+	snap, err := ParseSnapshot(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareWithScan(t, snap, searches())
+	compareWithScan(t, snap, equalitySearches(snap, snap.Len()))
+	text, _ := synthetic{sessions: 200}.text()
+	big, err := ParseSnapshot(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareWithScan(t, big, equalitySearches(big, 12))
+}
+
+func TestParentKey(t *testing.T) {
+	for _, dn := range []string{
+		dit.Base, dit.Site(`R&D, "West" <1>+;=*()\ Zürich`), dit.Host("p,1", `f\2`, "h+3"), `cn=a\,b,dc=x`, `cn=a\\,dc=x`,
+		`cn=\#a+sn=b\ ,ou=c\;d,dc=x`, "dc=x",
+	} {
+		if got, want := parentKey(ldapschema.NormalizeDN(dn)), ldapschema.NormalizeDN(ldapschema.ParentOf(dn)); got != want {
+			t.Errorf("parentKey(%q) = %q, want %q", dn, got, want)
+		}
+	}
+}
+
+// TestEqualityKeyFollowsTheMatchingRules: values compareValues finds equal
+// share an index key (integers by value, DNs as DNs, strings ignoring case
+// and spaces).
+func TestEqualityKeyFollowsTheMatchingRules(t *testing.T) {
+	for _, tt := range []struct{ attr, a, b string }{
+		{ldapschema.AttrSessions, "7", " +7 "},
+		{ldapschema.AttrSessions, "007", "7"},
+		{ldapschema.AttrSessions, "seven", "SEVEN"},
+		{ldapschema.AttrUserDN, "uid=A,ou=People,dc=x", "UID=a, OU=people,DC=X"},
+		{ldapschema.AttrMember, `cn=a\,b,dc=x`, `CN=A\2Cb,dc=x`},
+		{ldapschema.AttrCN, "  Alice   Martin", "alice martin "},
+	} {
+		if compareValues(tt.attr, tt.a, tt.b) != 0 {
+			t.Errorf("%s: %q and %q do not compare equal", tt.attr, tt.a, tt.b)
+		}
+		if equalityKey(tt.attr, tt.a) != equalityKey(tt.attr, tt.b) {
+			t.Errorf("%s: %q and %q have different keys", tt.attr, tt.a, tt.b)
+		}
+	}
+	if equalityKey(ldapschema.AttrSessions, "7") == equalityKey(ldapschema.AttrSessions, "8") {
+		t.Error("7 and 8 share a key")
+	}
+}
+
+func FuzzEqualityKey(f *testing.F) {
+	f.Add(0, "7", "07")
+	f.Add(1, "uid=a,dc=x", "UID=A, DC=x")
+	f.Add(2, " a  b", "A B ")
+	attrs := []string{ldapschema.AttrSessions, ldapschema.AttrUserDN, ldapschema.AttrCN, ldapschema.AttrMember}
+	f.Fuzz(func(t *testing.T, which int, a, b string) {
+		attr := attrs[(which%len(attrs)+len(attrs))%len(attrs)]
+		if compareValues(attr, a, b) == 0 && equalityKey(attr, a) != equalityKey(attr, b) {
+			t.Fatalf("%s: %q and %q are equal but keyed %q and %q", attr, a, b, equalityKey(attr, a), equalityKey(attr, b))
+		}
+	})
+}
+
+// FuzzSnapshotSearch: on any LDIF a snapshot accepts, searches through the
+// indexes answer as a scan does, and the parent index agrees with
+// ParentOf.
+func FuzzSnapshotSearch(f *testing.F) {
+	f.Add(sample())
+	f.Add("dn: dc=x\nobjectClass: top\n\ndn: cn=a\\,b,dc=x\ncn: a,b\nmember: CN=A\\,B, DC=X\n\ndn: cn=c,cn=a\\,b,dc=x\ncn: c\n")
+	f.Add("dn: cn=b,dc=y\ncn: b\npae-Sessions: 07\n\ndn: dc=y\ndc: y\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		s, err := ParseSnapshot(text)
+		if err != nil {
+			return
+		}
+		for _, e := range s.entries {
+			if p := ldapschema.ParentOf(e.dn); p != "" && parentKey(e.key) != ldapschema.NormalizeDN(p) {
+				t.Fatalf("%q: parent key %q, ParentOf %q", e.dn, parentKey(e.key), ldapschema.NormalizeDN(p))
+			}
+		}
+		compareWithScan(t, s, searches())
+		compareWithScan(t, s, equalitySearches(s, 6))
+	})
+}
+
+// flatten renders entries as sorted "dn|attribute|value" lines.
+func flatten(entries []*ldap.Entry) string {
+	var lines []string
+	for _, e := range entries {
+		for _, a := range e.Attributes {
+			for _, v := range a.Values {
+				lines = append(lines, e.DN+"|"+strings.ToLower(a.Name)+"|"+v)
+			}
+		}
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+// FuzzLDIFRoundTrip: what WriteLDIF (export) writes from any entries the
+// reader accepts reads back as the same entries, through the reader and
+// as a snapshot.
+func FuzzLDIFRoundTrip(f *testing.F) {
+	f.Add(sample())
+	f.Add("dn:: Y249WsO8cmljaA==\ncn:: IGxlYWRpbmc=\ndescription: trailing \n\ndn: cn=b\nchangetype: add\ncn: b\nseeAlso:\n")
+	f.Add("version: 1\n# c\ndn: cn=a,\n dc=x\r\ncn;lang-fr: a\n  b\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		entries, err := ldif.ReadEntries(strings.NewReader(text))
+		if err != nil {
+			return
+		}
+		var out strings.Builder
+		if err := WriteLDIF(&out, entries); err != nil {
+			t.Fatal(err)
+		}
+		again, err := ldif.ReadEntries(strings.NewReader(out.String()))
+		if err != nil {
+			t.Fatalf("export does not read back: %v\n%s", err, out.String())
+		}
+		if flatten(entries) != flatten(again) {
+			t.Fatalf("export reads back differently:\nbefore:\n%s\nafter:\n%s", flatten(entries), flatten(again))
+		}
+		if s, err := ParseSnapshot(out.String()); err == nil && flatten(s.Entries()) != flatten(entries) {
+			t.Fatalf("the snapshot of the export differs:\n%s\n%s", flatten(s.Entries()), flatten(entries))
+		}
+	})
+}
