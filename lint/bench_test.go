@@ -2,8 +2,11 @@ package lint
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/generate"
 	"github.com/cpactl/cpactl/internal/benchfed"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -27,4 +30,36 @@ func BenchmarkLint(b *testing.B) {
 			b.ReportMetric(float64(findings), "findings")
 		})
 	}
+}
+
+// BenchmarkLintGenerated lints `cpactl generate --preset cpa-max` as
+// `cpactl lint --from` reads it (a lint-clean federation: no rule reports,
+// so no walk of the groups).
+func BenchmarkLintGenerated(b *testing.B) {
+	cfg, err := generate.Preset(generate.PresetCPAMax)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.Base = ldapschema.DefaultBase
+	var ldif strings.Builder
+	n, err := generate.Write(&ldif, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	snap, err := directory.ParseSnapshot(ldif.String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	inv, err := directory.NewStore(snap, cfg.Base).Inventory()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var findings int
+	cpu := benchfed.CPUTime()
+	for b.Loop() {
+		findings = len(Run(*inv))
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entry")
+	b.ReportMetric(float64((benchfed.CPUTime()-cpu).Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/entry")
+	b.ReportMetric(float64(findings), "findings")
 }
