@@ -7,46 +7,13 @@ package broker
 import (
 	"sort"
 	"strings"
-	"unicode"
+
+	"github.com/cpactl/cpactl/internal/fold"
 )
 
 // foldKey maps a name to a key shared by exactly the names strings.EqualFold
-// accepts as equal: every rune is replaced by the smallest rune of its
-// simple case-folding orbit.
-func foldKey(s string) string {
-	// Fast path: the orbit of an ASCII letter has its upper case as its
-	// smallest rune (k, K and the Kelvin sign fold to K), and other ASCII
-	// runes fold to themselves.
-	ascii, lower := true, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 {
-			ascii = false
-			break
-		}
-		if 'a' <= c && c <= 'z' {
-			lower = true
-		}
-	}
-	if ascii {
-		if !lower {
-			return s
-		}
-		return strings.ToUpper(s)
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		m := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			if f < m {
-				m = f
-			}
-		}
-		b.WriteRune(m)
-	}
-	return b.String()
-}
+// accepts as equal (fold.Key).
+func foldKey(s string) string { return fold.Key(s) }
 
 // sortNames sorts names in the name order every listing, tie and random
 // order of the broker uses: case-insensitive, exact spelling breaking ties

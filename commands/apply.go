@@ -91,7 +91,7 @@ func (o *applyOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	current, err := currentState(st)
+	current, err := currentState(st, desired)
 	if err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ func (o *diffOptions) run() error {
 	for _, pr := range append(append([]reconcile.Problem(nil), desired.Problems...), desired.Foreign...) {
 		o.g.warn("%s: %s (not compared)", o.File, pr)
 	}
-	current, err := currentState(st)
+	current, err := currentState(st, desired)
 	if err != nil {
 		return err
 	}
@@ -116,18 +116,24 @@ func checkFileBase(snap *directory.Snapshot, base, file string) error {
 	return errorf("pass -b with the file's base DN", "%s holds no entry under the base %s", file, base)
 }
 
-// currentState reads every entry under the store's base; a base the
-// server does not hold yet is an empty directory (apply creates it).
-func currentState(st *directory.Store) (*reconcile.State, error) {
-	entries, err := st.Find(st.DIT.Base, ldap.ScopeWholeSubtree, "(objectClass=*)")
+// currentState reads every entry under the store's base against desired,
+// streamed: only the entries that differ are kept
+// (reconcile.NewCurrentState). A base the server does not hold yet is an
+// empty directory (apply creates it).
+func currentState(st *directory.Store, desired *reconcile.State) (*reconcile.State, error) {
+	current := reconcile.NewCurrentState(desired)
+	err := st.Each(st.DIT.Base, ldap.ScopeWholeSubtree, "(objectClass=*)", nil, func(e *ldap.Entry) error {
+		current.Add(e)
+		return nil
+	})
 	var layout *directory.LayoutError
 	if errors.As(err, &layout) && !layout.BaseExists {
-		entries, err = nil, nil
+		err = nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return reconcile.NewState(st.DIT, entries), nil
+	return current, nil
 }
 
 // diffTable renders a report: one row per added or removed entry, one row

@@ -338,22 +338,31 @@ func (s *Store) Assignments(filter string) ([]ldapschema.Assignment, error) {
 	return mapSorted(entries, ldapschema.AssignmentFromEntry, func(x ldapschema.Assignment) string { return x.DN })
 }
 
-// mapSorted maps entries to records and sorts them by key, case-insensitively.
+// mapSorted maps entries to records and sorts them by key,
+// case-insensitively (each key lowered once, not in the comparisons).
 func mapSorted[T any](entries []*ldap.Entry, from func(*ldap.Entry) (T, error), key func(T) string) ([]T, error) {
-	out := make([]T, 0, len(entries))
+	type keyed struct {
+		lower, key string
+		r          T
+	}
+	ks := make([]keyed, 0, len(entries))
 	for _, e := range entries {
 		r, err := from(e)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r)
+		k := key(r)
+		ks = append(ks, keyed{strings.ToLower(k), k, r})
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := strings.ToLower(key(out[i])), strings.ToLower(key(out[j]))
-		if a != b {
-			return a < b
+	sort.SliceStable(ks, func(i, j int) bool {
+		if ks[i].lower != ks[j].lower {
+			return ks[i].lower < ks[j].lower
 		}
-		return key(out[i]) < key(out[j])
+		return ks[i].key < ks[j].key
 	})
+	out := make([]T, len(ks))
+	for i := range ks {
+		out[i] = ks[i].r
+	}
 	return out, nil
 }

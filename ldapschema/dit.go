@@ -142,10 +142,23 @@ func RowID(dns ...string) string {
 // NormalizeDN returns a canonical form of dn for comparisons and map keys:
 // attribute types and values lower-cased, escaping re-done by cpactl's
 // rules. A DN that does not parse is returned lower-cased.
+//
+// The common DN (printable ASCII, no escapes, quotes, '#', '+' or ';') is
+// normalized without parsing, and a DN already in canonical form is
+// returned as it is, without allocating; any other DN goes through
+// ldap.ParseDN. Both give the same result (FuzzDNFastPaths checks it).
 func NormalizeDN(dn string) string {
 	if dn == "" {
 		return ""
 	}
+	if rdns, ok := scanSimpleDN(dn); ok {
+		return rdns.normalize(dn)
+	}
+	return normalizeParsed(dn)
+}
+
+// normalizeParsed is NormalizeDN through ldap.ParseDN.
+func normalizeParsed(dn string) string {
 	parsed, err := ldap.ParseDN(dn)
 	if err != nil {
 		return strings.ToLower(dn)
@@ -162,11 +175,14 @@ func NormalizeDN(dn string) string {
 }
 
 // EqualDN reports whether two DNs name the same entry.
-func EqualDN(a, b string) bool { return NormalizeDN(a) == NormalizeDN(b) }
+func EqualDN(a, b string) bool { return a == b || NormalizeDN(a) == NormalizeDN(b) }
 
 // NameOf returns the value of the first RDN of dn: the object's name. It
 // returns "" when dn does not parse.
 func NameOf(dn string) string {
+	if rdns, ok := scanSimpleDN(dn); ok {
+		return dn[rdns.valueStart:rdns.valueEnd]
+	}
 	parsed, err := ldap.ParseDN(dn)
 	if err != nil || len(parsed.RDNs) == 0 || len(parsed.RDNs[0].Attributes) == 0 {
 		return ""
@@ -174,9 +190,30 @@ func NameOf(dn string) string {
 	return parsed.RDNs[0].Attributes[0].Value
 }
 
+// FirstRDN returns the attribute types and values of dn's first RDN (types
+// as written, values decoded); false when dn does not parse or is empty.
+func FirstRDN(dn string) ([]ldap.AttributeTypeAndValue, bool) {
+	if rdns, ok := scanSimpleDN(dn); ok {
+		return []ldap.AttributeTypeAndValue{{Type: dn[rdns.typeStart:rdns.typeEnd],
+			Value: dn[rdns.valueStart:rdns.valueEnd]}}, true
+	}
+	parsed, err := ldap.ParseDN(dn)
+	if err != nil || len(parsed.RDNs) == 0 {
+		return nil, false
+	}
+	out := make([]ldap.AttributeTypeAndValue, len(parsed.RDNs[0].Attributes))
+	for i, a := range parsed.RDNs[0].Attributes {
+		out[i] = *a
+	}
+	return out, true
+}
+
 // ParentOf returns the DN of dn's parent, "" when it has none or does not
 // parse.
 func ParentOf(dn string) string {
+	if rdns, ok := scanSimpleDN(dn); ok {
+		return rdns.parent(dn)
+	}
 	parsed, err := ldap.ParseDN(dn)
 	if err != nil || len(parsed.RDNs) < 2 {
 		return ""
@@ -184,8 +221,199 @@ func ParentOf(dn string) string {
 	return (&ldap.DN{RDNs: parsed.RDNs[1:]}).String()
 }
 
-// IsUnder reports whether dn is base or inside base's subtree.
+// simpleDN is what scanSimpleDN learns of a simple DN.
+type simpleDN struct {
+	// The first RDN's type is dn[typeStart:typeEnd] and its value
+	// dn[valueStart:valueEnd] (outer spaces excluded); the RDN ends at
+	// firstEnd (its comma, or the end of dn).
+	typeStart, typeEnd, valueStart, valueEnd, firstEnd int
+	// canonical is set when dn is already what NormalizeDN returns: no upper
+	// case letter, no space around a type or a value; tight when there is no
+	// space around a type or a value (so that NormalizeDN lower-cases dn).
+	canonical, tight bool
+	// parentCanonical is the same for the part after the first RDN, as
+	// ParentOf renders it (which keeps the values' case).
+	parentCanonical bool
+}
+
+// simpleDNByte reports whether c may appear in a simple DN: printable ASCII
+// except those that are escaped, decoded or refused (RFC 4514): backslash,
+// '"', the separators '+' and ';', '<', '>', and '#', which may start a
+// BER-encoded value.
+func simpleDNByte(c byte) bool { return simpleDNBytes[c] }
+
+var simpleDNBytes = func() (t [256]bool) {
+	for c := ' '; c <= '~'; c++ {
+		t[c] = !strings.ContainsRune(`\"+;<>#`, c)
+	}
+	return t
+}()
+
+// scanSimpleDN reports whether dn is a simple DN: one or more comma-separated
+// RDNs type=value of simpleDNByte characters, each type non-empty once its
+// outer spaces are trimmed. For such a DN, ldap.ParseDN succeeds with one
+// attribute per RDN whose type and value are the trimmed text, and
+// ldap.EscapeDN of a lower-cased value changes nothing; so the fast paths
+// agree with the parsing ones.
+func scanSimpleDN(dn string) (simpleDN, bool) {
+	d := simpleDN{canonical: true, tight: true, parentCanonical: true}
+	if dn == "" {
+		return d, false
+	}
+	start, eq, n := 0, -1, 0
+	for i := 0; i <= len(dn); i++ {
+		c := byte(',') // the end of dn closes the last RDN
+		if i < len(dn) {
+			c = dn[i]
+			if !simpleDNByte(c) {
+				return d, false
+			}
+			if 'A' <= c && c <= 'Z' {
+				d.canonical = false
+				if n > 0 && eq < 0 {
+					d.parentCanonical = false // in a type: ParentOf lower-cases it
+				}
+			}
+		}
+		switch {
+		case c == '=' && eq < 0:
+			eq = i
+		case c == ',':
+			if eq < 0 {
+				return d, false
+			}
+			ts, te := trimSpaces(dn, start, eq)
+			vs, ve := trimSpaces(dn, eq+1, i)
+			if ts == te {
+				return d, false
+			}
+			if ts != start || te != eq || vs != eq+1 || ve != i {
+				d.canonical, d.tight = false, false
+				if n > 0 {
+					d.parentCanonical = false
+				}
+			}
+			if n == 0 {
+				d.typeStart, d.typeEnd, d.valueStart, d.valueEnd, d.firstEnd = ts, te, vs, ve, i
+			}
+			start, eq, n = i+1, -1, n+1
+		}
+	}
+	return d, true
+}
+
+// trimSpaces returns the bounds of dn[from:to] without its outer spaces.
+func trimSpaces(dn string, from, to int) (int, int) {
+	for from < to && dn[from] == ' ' {
+		from++
+	}
+	for to > from && dn[to-1] == ' ' {
+		to--
+	}
+	return from, to
+}
+
+// normalize renders a simple DN as NormalizeDN does: each RDN's trimmed type
+// and value, lower-cased.
+func (d simpleDN) normalize(dn string) string {
+	switch {
+	case d.canonical:
+		return dn
+	case d.tight:
+		var b strings.Builder
+		b.Grow(len(dn))
+		writeLower(&b, dn)
+		return b.String()
+	}
+	return writeRDNs(dn, 0, true)
+}
+
+// parent renders the RDNs after the first as ParentOf does: types
+// lower-cased, values as written.
+func (d simpleDN) parent(dn string) string {
+	if d.firstEnd >= len(dn) {
+		return ""
+	}
+	if d.parentCanonical {
+		return dn[d.firstEnd+1:]
+	}
+	return writeRDNs(dn, d.firstEnd+1, false)
+}
+
+// writeRDNs renders the RDNs of a simple DN, from the one starting at from,
+// each as its trimmed type in lower case, '=' and its trimmed value
+// (lower-cased with lowerValues), separated by commas.
+func writeRDNs(dn string, from int, lowerValues bool) string {
+	var b strings.Builder
+	b.Grow(len(dn) - from)
+	for start := from; start <= len(dn); {
+		end := strings.IndexByte(dn[start:], ',')
+		if end < 0 {
+			end = len(dn)
+		} else {
+			end += start
+		}
+		eq := start + strings.IndexByte(dn[start:end], '=')
+		ts, te := trimSpaces(dn, start, eq)
+		vs, ve := trimSpaces(dn, eq+1, end)
+		if start > from {
+			b.WriteByte(',')
+		}
+		writeLower(&b, dn[ts:te])
+		b.WriteByte('=')
+		if lowerValues {
+			writeLower(&b, dn[vs:ve])
+		} else {
+			b.WriteString(dn[vs:ve])
+		}
+		start = end + 1
+	}
+	return b.String()
+}
+
+func writeLower(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+}
+
+// IsUnder reports whether dn is base or inside base's subtree. Two simple
+// DNs without spaces around their types and values (whose normalized forms
+// are their lower case) compare without allocating.
 func IsUnder(dn, base string) bool {
+	if d, ok := scanSimpleDN(dn); ok && d.tight {
+		if b, ok := scanSimpleDN(base); ok && b.tight {
+			if len(dn) == len(base) {
+				return asciiEqualFold(dn, base)
+			}
+			cut := len(dn) - len(base)
+			return cut > 0 && dn[cut-1] == ',' && asciiEqualFold(dn[cut:], base)
+		}
+	}
 	n, b := NormalizeDN(dn), NormalizeDN(base)
 	return n == b || strings.HasSuffix(n, ","+b)
+}
+
+// asciiEqualFold compares ASCII strings ignoring the case of letters.
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }

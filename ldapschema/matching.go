@@ -111,10 +111,20 @@ func ValueKey(attr, v string) string {
 	if info, ok := LookupAttribute(attr); ok {
 		eq = info.Equality
 	}
+	return eq.Key(v)
+}
+
+// Key returns the form in which the rule compares v (ValueKey for an
+// attribute already looked up). A value already in that form is its own
+// key, without allocating, for the usual strings and integers.
+func (eq Equality) Key(v string) string {
 	switch eq {
 	case EqualityDN:
 		return NormalizeDN(v)
 	case EqualityInteger:
+		if canonicalInteger(v) {
+			return v
+		}
 		var n big.Int
 		if _, ok := n.SetString(strings.TrimSpace(v), 10); ok {
 			return n.String()
@@ -136,7 +146,40 @@ func ValueKey(attr, v string) string {
 	case EqualityExact, EqualityNone:
 		return v
 	}
+	if canonicalCaseIgnore(v) {
+		return v
+	}
 	return strings.ToLower(strings.Join(strings.Fields(v), " "))
+}
+
+// canonicalInteger reports whether v is an integer as big.Int writes it:
+// "0", or digits without a leading zero, after an optional minus.
+func canonicalInteger(v string) bool {
+	d := strings.TrimPrefix(v, "-")
+	if d == "" || d[0] == '0' && (len(d) > 1 || len(v) > 1) {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// canonicalCaseIgnore reports whether v is its own case-ignore key: printable
+// ASCII without upper case, outer spaces or two spaces in a row.
+func canonicalCaseIgnore(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c < ' ' || c > '~' || 'A' <= c && c <= 'Z':
+			return false
+		case c == ' ' && (i == 0 || i == len(v)-1 || v[i-1] == ' '):
+			return false
+		}
+	}
+	return true
 }
 
 // EqualValues reports whether a and b hold the same values of attr under

@@ -1,6 +1,7 @@
 package ldapschema
 
 import (
+	"math/big"
 	"strings"
 	"testing"
 )
@@ -147,4 +148,33 @@ func TestStructuralClass(t *testing.T) {
 			t.Errorf("StructuralClass(%v) = %q, want %q", tt.classes, got, tt.want)
 		}
 	}
+}
+
+// referenceKey is ValueKey's rule before its shortcuts.
+func referenceKey(eq Equality, v string) string {
+	switch eq {
+	case EqualityInteger:
+		var n big.Int
+		if _, ok := n.SetString(strings.TrimSpace(v), 10); ok {
+			return n.String()
+		}
+		return strings.TrimSpace(v)
+	case EqualityCaseIgnore:
+		return strings.ToLower(strings.Join(strings.Fields(v), " "))
+	}
+	return eq.Key(v)
+}
+
+func FuzzValueKeyShortcuts(f *testing.F) {
+	for _, v := range []string{"", "0", "-0", "00", "+5", "-1", "-01", "12", " 12", "1_0", "abc", "Abc", "a  b", " a", "a ",
+		"a\tb", "zürich", "a\u00a0b", "-", "--1"} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		for _, eq := range []Equality{EqualityInteger, EqualityCaseIgnore} {
+			if got, want := eq.Key(v), referenceKey(eq, v); got != want {
+				t.Fatalf("Key(%d, %q) = %q, want %q", eq, v, got, want)
+			}
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/membership"
 )
@@ -45,9 +46,15 @@ type Finding struct {
 }
 
 // Run checks d and returns its findings sorted by kind, object and check.
+//
+// It costs O(n log n) for a federation of n records and references: every
+// DN is normalized once where it is read, every rule looks up indexes
+// (objects by DN, offline pods and enabled hosts by name, Connection Server
+// tags) instead of scanning, and the one rule that must walk the nested
+// groups (entitled-users-without-pool) walks them only for the
+// entitlements it reports. Each rule states its own cost.
 func Run(d Data) []Finding {
-	l := &linter{d: d, dns: map[string]string{}, names: map[string]string{}, poolOf: map[string]ldapschema.Pool{},
-		farmOf: map[string]ldapschema.Farm{}, geOf: map[string]ldapschema.Entitlement{}}
+	l := &linter{d: d}
 	l.index()
 	l.unreadable()
 	l.duplicates()
@@ -61,32 +68,77 @@ func Run(d Data) []Finding {
 	l.groups()
 	l.sessions()
 	l.assignments()
-	sort.SliceStable(l.out, func(i, j int) bool {
-		a, b := l.out[i], l.out[j]
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
+	return sortFindings(l.out)
+}
+
+// sortFindings orders findings by kind, object (ignoring case), check and
+// message, keeping the order they were found in otherwise: O(F log F), each
+// object lower-cased once.
+func sortFindings(out []Finding) []Finding {
+	type keyed struct {
+		object string // lower case
+		f      Finding
+	}
+	ks := make([]keyed, len(out))
+	for i, f := range out {
+		ks[i] = keyed{strings.ToLower(f.Object), f}
+	}
+	sort.SliceStable(ks, func(i, j int) bool {
+		a, b := &ks[i], &ks[j]
+		if a.f.Kind != b.f.Kind {
+			return a.f.Kind < b.f.Kind
 		}
-		if x, y := strings.ToLower(a.Object), strings.ToLower(b.Object); x != y {
-			return x < y
+		if a.object != b.object {
+			return a.object < b.object
 		}
-		if a.Check != b.Check {
-			return a.Check < b.Check
+		if a.f.Check != b.f.Check {
+			return a.f.Check < b.f.Check
 		}
-		return a.Message < b.Message
+		return a.f.Message < b.f.Message
 	})
-	return l.out
+	for i := range ks {
+		out[i] = ks[i].f
+	}
+	return out
 }
 
 type linter struct {
-	d      Data
-	dns    map[string]string // normalized DN -> kind
-	names  map[string]string // normalized DN -> name
-	poolOf map[string]ldapschema.Pool
-	farmOf map[string]ldapschema.Farm
-	geOf   map[string]ldapschema.Entitlement
-	graph  *membership.Graph
-	out    []Finding
+	d Data
+	// objects holds every object by normalized DN (the last of a DN), and
+	// spelled the same objects by their DNs as they spell them: a
+	// reference spelled as its target needs neither normalizing nor a
+	// second look-up.
+	objects map[string]*object
+	spelled map[string]*object
+	poolOf  map[string]int // normalized DN -> index in d.Pools (the last of that DN)
+	farmOf  map[string]int // normalized DN -> index in d.Farms (the last of that DN)
+	geOf    map[string]int // normalized DN -> index in d.Entitlements (the last of that DN)
+	// poolFarm holds the normalized pae-FarmDN of each pool ("" for none).
+	poolFarm []string
+	// offlinePod maps the fold key of a pod name to the name of the first
+	// offline pod so named.
+	offlinePod map[string]string
+	// enabledHost holds the farms (by fold keys of farm and pod names) with
+	// an enabled host.
+	enabledHost map[farmKey]bool
+	// serverTags holds the fold keys of every Connection Server's tags.
+	serverTags map[string]bool
+	graph      *membership.Graph
+	// tally counts entitled users (built for the first entitlement
+	// reported).
+	tally *membership.Tally
+	// members memoises each entitlement's members as a membership.Set.
+	members map[int]membership.Set
+	out     []Finding
 }
+
+// object is what a reference may name.
+type object struct {
+	key, kind, name string
+}
+
+// farmKey names a farm as hosts name theirs: farm and pod, folded.
+type farmKey struct{ farm, pod string }
 
 func (l *linter) add(kind, object, check, message, fix string) {
 	l.out = append(l.out, Finding{Object: object, Kind: kind, Check: check, Message: message, Fix: fix})
@@ -100,55 +152,123 @@ func (l *linter) addViolation(kind, object, updateCmd string, v Violation) {
 	l.add(kind, object, v.Check, v.Message, fix)
 }
 
+// index normalizes the DN of every object once and builds the look-ups the
+// rules use: O(n) normalizations and map insertions, O(G + M log M) for the
+// membership graph of G groups and M memberships.
 func (l *linter) index() {
-	put := func(kind, dn, name string) {
+	d := l.d
+	n := len(d.Sites) + len(d.Pods) + len(d.ConnectionServers) + len(d.Pools) + len(d.Farms) + len(d.Hosts) +
+		len(d.Entitlements) + len(d.Users) + len(d.Groups) + len(d.Computers)
+	l.objects, l.spelled = make(map[string]*object, n), make(map[string]*object, n)
+	put := func(kind, dn, name string) string {
 		key := ldapschema.NormalizeDN(dn)
-		l.dns[key] = kind
-		l.names[key] = name
+		o := l.objects[key]
+		if o == nil {
+			o = &object{key: key}
+			l.objects[key] = o
+		}
+		o.kind, o.name = kind, name
+		l.spelled[dn] = o
+		return key
 	}
-	for _, x := range l.d.Sites {
+	for _, x := range d.Sites {
 		put(KindSite, x.DN, x.Name)
 	}
-	for _, x := range l.d.Pods {
+	l.offlinePod = map[string]string{}
+	for _, x := range d.Pods {
 		put(KindPod, x.DN, x.Name)
+		if k := fold.Key(x.Name); !x.Online && l.offlinePod[k] == "" {
+			l.offlinePod[k] = x.Name
+		}
 	}
-	for _, x := range l.d.ConnectionServers {
+	l.serverTags = map[string]bool{}
+	for _, x := range d.ConnectionServers {
 		put(KindConnectionServer, x.DN, x.Name)
+		for _, t := range x.Tags {
+			l.serverTags[fold.Key(t)] = true
+		}
 	}
-	for _, x := range l.d.Pools {
-		put(KindPool, x.DN, x.Name)
-		l.poolOf[ldapschema.NormalizeDN(x.DN)] = x
+	l.poolOf, l.poolFarm = make(map[string]int, len(d.Pools)), make([]string, len(d.Pools))
+	for i, x := range d.Pools {
+		l.poolOf[put(KindPool, x.DN, x.Name)] = i
 	}
-	for _, x := range l.d.Farms {
-		put(KindFarm, x.DN, x.Name)
-		l.farmOf[ldapschema.NormalizeDN(x.DN)] = x
+	for i, x := range d.Pools {
+		l.poolFarm[i] = l.key(x.FarmDN)
 	}
-	for _, x := range l.d.Hosts {
+	l.farmOf = make(map[string]int, len(d.Farms))
+	for i, x := range d.Farms {
+		l.farmOf[put(KindFarm, x.DN, x.Name)] = i
+	}
+	l.enabledHost = map[farmKey]bool{}
+	for _, x := range d.Hosts {
 		put(KindHost, x.DN, x.Name)
+		if x.Enabled {
+			l.enabledHost[farmKey{fold.Key(x.Farm), fold.Key(x.Pod)}] = true
+		}
 	}
-	for _, x := range l.d.Entitlements {
-		put(KindEntitlement, x.DN, x.Name)
-		l.geOf[ldapschema.NormalizeDN(x.DN)] = x
+	l.geOf = make(map[string]int, len(d.Entitlements))
+	for i, x := range d.Entitlements {
+		l.geOf[put(KindEntitlement, x.DN, x.Name)] = i
 	}
-	for _, x := range l.d.Users {
+	for _, x := range d.Users {
 		put(KindUser, x.DN, x.UID)
 	}
-	for _, x := range l.d.Groups {
+	for _, x := range d.Groups {
 		put(KindGroup, x.DN, x.Name)
 	}
-	for _, x := range l.d.Computers {
+	for _, x := range d.Computers {
 		put(KindComputer, x.DN, x.Name)
 	}
-	l.graph = membership.New(l.d.Groups)
+	l.graph = membership.New(d.Groups)
+	l.members = map[int]membership.Set{}
+}
+
+// key returns the normalized form of dn, looked up when dn is spelled as
+// the object it names spells its own DN (references usually are).
+func (l *linter) key(dn string) string {
+	if o := l.spelled[dn]; o != nil {
+		return o.key
+	}
+	return ldapschema.NormalizeDN(dn)
+}
+
+// lookup finds the object dn names, if any, and returns dn's normalized
+// form.
+func (l *linter) lookup(dn string) (string, *object) {
+	if o := l.spelled[dn]; o != nil {
+		return o.key, o
+	}
+	key := ldapschema.NormalizeDN(dn)
+	return key, l.objects[key]
 }
 
 // ref checks that dn names an object of one of the kinds; it reports a
-// dangling reference otherwise. An empty dn is not checked.
-func (l *linter) ref(kind, object, fix, attr, dn string, want ...string) bool {
+// dangling reference otherwise. An empty dn is not checked. It returns dn's
+// normalized form.
+func (l *linter) ref(kind, object, fix, attr, dn string, want ...string) (key string, ok bool) {
+	if dn == "" {
+		return "", true
+	}
+	key, o := l.lookup(dn)
+	return key, l.check(kind, object, fix, attr, dn, o, want...)
+}
+
+// refKey is ref for a DN already normalized (key).
+func (l *linter) refKey(kind, object, fix, attr, dn, key string, want ...string) bool {
 	if dn == "" {
 		return true
 	}
-	got, ok := l.dns[ldapschema.NormalizeDN(dn)]
+	return l.check(kind, object, fix, attr, dn, l.objects[key], want...)
+}
+
+// check reports a dangling reference unless o (what dn names) is of one of
+// the kinds.
+func (l *linter) check(kind, object, fix, attr, dn string, o *object, want ...string) bool {
+	var got string
+	ok := o != nil
+	if ok {
+		got = o.kind
+	}
 	if ok && containsFold(want, got) {
 		return true
 	}
@@ -161,12 +281,13 @@ func (l *linter) ref(kind, object, fix, attr, dn string, want ...string) bool {
 	return false
 }
 
+// unreadable: O(U) for U unreadable entries.
 func (l *linter) unreadable() {
 	for _, u := range l.d.Unreadable {
 		kind := KindEntry
 		name := ldapschema.NameOf(u.DN)
-		if k, ok := l.dns[ldapschema.NormalizeDN(u.DN)]; ok {
-			kind = k
+		if _, o := l.lookup(u.DN); o != nil {
+			kind = o.kind
 		}
 		l.add(kind, name, CheckUnreadable, u.Reason,
 			"correct the value (ldapmodify), or rewrite the object with its cpactl update command")
@@ -174,7 +295,8 @@ func (l *linter) unreadable() {
 }
 
 // duplicates reports names used twice where names must be unique across
-// the federation (pods, Connection Servers, pools, farms, RDS hosts).
+// the federation (pods, Connection Servers, pools, farms, RDS hosts):
+// O(n log n), names grouped in a map and each group's DNs sorted.
 func (l *linter) duplicates() {
 	type named struct{ name, where string }
 	check := func(kind string, items []named) {
@@ -220,6 +342,7 @@ func (l *linter) duplicates() {
 	check(KindConnectionServer, items)
 }
 
+// settings: O(1), the five settings.
 func (l *linter) settings() {
 	for _, set := range ldapschema.Settings {
 		v, _ := l.d.Settings.Value(set)
@@ -230,6 +353,7 @@ func (l *linter) settings() {
 	}
 }
 
+// sites: O(S + R) for S sites and R preferred-site values.
 func (l *linter) sites() {
 	siteNames := map[string]bool{}
 	for _, s := range l.d.Sites {
@@ -266,6 +390,7 @@ func (l *linter) sites() {
 	}
 }
 
+// pods: O(P).
 func (l *linter) pods() {
 	for _, p := range l.d.Pods {
 		l.ref(KindPod, p.Name, fmt.Sprintf("cpactl pod update %s --site SITE", Quote(p.Name)),
@@ -273,13 +398,9 @@ func (l *linter) pods() {
 	}
 }
 
-func (l *linter) farmByDN(dn string) (ldapschema.Farm, bool) {
-	f, ok := l.farmOf[ldapschema.NormalizeDN(dn)]
-	return f, ok
-}
-
+// pools: O(P), the farm found by its DN, normalized once (index).
 func (l *linter) pools() {
-	for _, p := range l.d.Pools {
+	for i, p := range l.d.Pools {
 		update := "cpactl pool update " + Quote(p.Name)
 		for _, v := range PoolRules(p) {
 			l.addViolation(KindPool, p.Name, update, v)
@@ -291,17 +412,18 @@ func (l *linter) pools() {
 			l.add(KindPool, p.Name, CheckDangling, "the farm-backed pool names no farm", update+" --farm FARM")
 			continue
 		}
-		if !l.ref(KindPool, p.Name, update+" --farm FARM", ldapschema.AttrFarmDN, p.FarmDN, KindFarm) {
+		if !l.refKey(KindPool, p.Name, update+" --farm FARM", ldapschema.AttrFarmDN, p.FarmDN, l.poolFarm[i], KindFarm) {
 			continue
 		}
-		if f, ok := l.farmByDN(p.FarmDN); ok {
-			if v := FarmFits(p, f); v != nil {
+		if f, ok := l.farmOf[l.poolFarm[i]]; ok {
+			if v := FarmFits(p, l.d.Farms[f]); v != nil {
 				l.add(KindPool, p.Name, v.Check, v.Message, update+" --farm FARM (a farm of pod "+Quote(p.Pod)+")")
 			}
 		}
 	}
 }
 
+// farmsAndHosts: O(F + H).
 func (l *linter) farmsAndHosts() {
 	for _, f := range l.d.Farms {
 		for _, v := range FarmRules(f) {
@@ -315,9 +437,14 @@ func (l *linter) farmsAndHosts() {
 	}
 }
 
+// entitlements checks each entitlement's options, members and pools, and
+// reports pools held by several: O(E + Σ members + Σ pools, + the pools'
+// entitlement lists sorted), each member and pool DN normalized once; then
+// reachable for each.
 func (l *linter) entitlements() {
 	poolGEs := map[string][]string{} // normalized pool DN -> GE names
-	for _, ge := range l.d.Entitlements {
+	var poolKeys []string
+	for i, ge := range l.d.Entitlements {
 		update := "cpactl entitlement update " + Quote(ge.Name)
 		for _, v := range EntitlementRules(ge) {
 			l.addViolation(KindEntitlement, ge.Name, update, v)
@@ -325,27 +452,29 @@ func (l *linter) entitlements() {
 		for _, m := range ge.Members {
 			l.ref(KindEntitlement, ge.Name, memberFix(ge.Name, m), ldapschema.AttrMember, m, KindUser, KindGroup)
 		}
+		poolKeys = poolKeys[:0]
 		for _, dn := range ge.PoolDNs {
+			key := l.key(dn)
+			poolKeys = append(poolKeys, key)
 			fix := fmt.Sprintf("cpactl entitlement remove-pool %s %s", Quote(ge.Name), Quote(ldapschema.NameOf(dn)))
-			if !l.ref(KindEntitlement, ge.Name, fix, ldapschema.AttrEntitlementPoolDN, dn, KindPool) {
+			if !l.refKey(KindEntitlement, ge.Name, fix, ldapschema.AttrEntitlementPoolDN, dn, key, KindPool) {
 				continue
 			}
-			key := ldapschema.NormalizeDN(dn)
 			poolGEs[key] = append(poolGEs[key], ge.Name)
-			if p, ok := l.poolByDN(dn); ok {
-				if v := PoolFits(ge, p); v != nil {
+			if p, ok := l.poolOf[key]; ok {
+				if v := PoolFits(ge, l.d.Pools[p]); v != nil {
 					l.add(KindEntitlement, ge.Name, v.Check, v.Message, fix)
 				}
 			}
 		}
-		l.reachable(ge)
+		l.reachable(i, poolKeys)
 	}
 	for key, ges := range poolGEs {
 		if len(ges) < 2 {
 			continue
 		}
-		sort.Slice(ges, func(i, j int) bool { return strings.ToLower(ges[i]) < strings.ToLower(ges[j]) })
-		name := l.names[key]
+		sortFold(ges)
+		name := l.objects[key].name
 		var fixes []string
 		for _, g := range ges[1:] {
 			fixes = append(fixes, fmt.Sprintf("cpactl entitlement remove-pool %s %s", Quote(g), Quote(name)))
@@ -353,6 +482,20 @@ func (l *linter) entitlements() {
 		l.add(KindPool, name, CheckPoolInTwoEntitlements,
 			fmt.Sprintf("pool %q is in %d entitlements (%s): a pool belongs to at most one", name, len(ges), strings.Join(ges, ", ")),
 			"keep one: "+strings.Join(fixes, "; "))
+	}
+}
+
+// sortFold sorts names ignoring case, each lowered once; sort.Slice with
+// the same comparisons as before keeps ties where they were.
+func sortFold(names []string) {
+	type keyed struct{ lower, name string }
+	ks := make([]keyed, len(names))
+	for i, n := range names {
+		ks[i] = keyed{strings.ToLower(n), n}
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i].lower < ks[j].lower })
+	for i := range ks {
+		names[i] = ks[i].name
 	}
 }
 
@@ -368,23 +511,18 @@ func memberFlag(dn string) string {
 	return "group"
 }
 
-func (l *linter) poolByDN(dn string) (ldapschema.Pool, bool) {
-	p, ok := l.poolOf[ldapschema.NormalizeDN(dn)]
-	return p, ok
-}
-
-// usable says why a pool of ge can take no session ("" when it can).
-func (l *linter) unusable(ge ldapschema.Entitlement, p ldapschema.Pool) string {
+// unusable says why pool p (the pool at index i) of ge can take no session
+// ("" when it can): O(1), the pod, farm and hosts looked up.
+func (l *linter) unusable(ge ldapschema.Entitlement, i int) string {
+	p := l.d.Pools[i]
 	if PoolFits(ge, p) != nil {
 		return fmt.Sprintf("%s does not fit the entitlement", p.Name)
 	}
 	if !p.Enabled {
 		return fmt.Sprintf("%s is disabled", p.Name)
 	}
-	for _, pod := range l.d.Pods {
-		if strings.EqualFold(pod.Name, p.Pod) && !pod.Online {
-			return fmt.Sprintf("%s's pod %s is offline", p.Name, pod.Name)
-		}
+	if pod, offline := l.offlinePod[fold.Key(p.Pod)]; offline {
+		return fmt.Sprintf("%s's pod %s is offline", p.Name, pod)
 	}
 	if p.Kind == ldapschema.KindDesktop {
 		if p.Capacity <= 0 {
@@ -392,39 +530,39 @@ func (l *linter) unusable(ge ldapschema.Entitlement, p ldapschema.Pool) string {
 		}
 		return ""
 	}
-	f, ok := l.farmByDN(p.FarmDN)
+	fi, ok := l.farmOf[l.poolFarm[i]]
 	if !ok {
 		return fmt.Sprintf("%s has no farm", p.Name)
 	}
-	for _, h := range l.d.Hosts {
-		if h.Enabled && strings.EqualFold(h.Farm, f.Name) && strings.EqualFold(h.Pod, f.Pod) {
-			return ""
-		}
+	if f := l.d.Farms[fi]; l.enabledHost[farmKey{fold.Key(f.Name), fold.Key(f.Pod)}] {
+		return ""
 	}
-	return fmt.Sprintf("%s's farm %s has no enabled host", p.Name, f.Name)
+	return fmt.Sprintf("%s's farm %s has no enabled host", p.Name, l.d.Farms[fi].Name)
 }
 
-// reachable reports an enabled entitlement whose entitled users cannot
-// reach any pool: it has none, none can take a session, or its
-// Connection Server restriction tags match no Connection Server.
-func (l *linter) reachable(ge ldapschema.Entitlement) {
+// reachable reports an enabled entitlement (the one at index i, with the
+// normalized DNs of its pools) whose entitled users cannot reach any pool:
+// it has none, none can take a session, or its Connection Server
+// restriction tags match no Connection Server.
+//
+// Cost: O(P_ge + T_ge) for its pools and tags, looked up; and, only for an
+// entitlement it reports, the union of what its k members hold,
+// O(k·w) with w = ⌈U/64⌉ words for U users. What each group holds is
+// computed once, when first reached (membership.Tally): O(U + M + (G +
+// M_g)·w) at most, for G groups, M memberships and the M_g of them that
+// nest a group in a group. Over the whole federation: O(Σ pools + Σ tags
+// + U + M + (G + M_g + Σ members)·w) at worst, and no walk of the groups
+// when no entitlement is reported. At the CPA maximum w is 782.
+func (l *linter) reachable(i int, poolKeys []string) {
+	ge := l.d.Entitlements[i]
 	if !ge.Enabled {
-		return
-	}
-	var users []string
-	for _, u := range l.d.Users {
-		if _, ok := l.graph.MemberOf(u.DN, ge.Members); ok {
-			users = append(users, u.UID)
-		}
-	}
-	if len(users) == 0 {
 		return
 	}
 	var why []string
 	fix := fmt.Sprintf("cpactl entitlement add-pool %s POOL", Quote(ge.Name))
 	usable := 0
-	for _, dn := range ge.PoolDNs {
-		p, ok := l.poolByDN(dn)
+	for k, dn := range ge.PoolDNs {
+		p, ok := l.poolOf[poolKeys[k]]
 		if !ok {
 			why = append(why, ldapschema.NameOf(dn)+" does not exist")
 			continue
@@ -452,26 +590,61 @@ func (l *linter) reachable(ge ldapschema.Entitlement) {
 	if len(why) == 0 {
 		return
 	}
+	first, total := l.entitledUsers(i, 5)
+	if total == 0 {
+		return
+	}
 	l.add(KindEntitlement, ge.Name, CheckEntitledUsersWithoutPool,
-		fmt.Sprintf("%d entitled user(s) cannot reach any pool (%s): %s", len(users), listSome(users, 5), strings.Join(why, "; ")), fix)
+		fmt.Sprintf("%d entitled user(s) cannot reach any pool (%s): %s", total, listSome(first, total), strings.Join(why, "; ")), fix)
 }
 
+// entitledUsers counts the users entitled to the entitlement at index i,
+// directly or through nested groups, and returns the uids of the first n of
+// them in the order of d.Users (a user listed twice counts twice), from the
+// union of what its members hold (membership.Tally).
+func (l *linter) entitledUsers(i, n int) (first []string, total int) {
+	if l.tally == nil {
+		dns := make([]string, len(l.d.Users))
+		for u, x := range l.d.Users {
+			dns[u] = x.DN
+		}
+		l.tally = l.graph.NewTally(dns)
+	}
+	users := l.tally.Within(l.memberSet(i))
+	for _, u := range users.First(n) {
+		first = append(first, l.d.Users[u].UID)
+	}
+	return first, users.Count()
+}
+
+// memberSet returns the members of the entitlement at index i, normalized
+// once.
+func (l *linter) memberSet(i int) membership.Set {
+	s, ok := l.members[i]
+	if !ok {
+		s = membership.NewSet(l.d.Entitlements[i].Members)
+		l.members[i] = s
+	}
+	return s
+}
+
+// anyServerWithTag reports whether a Connection Server holds one of tags:
+// O(len(tags)).
 func (l *linter) anyServerWithTag(tags []string) bool {
-	for _, cs := range l.d.ConnectionServers {
-		for _, t := range cs.Tags {
-			if containsFold(tags, t) {
-				return true
-			}
+	for _, t := range tags {
+		if l.serverTags[fold.Key(t)] {
+			return true
 		}
 	}
 	return false
 }
 
-func listSome(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
+// listSome lists the first names of total: "a, b and 3 more".
+func listSome(first []string, total int) string {
+	if total <= len(first) {
+		return strings.Join(first, ", ")
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+	return fmt.Sprintf("%s and %d more", strings.Join(first, ", "), total-len(first))
 }
 
 // homeSiteObject describes a home-site row: "user alice" or "group Sales",
@@ -487,6 +660,10 @@ func (l *linter) homeSiteObject(h ldapschema.HomeSite) string {
 	return who
 }
 
+// homeSites checks each row's references and that an override's principal
+// is entitled to its entitlement: O(H) look-ups, plus for each override
+// one walk up from its principal, O(A + M_A) for the A groups it is in and
+// their memberships, against the entitlement's members normalized once.
 func (l *linter) homeSites() {
 	for _, h := range l.d.HomeSites {
 		obj := l.homeSiteObject(h)
@@ -499,17 +676,18 @@ func (l *linter) homeSites() {
 			unset += " --entitlement " + Quote(ldapschema.NameOf(h.EntitlementDN))
 		}
 		fix := unset + " (or set it again with cpactl homesite set)"
-		ok := l.ref(KindHomeSite, obj, fix, ldapschema.AttrUserDN, h.UserDN, KindUser)
-		ok = l.ref(KindHomeSite, obj, fix, ldapschema.AttrGroupDN, h.GroupDN, KindGroup) && ok
-		ok = l.ref(KindHomeSite, obj, fix, ldapschema.AttrSiteDN, h.SiteDN, KindSite) && ok
-		geOK := l.ref(KindHomeSite, obj, fix, ldapschema.AttrEntitlementDN, h.EntitlementDN, KindEntitlement)
-		if !ok || !geOK || h.EntitlementDN == "" {
+		_, ok := l.ref(KindHomeSite, obj, fix, ldapschema.AttrUserDN, h.UserDN, KindUser)
+		_, groupOK := l.ref(KindHomeSite, obj, fix, ldapschema.AttrGroupDN, h.GroupDN, KindGroup)
+		_, siteOK := l.ref(KindHomeSite, obj, fix, ldapschema.AttrSiteDN, h.SiteDN, KindSite)
+		geKey, geOK := l.ref(KindHomeSite, obj, fix, ldapschema.AttrEntitlementDN, h.EntitlementDN, KindEntitlement)
+		if !ok || !groupOK || !siteOK || !geOK || h.EntitlementDN == "" {
 			continue
 		}
-		ge := l.geOf[ldapschema.NormalizeDN(h.EntitlementDN)]
-		if _, entitled := l.graph.MemberOf(principal, ge.Members); entitled {
+		gi := l.geOf[geKey]
+		if l.graph.In(principal, l.memberSet(gi)) {
 			continue
 		}
+		ge := l.d.Entitlements[gi]
 		l.add(KindHomeSite, obj, CheckHomeSiteOverrideNotEntitled,
 			fmt.Sprintf("the %s has a home-site override for entitlement %q but is not entitled to it (the row still counts)", flag, ge.Name),
 			fmt.Sprintf("cpactl entitlement add-member %s --%s %s, or %s",
@@ -517,6 +695,7 @@ func (l *linter) homeSites() {
 	}
 }
 
+// groups: O(M) for M memberships.
 func (l *linter) groups() {
 	for _, g := range l.d.Groups {
 		for _, m := range g.Members {
@@ -526,6 +705,7 @@ func (l *linter) groups() {
 	}
 }
 
+// sessions: O(S), seven look-ups each.
 func (l *linter) sessions() {
 	for _, s := range l.d.Sessions {
 		fix := "cpactl session end " + Quote(s.ID)
@@ -539,6 +719,7 @@ func (l *linter) sessions() {
 	}
 }
 
+// assignments: O(A), three look-ups each.
 func (l *linter) assignments() {
 	for _, a := range l.d.Assignments {
 		obj := ldapschema.NameOf(a.UserDN) + " / " + ldapschema.NameOf(a.EntitlementDN)

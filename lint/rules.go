@@ -96,6 +96,7 @@ func isFloatingDesktop(ge ldapschema.Entitlement) bool {
 
 // EntitlementRules applies SPEC §1's rules on a global entitlement's
 // options (and §3 step 5's on Ignore Preferred Sites with High Load).
+// O(1): it looks at the entitlement's own options only.
 func EntitlementRules(ge ldapschema.Entitlement) []Violation {
 	var vs []Violation
 	floatingOrApp := ge.Type == ldapschema.TypeApplication || isFloatingDesktop(ge)
@@ -185,7 +186,7 @@ func checkRanges(pairs ...any) []Violation {
 	return vs
 }
 
-// PoolRules checks a pool's own figures (ranges).
+// PoolRules checks a pool's own figures (ranges): O(1).
 func PoolRules(p ldapschema.Pool) []Violation {
 	if p.Kind != ldapschema.KindDesktop {
 		return nil
@@ -193,14 +194,14 @@ func PoolRules(p ldapschema.Pool) []Violation {
 	return checkRanges(RangeCapacity, p.Capacity, RangePoolSessions, p.Sessions, RangeAssigned, p.Assigned)
 }
 
-// FarmRules checks a farm's limit and host-side thresholds.
+// FarmRules checks a farm's limit and host-side thresholds: O(1).
 func FarmRules(f ldapschema.Farm) []Violation {
 	return checkRanges(RangeMaxSessionsPerHost, f.MaxSessionsPerHost,
 		RangeHostLoadIndexThreshold, f.LoadIndexThreshold,
 		RangeHostConnectingSessionLimit, f.ConnectingSessionThreshold)
 }
 
-// HostRules checks an RDS host's figures and features.
+// HostRules checks an RDS host's figures and features: O(features).
 func HostRules(h ldapschema.Host) []Violation {
 	vs := checkRanges(RangeLoadIndex, h.LoadIndex, RangeHostSessions, h.Sessions, RangeConnecting, h.Connecting)
 	for _, f := range h.Features {
@@ -213,7 +214,8 @@ func HostRules(h ldapschema.Host) []Violation {
 	return vs
 }
 
-// FarmFits checks that a farm-backed pool's farm is in the pool's pod.
+// FarmFits checks that a farm-backed pool's farm is in the pool's pod:
+// O(1).
 func FarmFits(p ldapschema.Pool, f ldapschema.Farm) *Violation {
 	if strings.EqualFold(p.Pod, f.Pod) {
 		return nil
@@ -228,7 +230,7 @@ func FarmFits(p ldapschema.Pool, f ldapschema.Farm) *Violation {
 // rds-desktop pools serve desktop entitlements, application pools serve
 // application entitlements; a dedicated entitlement holds only dedicated
 // desktop pools, a floating one only floating pools (farm-backed pools are
-// floating).
+// floating). O(1).
 func PoolFits(ge ldapschema.Entitlement, p ldapschema.Pool) *Violation {
 	wantApp := ge.Type == ldapschema.TypeApplication
 	if (p.Kind == ldapschema.KindApplication) != wantApp {

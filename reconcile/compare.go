@@ -1,8 +1,7 @@
 package reconcile
 
 import (
-	"sort"
-	"strings"
+	"slices"
 
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -72,18 +71,25 @@ type AttributeChange struct {
 // only the current state holds are reported removed, except the structure
 // and the settings entry, which apply never deletes; the structure is
 // never compared.
+//
+// Cost: O(n + v) for n entries and v values (an attribute whose values are
+// written alike on both sides compares without computing keys), plus
+// O(d log d) to sort the d entries that differ.
 func Compare(desired, current *State) *Report {
 	r := &Report{Entries: []EntryChange{}}
-	for _, d := range desired.Entries() {
+	for _, d := range desired.entries {
 		c := current.entries[d.Key]
+		_, same := current.same[d.Key]
 		switch {
-		case c == nil:
+		case c == nil && !same:
 			r.Entries = append(r.Entries, EntryChange{Change: Added, Kind: d.Kind, Name: d.Name, DN: d.DN,
-				Attributes: attributeChanges(d.Attrs, nil), desired: d})
+				Attributes: attributeChanges(d, nil), desired: d})
 			r.Summary.Added++
 		case IsStructure(d.Kind):
+		case same:
+			r.Summary.Unchanged++
 		default:
-			changes := attributeChanges(d.Attrs, c.Attrs)
+			changes := attributeChanges(d, c)
 			if len(changes) == 0 {
 				r.Summary.Unchanged++
 				continue
@@ -93,15 +99,17 @@ func Compare(desired, current *State) *Report {
 			r.Summary.Changed++
 		}
 	}
-	for _, c := range current.Entries() {
+	for _, c := range current.entries {
 		if desired.entries[c.Key] != nil || IsStructure(c.Kind) || c.Kind == KindSettings {
 			continue
 		}
 		r.Entries = append(r.Entries, EntryChange{Change: Removed, Kind: c.Kind, Name: c.Name, DN: c.DN,
-			Attributes: attributeChanges(nil, c.Attrs), current: c})
+			Attributes: attributeChanges(nil, c), current: c})
 		r.Summary.Removed++
 	}
-	sort.SliceStable(r.Entries, func(i, j int) bool { return less(r.Entries[i].entry(), r.Entries[j].entry()) })
+	// Each DN is in the report once, so report order (kind, name, DN) is
+	// total: the maps' order does not show.
+	sortEntries(r.Entries, EntryChange.entry, rank)
 	r.Identical = len(r.Entries) == 0
 	return r
 }
@@ -113,29 +121,36 @@ func (c EntryChange) entry() *Entry {
 	return c.current
 }
 
-// attributeChanges compares two entries' attributes under the schema's
-// matching rules.
-func attributeChanges(desired, current ldapschema.Attrs) []AttributeChange {
-	names := map[string]string{} // lower-case -> canonical
-	for n := range desired {
-		names[strings.ToLower(n)] = n
+// attributeChanges compares two entries' attributes (either may be nil)
+// under the schema's matching rules: both lists are in the same order, so
+// one pass pairs them.
+func attributeChanges(desired, current *Entry) []AttributeChange {
+	var d, c []attribute
+	if desired != nil {
+		d = desired.attrs
 	}
-	for n := range current {
-		if _, ok := names[strings.ToLower(n)]; !ok {
-			names[strings.ToLower(n)] = n
-		}
-	}
-	all := ldapschema.Attrs{}
-	for _, n := range names {
-		all[n] = nil
+	if current != nil {
+		c = current.attrs
 	}
 	out := []AttributeChange{}
-	for _, name := range sortedNames(all) {
-		d, c := lookupFold(desired, name), lookupFold(current, name)
-		if ldapschema.EqualValues(name, d, c) {
+	for i, j := 0, 0; i < len(d) || j < len(c); {
+		var name string
+		var dv, cv []string
+		switch {
+		case j == len(c) || i < len(d) && attrLess(d[i].t, c[j].t):
+			name, dv = d[i].t.name, desired.valuesOf(d[i])
+			i++
+		case i == len(d) || attrLess(c[j].t, d[i].t):
+			name, cv = c[j].t.name, current.valuesOf(c[j])
+			j++
+		default:
+			name, dv, cv = d[i].t.name, desired.valuesOf(d[i]), current.valuesOf(c[j])
+			i, j = i+1, j+1
+		}
+		if slices.Equal(dv, cv) || ldapschema.EqualValues(name, dv, cv) {
 			continue
 		}
-		out = append(out, describeChange(name, d, c))
+		out = append(out, describeChange(name, dv, cv))
 	}
 	return out
 }
@@ -168,16 +183,4 @@ func describeChange(name string, desired, current []string) AttributeChange {
 		}
 	}
 	return ch
-}
-
-func lookupFold(a ldapschema.Attrs, name string) []string {
-	if v, ok := a[name]; ok {
-		return v
-	}
-	for k, v := range a {
-		if strings.EqualFold(k, name) {
-			return v
-		}
-	}
-	return nil
 }

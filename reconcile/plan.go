@@ -3,7 +3,6 @@ package reconcile
 import (
 	"container/heap"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/go-ldap/ldap/v3"
@@ -70,7 +69,7 @@ func PlanApply(desired, current *State, r *Report, prune bool) (*Plan, []Problem
 	}
 
 	for _, e := range orderAdds(desired.DIT, adds) {
-		p.Add(directory.AddWrite("add", e.Object(), e.DN, e.Attrs))
+		p.Add(directory.AddWrite("add", e.Object(), e.DN, e.Attrs()))
 		p.Adds++
 	}
 	for _, c := range updates {
@@ -94,23 +93,36 @@ func PlanApply(desired, current *State, r *Report, prune bool) (*Plan, []Problem
 // it is in the file, or it is in the directory and is structure (an object
 // missing from the file would be pruned, or left with children the file
 // does not explain).
+//
+// O(n) look-ups by the parents' normalized DNs, and the problems sorted in
+// report order.
 func checkParents(desired, current *State) []Problem {
-	var out []Problem
-	for _, d := range desired.Entries() {
+	type found struct {
+		e *Entry
+		p Problem
+	}
+	var out []found
+	for _, d := range desired.entries {
 		if d.Kind == KindBase {
 			continue
 		}
-		parent := ldapschema.ParentOf(d.DN)
-		switch pc := current.Entry(parent); {
-		case desired.Entry(parent) != nil:
+		parent := parentKey(d.Key)
+		switch pc := current.entries[parent]; {
+		case desired.entries[parent] != nil:
 		case pc != nil && !IsStructure(pc.Kind):
-			out = append(out, Problem{DN: d.DN, Message: fmt.Sprintf("its parent %s %s is not in the file: add it", pc.Kind, pc.Name)})
-		case !current.Present(parent):
-			out = append(out, Problem{DN: d.DN, Message: fmt.Sprintf(
-				"its parent %s is neither in the directory nor in the file: add it to the file, or run `cpactl init` first", parent)})
+			out = append(out, found{d, Problem{DN: d.DN, Message: fmt.Sprintf("its parent %s %s is not in the file: add it", pc.Kind, pc.Name)}})
+		case !current.present(parent):
+			out = append(out, found{d, Problem{DN: d.DN, Message: fmt.Sprintf(
+				"its parent %s is neither in the directory nor in the file: add it to the file, or run `cpactl init` first",
+				ldapschema.ParentOf(d.DN))}})
 		}
 	}
-	return out
+	sortEntries(out, func(f found) *Entry { return f.e }, rank)
+	problems := make([]Problem, len(out))
+	for i, f := range out {
+		problems[i] = f.p
+	}
+	return problems
 }
 
 // updateWrite is the modify of a changed entry: each attribute that differs
@@ -121,7 +133,7 @@ func updateWrite(c EntryChange) (directory.Write, error) {
 	var changes []ldap.Change
 	var names, asserts []string
 	for _, a := range c.Attributes {
-		want := lookupFold(c.desired.Attrs, a.Attribute)
+		want := c.desired.Values(a.Attribute)
 		if len(want) == 0 {
 			changes = append(changes, ldap.Change{Operation: ldap.DeleteAttribute,
 				Modification: ldap.PartialAttribute{Type: a.Attribute}})
@@ -130,7 +142,7 @@ func updateWrite(c EntryChange) (directory.Write, error) {
 				Modification: ldap.PartialAttribute{Type: a.Attribute, Vals: want}})
 		}
 		names = append(names, a.Attribute)
-		asserts = append(asserts, Assertion(a.Attribute, lookupFold(c.current.Attrs, a.Attribute)))
+		asserts = append(asserts, Assertion(a.Attribute, c.current.Values(a.Attribute)))
 	}
 	ctl, err := directory.AssertionControl(directory.And(asserts...))
 	if err != nil {
@@ -166,15 +178,16 @@ func Assertion(attr string, values []string) string {
 // of its DN-valued attributes, and the sites its preferred-site list names.
 func references(dit ldapschema.DIT, e *Entry) []string {
 	var out []string
-	for name, values := range e.Attrs {
-		if ldapschema.IsOrderedAttribute(name) {
+	for _, a := range e.attrs {
+		values := e.valuesOf(a)
+		if ldapschema.IsOrderedAttribute(a.t.name) {
 			list, _ := ldapschema.DecodePreferredSites(values)
 			for _, n := range list.Names() {
 				out = append(out, ldapschema.NormalizeDN(dit.Site(n)))
 			}
 			continue
 		}
-		if info, _ := ldapschema.LookupAttribute(name); info.Equality == ldapschema.EqualityDN {
+		if a.t.info.Equality == ldapschema.EqualityDN {
 			for _, v := range values {
 				out = append(out, ldapschema.NormalizeDN(v))
 			}
@@ -195,7 +208,7 @@ func orderAdds(dit ldapschema.DIT, adds []*Entry) []*Entry {
 	}
 	hard, soft := map[*Entry][]*Entry{}, map[*Entry][]*Entry{}
 	for _, e := range adds {
-		if p := set[ldapschema.NormalizeDN(ldapschema.ParentOf(e.DN))]; p != nil {
+		if p := set[parentKey(e.Key)]; p != nil {
 			hard[e] = append(hard[e], p)
 		}
 		for _, k := range references(dit, e) {
@@ -204,7 +217,9 @@ func orderAdds(dit ldapschema.DIT, adds []*Entry) []*Entry {
 			}
 		}
 	}
-	out, _ := order(adds, less, hard, soft)
+	adds = append([]*Entry(nil), adds...)
+	sortEntries(adds, itself, rank)
+	out, _ := order(adds, hard, soft)
 	return out
 }
 
@@ -221,7 +236,7 @@ func orderDeletes(dit ldapschema.DIT, deletes []*Entry) ([]*Entry, []directory.W
 	}
 	hard, soft := map[*Entry][]*Entry{}, map[*Entry][]*Entry{}
 	for _, e := range deletes {
-		if p := set[ldapschema.NormalizeDN(ldapschema.ParentOf(e.DN))]; p != nil {
+		if p := set[parentKey(e.Key)]; p != nil {
 			hard[p] = append(hard[p], e) // the child goes first
 		}
 		for _, k := range references(dit, e) {
@@ -230,13 +245,10 @@ func orderDeletes(dit ldapschema.DIT, deletes []*Entry) ([]*Entry, []directory.W
 			}
 		}
 	}
-	deleteFirst := func(a, b *Entry) bool {
-		if ra, rb := rank(a.Kind), rank(b.Kind); ra != rb {
-			return ra > rb
-		}
-		return less(a, b)
-	}
-	out, broken := order(deletes, deleteFirst, hard, soft)
+	// Later kinds first (sessions before users, ...), then by name.
+	deletes = append([]*Entry(nil), deletes...)
+	sortEntries(deletes, itself, func(kind string) int { return -rank(kind) })
+	out, broken := order(deletes, hard, soft)
 	var writes []directory.Write
 	preferred := map[*Entry][]string{} // sites rewritten so far: their lists
 	for _, b := range broken {
@@ -254,8 +266,8 @@ func dropReference(dit ldapschema.DIT, referrer, target *Entry, preferred map[*E
 	must, _, _ := ldapschema.ClassRules(referrer.Classes())
 	var changes []ldap.Change
 	var names []string
-	for _, name := range sortedNames(referrer.Attrs) {
-		values := referrer.Attrs[name]
+	for _, a := range referrer.attrs {
+		name, values := a.t.name, referrer.valuesOf(a)
 		if ldapschema.IsOrderedAttribute(name) {
 			list, ok := preferred[referrer]
 			if !ok {
@@ -281,8 +293,7 @@ func dropReference(dit ldapschema.DIT, referrer, target *Entry, preferred map[*E
 			names = append(names, name)
 			continue
 		}
-		info, _ := ldapschema.LookupAttribute(name)
-		if info.Equality != ldapschema.EqualityDN || must[strings.ToLower(name)] {
+		if a.t.info.Equality != ldapschema.EqualityDN || must[a.t.lower] {
 			continue
 		}
 		var drop []string
@@ -304,14 +315,15 @@ func dropReference(dit ldapschema.DIT, referrer, target *Entry, preferred map[*E
 		strings.Join(names, ", ")), referrer.DN, changes), true
 }
 
-// order sorts entries so that each one comes after its hard and soft
-// dependencies, the first in priority order (first) among those ready. A
-// cycle of soft dependencies is cut at the first entry, in priority order,
-// whose hard dependencies are met: the cut pairs (entry, dependency still
-// pending) are returned.
-func order(entries []*Entry, first func(a, b *Entry) bool, hard, soft map[*Entry][]*Entry) ([]*Entry, [][2]*Entry) {
-	sorted := append([]*Entry(nil), entries...)
-	sort.SliceStable(sorted, func(i, j int) bool { return first(sorted[i], sorted[j]) })
+// order sorts entries, given in priority order, so that each one comes
+// after its hard and soft dependencies, the first in priority order among
+// those ready. A cycle of soft dependencies is cut at the first entry, in
+// priority order, whose hard dependencies are met: the cut pairs (entry,
+// dependency still pending) are returned.
+//
+// O((n + d) log n) for n entries and d dependencies: the entries ready, and
+// those a cut may pick, wait in heaps.
+func order(sorted []*Entry, hard, soft map[*Entry][]*Entry) ([]*Entry, [][2]*Entry) {
 	index := make(map[*Entry]int, len(sorted))
 	for i, e := range sorted {
 		index[e] = i
@@ -334,11 +346,17 @@ func order(entries []*Entry, first func(a, b *Entry) bool, hard, soft map[*Entry
 		}
 	}
 	done, queued := make([]bool, n), make([]bool, n)
-	ready := &intHeap{}
+	// ready holds the entries with nothing left to wait for; cuttable those
+	// whose hard dependencies are met but not their soft ones (an entry
+	// there may have become ready or done since: skipped when popped).
+	ready, cuttable := &intHeap{}, &intHeap{}
 	for i := range sorted {
-		if hardLeft[i] == 0 && softLeft[i] == 0 {
+		switch {
+		case hardLeft[i] == 0 && softLeft[i] == 0:
 			heap.Push(ready, i)
 			queued[i] = true
+		case hardLeft[i] == 0:
+			heap.Push(cuttable, i)
 		}
 	}
 	out := make([]*Entry, 0, n)
@@ -346,17 +364,17 @@ func order(entries []*Entry, first func(a, b *Entry) bool, hard, soft map[*Entry
 	next := 0 // every entry before it is done
 	for len(out) < n {
 		if ready.Len() == 0 {
-			for next < n && done[next] {
-				next++
-			}
 			pick := -1
-			for i := next; i < n; i++ {
-				if !done[i] && !queued[i] && hardLeft[i] == 0 {
+			for cuttable.Len() > 0 {
+				if i := heap.Pop(cuttable).(int); !done[i] && !queued[i] {
 					pick = i
 					break
 				}
 			}
 			if pick < 0 { // cannot happen: parents form a tree
+				for next < n && done[next] {
+					next++
+				}
 				for i := next; i < n; i++ {
 					if !done[i] && !queued[i] {
 						pick = i
@@ -381,9 +399,13 @@ func order(entries []*Entry, first func(a, b *Entry) bool, hard, soft map[*Entry
 			} else {
 				softLeft[d.i]--
 			}
-			if !done[d.i] && !queued[d.i] && hardLeft[d.i] <= 0 && softLeft[d.i] <= 0 {
+			switch {
+			case done[d.i] || queued[d.i]:
+			case hardLeft[d.i] <= 0 && softLeft[d.i] <= 0:
 				heap.Push(ready, d.i)
 				queued[d.i] = true
+			case d.hard && hardLeft[d.i] == 0:
+				heap.Push(cuttable, d.i)
 			}
 		}
 	}

@@ -385,7 +385,8 @@ func TestPlanRefusals(t *testing.T) {
 }
 
 // FuzzCompareAndPlan: whatever two LDIF files hold, comparing them and
-// planning never panics, and a state compared with itself is identical.
+// planning never panics, a state compared with itself is identical, and
+// the outcome is the reference's (the states before they were lean).
 func FuzzCompareAndPlan(f *testing.F) {
 	f.Add(join(layout, federation()), layout)
 	f.Add(join(layout, site("UK", "pae-PreferredSite: {0}UK", "pae-PreferredSite: {0}US")), join(layout, site("UK", "pae-PreferredSite: bad")))
@@ -405,5 +406,6 @@ func FuzzCompareAndPlan(f *testing.F) {
 		if self := Compare(desired, desired); !self.Identical {
 			t.Errorf("a state differs from itself: %v", changedAttributes(self))
 		}
+		checkSameOutcome(t, "fuzzed", sa.Entries(), sb.Entries())
 	})
 }

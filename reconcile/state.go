@@ -17,6 +17,7 @@ package reconcile
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -52,14 +53,68 @@ type Entry struct {
 	Key  string // ldapschema.NormalizeDN(DN)
 	Kind string // KindBase, KindContainer, KindSettings or a directory.Kind*
 	Name string // the object's name for people (a row's description)
-	// Attrs holds the compared attributes under their canonical names:
-	// every attribute cpactl's schema or the standard classes define,
-	// operational attributes left out.
-	Attrs ldapschema.Attrs
+	// attrs holds the compared attributes, by canonical name with
+	// objectClass first, then by name ignoring case (attrLess): every attribute cpactl's
+	// schema or the standard classes define, operational attributes left
+	// out. Their values are values[lo:hi], one slice for the whole entry.
+	attrs  []attribute
+	values []string
+}
+
+// attribute is one attribute of an entry.
+type attribute struct {
+	t      *attrType
+	lo, hi int32
+}
+
+// attrType is what an attribute name read tells, looked up once per
+// state.
+type attrType struct {
+	name        string // canonical, with its options
+	lower       string // name in lower case
+	info        ldapschema.AttributeInfo
+	known       bool
+	operational bool
+}
+
+func (e *Entry) valuesOf(a attribute) []string { return e.values[a.lo:a.hi:a.hi] }
+
+// Attrs returns the compared attributes under their canonical names: every
+// attribute cpactl's schema or the standard classes define, operational
+// attributes left out. The map is built for the call.
+func (e *Entry) Attrs() ldapschema.Attrs {
+	out := make(ldapschema.Attrs, len(e.attrs))
+	for _, a := range e.attrs {
+		out[a.t.name] = e.valuesOf(a)
+	}
+	return out
+}
+
+// Values returns the values of the attribute name (compared without regard
+// to case), nil when the entry has none.
+func (e *Entry) Values(name string) []string {
+	if a, ok := e.attribute(name); ok {
+		return e.valuesOf(a)
+	}
+	return nil
+}
+
+func (e *Entry) attribute(name string) (attribute, bool) {
+	for _, a := range e.attrs {
+		if a.t.name == name {
+			return a, true
+		}
+	}
+	for _, a := range e.attrs {
+		if strings.EqualFold(a.t.name, name) {
+			return a, true
+		}
+	}
+	return attribute{}, false
 }
 
 // Classes returns the entry's object classes.
-func (e *Entry) Classes() []string { return e.Attrs[ldapschema.AttrObjectClass] }
+func (e *Entry) Classes() []string { return e.Values(ldapschema.AttrObjectClass) }
 
 // Object names the entry for people: "site UK".
 func (e *Entry) Object() string { return e.Kind + " " + e.Name }
@@ -77,7 +132,11 @@ func (p Problem) String() string { return fmt.Sprintf("entry %s: %s", p.DN, p.Me
 type State struct {
 	DIT     ldapschema.DIT
 	entries map[string]*Entry
-	present map[string]bool // every DN read, cpactl's or not
+	others  map[string]bool // the other DNs read: foreign, outside the base
+	// same holds, in a current state read against a desired one
+	// (NewCurrentState), the DNs of the entries that match their desired
+	// entry: they are not kept.
+	same map[string]struct{}
 	// Foreign lists the entries under the base that are neither cpactl
 	// objects nor structure; they take no part.
 	Foreign []Problem
@@ -88,50 +147,170 @@ type State struct {
 	// a single-valued attribute, a value given twice, an entry's name
 	// missing from its attributes.
 	Problems []Problem
+
+	// desired is the state a current state is compared with as it is read
+	// (NewCurrentState); nil otherwise.
+	desired *State
+	layout  layoutKeys
+	rules   classRulesCache
+	types   map[string]*attrType // by attribute name as read
+	scratch []byte
 }
 
 // NewState classifies entries under dit's base. Transient entries (the
 // trash and placeholders of an interrupted write, directory.IsTransient)
 // are skipped.
 func NewState(dit ldapschema.DIT, entries []*ldap.Entry) *State {
-	s := &State{DIT: dit, entries: map[string]*Entry{}, present: map[string]bool{}}
-	layout := newLayoutKeys(dit)
-	rules := classRulesCache{}
+	s := newState(dit)
+	s.entries = make(map[string]*Entry, len(entries))
 	for _, raw := range entries {
-		if directory.IsTransient(dit, raw.DN) {
-			continue
-		}
-		key := ldapschema.NormalizeDN(raw.DN)
-		s.present[key] = true
-		if key != layout.base && !strings.HasSuffix(key, ","+layout.base) {
-			s.Problems = append(s.Problems, Problem{DN: raw.DN, Message: "is not under the base " + dit.Base})
-			continue
-		}
-		e := &Entry{DN: raw.DN, Key: key, Attrs: ldapschema.Attrs{}}
-		for _, a := range raw.Attributes {
-			if ldapschema.IsOperational(a.Name) {
-				continue
-			}
-			info, ok := ldapschema.LookupAttribute(a.Name)
-			if !ok {
-				s.Problems = append(s.Problems, Problem{DN: raw.DN,
-					Message: fmt.Sprintf("attribute %s is not defined by cpactl's schema or the standard classes", a.Name)})
-				continue
-			}
-			e.Attrs[info.Name] = append(e.Attrs[info.Name], a.Values...)
-		}
-		e.Kind, e.Name = classify(layout, key, raw)
-		if e.Kind == "" {
-			s.Foreign = append(s.Foreign, Problem{DN: raw.DN, Message: fmt.Sprintf(
-				"is not a cpactl object or container (object classes %s, at this place in the layout)",
-				strings.Join(raw.GetEqualFoldAttributeValues(ldapschema.AttrObjectClass), ", "))})
-			continue
-		}
-		s.Problems = append(s.Problems, checkEntry(e, rules)...)
-		s.entries[key] = e
+		s.Add(raw)
 	}
 	return s
 }
+
+func newState(dit ldapschema.DIT) *State {
+	return &State{DIT: dit, entries: map[string]*Entry{}, others: map[string]bool{}, same: map[string]struct{}{},
+		layout: newLayoutKeys(dit),
+		rules:  classRulesCache{}, types: map[string]*attrType{}}
+}
+
+// NewCurrentState returns an empty current state under desired's base, to
+// be compared with desired (which must be complete) and filled with Add as
+// the entries are read, from a paged search for instance. It keeps only the
+// entries that differ from their desired entry, or that desired lacks: one
+// that matches (or is structure desired holds too) is only remembered as
+// read (Present; Compare counts it unchanged; Entry and Entries leave it
+// out), so that reading a whole directory holds little more than what
+// differs. Compare and PlanApply take it as they take NewState's.
+func NewCurrentState(desired *State) *State {
+	s := newState(desired.DIT)
+	s.desired = desired
+	return s
+}
+
+// Add classifies one more entry (NewState adds each of its entries). An
+// entry of a DN already added replaces it.
+func (s *State) Add(raw *ldap.Entry) {
+	if directory.IsTransient(s.DIT, raw.DN) {
+		return
+	}
+	key := ldapschema.NormalizeDN(raw.DN)
+	if key != s.layout.base && !strings.HasSuffix(key, s.layout.commaBase) {
+		s.Problems = append(s.Problems, Problem{DN: raw.DN, Message: "is not under the base " + s.DIT.Base})
+		s.other(key)
+		return
+	}
+	e := &Entry{DN: raw.DN, Key: key}
+	s.readAttributes(e, raw)
+	e.Kind, e.Name = classify(s.layout, key, raw)
+	if e.Kind == "" {
+		s.Foreign = append(s.Foreign, Problem{DN: raw.DN, Message: fmt.Sprintf(
+			"is not a cpactl object or container (object classes %s, at this place in the layout)",
+			strings.Join(raw.GetEqualFoldAttributeValues(ldapschema.AttrObjectClass), ", "))})
+		s.other(key)
+		return
+	}
+	s.Problems = append(s.Problems, s.checkEntry(e)...)
+	if s.desired != nil {
+		if d := s.desired.entries[key]; d != nil && (IsStructure(d.Kind) || len(attributeChanges(d, e)) == 0) {
+			delete(s.entries, key)
+			s.same[d.Key] = struct{}{} // desired's copy of the key: this one goes
+			return
+		}
+		delete(s.same, key)
+	}
+	s.entries[key] = e
+}
+
+// other records a DN read that is not one of the state's entries.
+func (s *State) other(key string) {
+	if !s.present(key) {
+		s.others[key] = true
+	}
+}
+
+// typeOf looks an attribute name up, once per name and state.
+func (s *State) typeOf(name string) *attrType {
+	if t, ok := s.types[name]; ok {
+		return t
+	}
+	t := &attrType{operational: ldapschema.IsOperational(name)}
+	t.info, t.known = ldapschema.LookupAttribute(name)
+	t.name, t.lower = t.info.Name, strings.ToLower(t.info.Name)
+	s.types[name] = t
+	return t
+}
+
+// readAttributes copies the compared attributes of raw into e: under their
+// canonical names (values of the same attribute under two of its names
+// joined), in attrLess's order, all values in one slice.
+func (s *State) readAttributes(e *Entry, raw *ldap.Entry) {
+	type read struct {
+		t     *attrType
+		first int // index in raw.Attributes of its first name
+		more  bool
+	}
+	var buf [16]read
+	reads := buf[:0]
+	n, merged := 0, false
+	for i, a := range raw.Attributes {
+		t := s.typeOf(a.Name)
+		if t.operational {
+			continue
+		}
+		if !t.known {
+			s.Problems = append(s.Problems, Problem{DN: raw.DN,
+				Message: fmt.Sprintf("attribute %s is not defined by cpactl's schema or the standard classes", a.Name)})
+			continue
+		}
+		n += len(a.Values)
+		found := false
+		for k := range reads {
+			if reads[k].t.name == t.name {
+				reads[k].more, merged, found = true, true, true
+				break
+			}
+		}
+		if !found {
+			reads = append(reads, read{t: t, first: i})
+		}
+	}
+	slices.SortFunc(reads, func(a, b read) int {
+		switch {
+		case attrLess(a.t, b.t):
+			return -1
+		case attrLess(b.t, a.t):
+			return 1
+		}
+		return 0
+	})
+	e.attrs, e.values = make([]attribute, len(reads)), make([]string, 0, n)
+	for k, r := range reads {
+		lo := len(e.values)
+		e.values = append(e.values, raw.Attributes[r.first].Values...)
+		if merged && r.more {
+			for _, a := range raw.Attributes[r.first+1:] {
+				if t := s.typeOf(a.Name); t.name == r.t.name && t.known && !t.operational {
+					e.values = append(e.values, a.Values...)
+				}
+			}
+		}
+		e.attrs[k] = attribute{t: r.t, lo: int32(lo), hi: int32(len(e.values))}
+	}
+}
+
+// attrLess orders attributes as reports list them: objectClass first,
+// then by name ignoring case.
+func attrLess(a, b *attrType) bool {
+	ca, cb := a.lower == objectClassLower, b.lower == objectClassLower
+	if ca != cb {
+		return ca
+	}
+	return a.lower < b.lower
+}
+
+var objectClassLower = strings.ToLower(ldapschema.AttrObjectClass)
 
 // Entry returns the entry with this DN, or nil.
 func (s *State) Entry(dn string) *Entry { return s.entries[ldapschema.NormalizeDN(dn)] }
@@ -142,23 +321,49 @@ func (s *State) Entries() []*Entry {
 	for _, e := range s.entries {
 		out = append(out, e)
 	}
-	sort.Slice(out, func(i, j int) bool { return less(out[i], out[j]) })
+	sortEntries(out, itself, rank)
 	return out
 }
 
 // Present reports whether dn was read, cpactl's object or not.
-func (s *State) Present(dn string) bool { return s.present[ldapschema.NormalizeDN(dn)] }
+func (s *State) Present(dn string) bool { return s.present(ldapschema.NormalizeDN(dn)) }
 
-// less orders entries by kind (layout order), then name, then DN.
-func less(a, b *Entry) bool {
-	if ra, rb := rank(a.Kind), rank(b.Kind); ra != rb {
-		return ra < rb
-	}
-	if x, y := strings.ToLower(a.Name), strings.ToLower(b.Name); x != y {
-		return x < y
-	}
-	return a.Key < b.Key
+func (s *State) present(key string) bool {
+	_, same := s.same[key]
+	return same || s.entries[key] != nil || s.others[key]
 }
+
+// sortEntries sorts items by the kind rank (rankOf) of their entry
+// (entry(item)), then its name ignoring case, then its normalized DN, each
+// name lowered once: O(n log n). With rank it is report order: by kind
+// (layout order), then name, then DN.
+func sortEntries[T any](items []T, entry func(T) *Entry, rankOf func(kind string) int) {
+	type keyed struct {
+		rank int
+		name string
+		item T
+	}
+	ks := make([]keyed, len(items))
+	for i, it := range items {
+		e := entry(it)
+		ks[i] = keyed{rankOf(e.Kind), strings.ToLower(e.Name), it}
+	}
+	sort.SliceStable(ks, func(i, j int) bool {
+		a, b := &ks[i], &ks[j]
+		if a.rank != b.rank {
+			return a.rank < b.rank
+		}
+		if a.name != b.name {
+			return a.name < b.name
+		}
+		return entry(a.item).Key < entry(b.item).Key
+	})
+	for i := range ks {
+		items[i] = ks[i].item
+	}
+}
+
+func itself(e *Entry) *Entry { return e }
 
 func rank(kind string) int {
 	if r, ok := kindRank[kind]; ok {
@@ -170,7 +375,7 @@ func rank(kind string) int {
 // layoutKeys holds the normalized DNs of the layout, to classify entries
 // without parsing DNs again.
 type layoutKeys struct {
-	base, settings                                   string
+	base, commaBase, settings                        string
 	sites, pods, entitlements, homeSites             string
 	people, groups, computers, sessions, assignments string
 
@@ -179,7 +384,7 @@ type layoutKeys struct {
 
 func newLayoutKeys(dit ldapschema.DIT) layoutKeys {
 	n := ldapschema.NormalizeDN
-	k := layoutKeys{base: n(dit.Base), settings: n(dit.Settings()), sites: n(dit.Sites()), pods: n(dit.Pods()),
+	k := layoutKeys{base: n(dit.Base), commaBase: "," + n(dit.Base), settings: n(dit.Settings()), sites: n(dit.Sites()), pods: n(dit.Pods()),
 		entitlements: n(dit.Entitlements()), homeSites: n(dit.HomeSites()), people: n(dit.People()),
 		groups: n(dit.Groups()), computers: n(dit.Computers()), sessions: n(dit.Sessions()),
 		assignments: n(dit.Assignments()), containers: map[string]bool{}}
@@ -268,28 +473,49 @@ func firstRDN(dn string) string {
 }
 
 // classRules holds what a set of object classes requires and allows
-// (ldapschema.ClassRules).
+// (ldapschema.ClassRules), and the required attributes in order with the
+// names the problems give them.
 type classRules struct {
 	must, may map[string]bool
 	unknown   []string
+	required  []required
 }
 
-// classRulesCache remembers the rules of each set of classes: entries of
-// one kind share them.
-type classRulesCache map[string]classRules
+type required struct{ lower, name string }
 
-func (c classRulesCache) of(classes []string) classRules {
-	key := strings.ToLower(strings.Join(classes, "\x00"))
-	r, ok := c[key]
-	if !ok {
-		r.must, r.may, r.unknown = ldapschema.ClassRules(classes)
-		c[key] = r
+// classRulesCache remembers the rules of each list of classes, as spelled
+// (an unknown class is named as written): entries of one kind share them.
+type classRulesCache map[string]*classRules
+
+// of returns the rules of classes; buf is scratch space for the key.
+func (c classRulesCache) of(classes []string, buf *[]byte) *classRules {
+	b := (*buf)[:0]
+	for i, cl := range classes {
+		if i > 0 {
+			b = append(b, 0)
+		}
+		b = append(b, cl...)
 	}
+	*buf = b
+	if r, ok := c[string(b)]; ok {
+		return r
+	}
+	r := &classRules{}
+	r.must, r.may, r.unknown = ldapschema.ClassRules(classes)
+	for _, m := range sortedKeys(r.must) {
+		name := m
+		if info, ok := ldapschema.LookupAttribute(m); ok {
+			name = info.Name
+		}
+		r.required = append(r.required, required{m, name})
+	}
+	c[string(b)] = r
 	return r
 }
 
-// checkEntry lists what the server would refuse in an entry.
-func checkEntry(e *Entry, cache classRulesCache) []Problem {
+// checkEntry lists what the server would refuse in an entry: O(attributes
+// + values), the rules of its classes looked up once per list of classes.
+func (s *State) checkEntry(e *Entry) []Problem {
 	var out []Problem
 	add := func(format string, args ...any) {
 		out = append(out, Problem{DN: e.DN, Message: fmt.Sprintf(format, args...)})
@@ -299,48 +525,49 @@ func checkEntry(e *Entry, cache classRulesCache) []Problem {
 		add("has no object class")
 		return out
 	}
-	r := cache.of(classes)
-	must, may, unknown := r.must, r.may, r.unknown
-	for _, c := range unknown {
+	r := s.rules.of(classes, &s.scratch)
+	for _, c := range r.unknown {
 		add("object class %s is not defined by cpactl's schema or the standard classes", c)
 	}
-	for _, name := range sortedNames(e.Attrs) {
-		base, _, _ := strings.Cut(strings.ToLower(name), ";")
-		values := e.Attrs[name]
-		if len(unknown) == 0 && !must[base] && !may[base] {
+	for _, a := range e.attrs {
+		name, values := a.t.name, e.valuesOf(a)
+		base, _, _ := strings.Cut(a.t.lower, ";")
+		if len(r.unknown) == 0 && !r.must[base] && !r.may[base] {
 			add("attribute %s is not allowed by its object classes (%s)", name, strings.Join(classes, ", "))
 		}
-		if info, _ := ldapschema.LookupAttribute(name); info.Single && len(values) > 1 {
+		if a.t.info.Single && len(values) > 1 {
 			add("attribute %s takes one value, not %d", name, len(values))
 		}
-		keys := map[string]bool{}
-		for _, v := range values {
-			k := ldapschema.ValueKey(name, v)
-			if keys[k] {
-				add("attribute %s holds the value %q twice", name, v)
+		if len(values) > 1 {
+			keys := make(map[string]bool, len(values))
+			for _, v := range values {
+				k := a.t.info.Equality.Key(v)
+				if keys[k] {
+					add("attribute %s holds the value %q twice", name, v)
+				}
+				keys[k] = true
 			}
-			keys[k] = true
 		}
 	}
-	for _, m := range sortedKeys(must) {
-		if !hasAttr(e.Attrs, m) {
-			name := m
-			if info, ok := ldapschema.LookupAttribute(m); ok {
-				name = info.Name
-			}
-			add("required attribute %s is missing", name)
+	for _, m := range r.required {
+		if !e.has(m.lower) {
+			add("required attribute %s is missing", m.name)
 		}
 	}
-	if dn, err := ldap.ParseDN(e.DN); err == nil && len(dn.RDNs) > 0 {
-		for _, ava := range dn.RDNs[0].Attributes {
+	if rdn, ok := ldapschema.FirstRDN(e.DN); ok {
+		for _, ava := range rdn {
 			info, ok := ldapschema.LookupAttribute(ava.Type)
 			if !ok {
 				continue
 			}
+			key := info.Equality.Key(ava.Value)
 			found := false
-			for _, v := range e.Attrs[info.Name] {
-				if ldapschema.ValueKey(info.Name, v) == ldapschema.ValueKey(info.Name, ava.Value) {
-					found = true
+			if a, ok := e.exact(info.Name); ok {
+				for _, v := range e.valuesOf(a) {
+					if info.Equality.Key(v) == key {
+						found = true
+						break
+					}
 				}
 			}
 			if !found {
@@ -351,30 +578,25 @@ func checkEntry(e *Entry, cache classRulesCache) []Problem {
 	return out
 }
 
-func hasAttr(a ldapschema.Attrs, lowerName string) bool {
-	for name, values := range a {
-		if strings.EqualFold(name, lowerName) && len(values) > 0 {
+// has reports whether the entry holds values of the attribute whose
+// canonical name in lower case is lowerName (options excluded).
+func (e *Entry) has(lowerName string) bool {
+	for _, a := range e.attrs {
+		if a.t.lower == lowerName && a.hi > a.lo {
 			return true
 		}
 	}
 	return false
 }
 
-// sortedNames returns the attribute names, objectClass first, then by
-// name.
-func sortedNames(a ldapschema.Attrs) []string {
-	names := make([]string, 0, len(a))
-	for n := range a {
-		names = append(names, n)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		ci, cj := strings.EqualFold(names[i], ldapschema.AttrObjectClass), strings.EqualFold(names[j], ldapschema.AttrObjectClass)
-		if ci != cj {
-			return ci
+// exact finds the attribute of this exact canonical name.
+func (e *Entry) exact(name string) (attribute, bool) {
+	for _, a := range e.attrs {
+		if a.t.name == name {
+			return a, true
 		}
-		return strings.ToLower(names[i]) < strings.ToLower(names[j])
-	})
-	return names
+	}
+	return attribute{}, false
 }
 
 func sortedKeys(m map[string]bool) []string {

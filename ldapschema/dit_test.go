@@ -1,0 +1,174 @@
+package ldapschema
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/go-ldap/ldap/v3"
+)
+
+// The DN functions as they were before their fast paths: every call parsed
+// the DN. They are the reference the fast paths must match byte for byte.
+
+func referenceNormalizeDN(dn string) string {
+	if dn == "" {
+		return ""
+	}
+	parsed, err := ldap.ParseDN(dn)
+	if err != nil {
+		return strings.ToLower(dn)
+	}
+	parts := make([]string, 0, len(parsed.RDNs))
+	for _, r := range parsed.RDNs {
+		avas := make([]string, 0, len(r.Attributes))
+		for _, a := range r.Attributes {
+			avas = append(avas, strings.ToLower(a.Type)+"="+ldap.EscapeDN(strings.ToLower(a.Value)))
+		}
+		parts = append(parts, strings.Join(avas, "+"))
+	}
+	return strings.Join(parts, ",")
+}
+
+func referenceNameOf(dn string) string {
+	parsed, err := ldap.ParseDN(dn)
+	if err != nil || len(parsed.RDNs) == 0 || len(parsed.RDNs[0].Attributes) == 0 {
+		return ""
+	}
+	return parsed.RDNs[0].Attributes[0].Value
+}
+
+func referenceParentOf(dn string) string {
+	parsed, err := ldap.ParseDN(dn)
+	if err != nil || len(parsed.RDNs) < 2 {
+		return ""
+	}
+	return (&ldap.DN{RDNs: parsed.RDNs[1:]}).String()
+}
+
+func referenceFirstRDN(dn string) ([]ldap.AttributeTypeAndValue, bool) {
+	parsed, err := ldap.ParseDN(dn)
+	if err != nil || len(parsed.RDNs) == 0 {
+		return nil, false
+	}
+	var out []ldap.AttributeTypeAndValue
+	for _, a := range parsed.RDNs[0].Attributes {
+		out = append(out, *a)
+	}
+	return out, true
+}
+
+// dnSamples are DNs of every shape: the common ones the fast paths take,
+// and the ones they leave to the parser.
+var dnSamples = []string{
+	"",
+	" ",
+	"dc=vdiglobal,dc=vmware,dc=int",
+	"uid=alice,ou=People,dc=vdiglobal,dc=vmware,dc=int",
+	"cn=Sales Desktop,ou=Entitlements,dc=example,dc=com",
+	"CN=UK, OU=Sites ,DC=X",
+	" cn = uk , ou = sites ",
+	"cn=,ou=x",
+	"cn=   ,ou=x",
+	"cn=a=b,ou=x",
+	"cn=a,",
+	",cn=a",
+	"cn=a,,dc=x",
+	"=a,dc=x",
+	" =a,dc=x",
+	"cn",
+	"cn=a,dc",
+	"c n=a b",
+	"cn=a\tb,dc=x",
+	`cn=R\26D\2C West,ou=Sites,dc=x`,
+	`cn=R&D\, West,ou=Sites,dc=x`,
+	`cn=\#1,dc=x`,
+	"cn=#1,dc=x",
+	"cn= #1,dc=x",
+	"cn=#0403414243,dc=x",
+	"cn=a+sn=b,dc=x",
+	"cn=a;dc=x",
+	`cn="quoted",dc=x`,
+	"cn=a<b,dc=x",
+	"cn=Zürich,ou=Sites,dc=x",
+	"cn=ΣΑΣ,dc=x",
+	"cn=\u212a,dc=x",
+	"cn=\xff,dc=x",
+	"cn=a\x00,dc=x",
+	`cn=trailing\ ,dc=x`,
+	`cn=\ leading,dc=x`,
+	"cn=Common,ou=Global,ou=Properties,dc=vdiglobal,dc=vmware,dc=int",
+	"cn=rds1,cn=farm1,cn=pod1,ou=Pods,dc=x",
+	"cn=a,DC=X",
+	"CN=a,dc=x",
+	"cn=A,dc=x",
+}
+
+func TestDNFastPathsMatchTheParser(t *testing.T) {
+	for _, dn := range dnSamples {
+		checkDNFastPaths(t, dn)
+	}
+}
+
+func checkDNFastPaths(t *testing.T, dn string) {
+	t.Helper()
+	if got, want := NormalizeDN(dn), referenceNormalizeDN(dn); got != want {
+		t.Errorf("NormalizeDN(%q) = %q, want %q", dn, got, want)
+	}
+	if got, want := NameOf(dn), referenceNameOf(dn); got != want {
+		t.Errorf("NameOf(%q) = %q, want %q", dn, got, want)
+	}
+	if got, want := ParentOf(dn), referenceParentOf(dn); got != want {
+		t.Errorf("ParentOf(%q) = %q, want %q", dn, got, want)
+	}
+	for _, base := range []string{"dc=x", "DC=X", "ou=sites,dc=x", " dc = x", "cn=a,dc=x", dn, strings.ToUpper(dn), "x", ""} {
+		n, b := referenceNormalizeDN(dn), referenceNormalizeDN(base)
+		if got, want := IsUnder(dn, base), n == b || strings.HasSuffix(n, ","+b); got != want {
+			t.Errorf("IsUnder(%q, %q) = %v, want %v", dn, base, got, want)
+		}
+	}
+	if got, ok := FirstRDN(dn); fmt.Sprint(got, ok) != fmt.Sprint(referenceFirstRDN(dn)) {
+		want, wantOK := referenceFirstRDN(dn)
+		t.Errorf("FirstRDN(%q) = %v %v, want %v %v", dn, got, ok, want, wantOK)
+	}
+}
+
+// FuzzDNFastPaths checks that NormalizeDN, NameOf, ParentOf, FirstRDN and IsUnder give what
+// parsing the DN gives, for any input.
+func FuzzDNFastPaths(f *testing.F) {
+	for _, dn := range dnSamples {
+		f.Add(dn)
+	}
+	f.Fuzz(func(t *testing.T, dn string) {
+		checkDNFastPaths(t, dn)
+		if a, b := NormalizeDN(dn), NormalizeDN(strings.ToUpper(dn)); EqualDN(dn, strings.ToUpper(dn)) != (a == b) {
+			t.Errorf("EqualDN(%q, upper case) disagrees with NormalizeDN", dn)
+		}
+	})
+}
+
+func TestNormalizeDNKeepsCanonicalDNs(t *testing.T) {
+	dn := "uid=alice,ou=people,dc=example,dc=com"
+	if n := testing.AllocsPerRun(100, func() { _ = NormalizeDN(dn) }); n != 0 {
+		t.Errorf("NormalizeDN of a canonical DN allocates %v times", n)
+	}
+}
+
+func BenchmarkNormalizeDN(b *testing.B) {
+	for _, bc := range []struct{ name, dn string }{
+		{"canonical", "uid=u12345,ou=people,dc=vdiglobal,dc=vmware,dc=int"},
+		{"common", "uid=u12345,ou=People,dc=vdiglobal,dc=vmware,dc=int"},
+		{"escaped", `cn=R\26D\2C West,ou=Sites,dc=vdiglobal,dc=vmware,dc=int`},
+	} {
+		b.Run(bc.name+"/fast", func(b *testing.B) {
+			for b.Loop() {
+				_ = NormalizeDN(bc.dn)
+			}
+		})
+		b.Run(bc.name+"/parsed", func(b *testing.B) {
+			for b.Loop() {
+				_ = referenceNormalizeDN(bc.dn)
+			}
+		})
+	}
+}
