@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,7 +117,8 @@ func BenchmarkApplyEmpty(b *testing.B) {
 		}
 		st := directory.NewStore(c, ldapschema.DefaultBase)
 		entries, err := st.Find(st.DIT.Base, ldap.ScopeWholeSubtree, "(objectClass=*)")
-		if err != nil && !directory.IsCode(err, ldap.LDAPResultNoSuchObject) {
+		var missing *directory.LayoutError
+		if err != nil && !errors.As(err, &missing) {
 			b.Fatal(err)
 		}
 		desired, current := reconcile.NewState(st.DIT, snap.Entries()), reconcile.NewState(st.DIT, entries)
