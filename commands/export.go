@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cpactl/cpactl/reconcile"
 )
 
 func init() { register(newExportCommand) }
@@ -20,10 +22,17 @@ func newExportCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write the whole federation under the base DN as LDIF (a snapshot for --from)",
-		Long: `Writes every entry under the base DN as LDIF content records: parents first,
-objectClass first, attributes and values sorted, values that are not plain
-ASCII base64-encoded. The file loads with ldapadd into an empty server with
-cpactl's schema, and every read command accepts it with --from.`,
+		Long: `Writes the federation under the base DN as LDIF content records: parents
+first, objectClass first, attributes and values sorted, values that are not
+plain ASCII base64-encoded. The file loads with ldapadd (or cpactl apply)
+into an empty server with cpactl's schema, and every read command accepts it
+with --from.
+
+Only cpactl's layout is written: its containers, cn=Common and its objects.
+Other entries under the base (a service account, an ou=Admins) are left out
+and counted on stderr, and no secret is ever written: userPassword and every
+other password attribute are dropped, from users too. The output is
+streamed and sorted with bounded memory, whatever the directory's size.`,
 		Example: `  cpactl export -O federation.ldif
   cpactl resolve --from federation.ldif --user alice --entitlement "Sales Desktops" --pod india-pod-1`,
 		Args: cobra.NoArgs,
@@ -43,10 +52,12 @@ func (o *exportOptions) run() error {
 	if o.File == "" {
 		// Export buffers and sorts before its first byte, so a failed read
 		// writes nothing to stdout.
-		n, err := st.Export(o.g.IO.Out)
+		x := reconcile.NewExporter(st.DIT)
+		n, err := st.Export(o.g.IO.Out, x.Keep)
 		if err == nil && n == 0 {
 			return errNothingToExport(st.DIT.Base)
 		}
+		o.noteLeftOut(x)
 		return err
 	}
 	// Write to a temporary file and rename it, so a failure never leaves a
@@ -56,7 +67,8 @@ func (o *exportOptions) run() error {
 		return errorf("", "cannot write %s: %v", o.File, err)
 	}
 	defer os.Remove(tmp.Name())
-	n, err := st.Export(tmp)
+	x := reconcile.NewExporter(st.DIT)
+	n, err := st.Export(tmp, x.Keep)
 	if err == nil && n == 0 {
 		err = errNothingToExport(st.DIT.Base)
 	}
@@ -71,7 +83,23 @@ func (o *exportOptions) run() error {
 		return errorf("", "cannot write %s: %v", o.File, err)
 	}
 	o.g.report("exported %d entries to %s", n, o.File)
+	o.noteLeftOut(x)
 	return nil
+}
+
+// noteLeftOut says on stderr what export did not write.
+func (o *exportOptions) noteLeftOut(x *reconcile.Exporter) {
+	if x.Foreign > 0 {
+		o.g.warn("left out %d %s that %s not cpactl's (%s%s): export writes cpactl's layout only",
+			x.Foreign, plural(x.Foreign, "entry", "entries"), plural(x.Foreign, "is", "are"), x.Example,
+			map[bool]string{true: ", ...", false: ""}[x.Foreign > 1])
+	}
+	if x.Secrets > 0 {
+		o.g.warn("left out %d password %s: export never writes secrets", x.Secrets, plural(x.Secrets, "value", "values"))
+	}
+	if x.Unknown > 0 {
+		o.g.warn("left out %d %s that no schema cpactl knows defines", x.Unknown, plural(x.Unknown, "attribute", "attributes"))
+	}
 }
 
 func errNothingToExport(base string) error {

@@ -7,16 +7,20 @@ import (
 	"github.com/go-ldap/ldap/v3"
 )
 
-// Export writes every entry under the base to w as LDIF, in WriteLDIF's
+// Export writes the entries under the base that keep returns (as it
+// returns them; nil leaves an entry out) to w as LDIF, in WriteLDIF's
 // order (parents first, then by DN), and returns how many it wrote. It
 // streams: entries are encoded as the paged search delivers them and put
 // in order by an external merge sort, so memory stays bounded whatever the
 // directory's size. Nothing is written to w when the read fails.
-func (s *Store) Export(w io.Writer) (int, error) {
+func (s *Store) Export(w io.Writer, keep func(*ldap.Entry) *ldap.Entry) (int, error) {
 	sorter := newRecordSorter(exportSpillLimit)
 	defer sorter.Close()
 	n := 0
 	err := s.Each(s.DIT.Base, ldap.ScopeWholeSubtree, "(objectClass=*)", nil, func(e *ldap.Entry) error {
+		if e = keep(e); e == nil {
+			return nil
+		}
 		n++
 		return sorter.Add(ldifOrderKey(e.DN), encodeLDIFEntry(e))
 	})

@@ -7,6 +7,8 @@ import (
 	"os"
 	"sort"
 	"testing"
+
+	"github.com/go-ldap/ldap/v3"
 )
 
 // TestRecordSorterSpills: whatever the memory limit (everything held, a
@@ -65,7 +67,7 @@ func TestExportOrderWithSpills(t *testing.T) {
 	for _, limit := range []int{spillLimit, 200} {
 		exportSpillLimit = limit
 		var got bytes.Buffer
-		n, err := NewStore(snap, dit.Base).Export(&got)
+		n, err := NewStore(snap, dit.Base).Export(&got, func(e *ldap.Entry) *ldap.Entry { return e })
 		if err != nil {
 			t.Fatal(err)
 		}
