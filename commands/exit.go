@@ -32,7 +32,7 @@ var exitCodeHelp = []struct {
 	{ExitOK, "success"},
 	{ExitError, "error: bad input (the message names the flag or value), a server that cannot be reached or does not answer within --timeout, refused operation"},
 	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings"},
-	{ExitNotFound, "a named object (site, pod, user, entitlement, ...) does not exist"},
+	{ExitNotFound, "a named object (site, pod, user, entitlement, ...) does not exist, or the base DN (-b) or the layout `cpactl init` creates"},
 	{ExitAuth, "authentication failed or access refused (bind, insufficient access)"},
 	{ExitConflict, "conflict: someone else changed the object first; re-read and retry"},
 	{ExitNoSession, "resolve: the request would get no session (DENIED, UNAVAILABLE, NO_CAPACITY)"},
