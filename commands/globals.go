@@ -42,6 +42,10 @@ type Globals struct {
 	ReadPassword func(message string) (string, error)
 	// Getenv reads the environment (os.Getenv; tests may replace it).
 	Getenv func(string) string
+	// OpenStore, when set, is what Store returns instead of connecting to
+	// the server the flags name: a test hands in a store on a wrapped
+	// client or a snapshot.
+	OpenStore func() (*directory.Store, func(), error)
 
 	baseExplicit bool
 }
@@ -150,6 +154,9 @@ func (g *Globals) Dial() (*directory.Conn, error) {
 // Store connects and returns a store on the live directory; close it with
 // the returned function.
 func (g *Globals) Store() (*directory.Store, func(), error) {
+	if g.OpenStore != nil {
+		return g.OpenStore()
+	}
 	c, err := g.Dial()
 	if err != nil {
 		return nil, nil, err

@@ -172,7 +172,7 @@ func writeChanges(g *Globals, st *directory.Store, dryRun bool, kind, name, dn s
 		g.report("would update %s %s (%s)", kind, name, changedWords(changes))
 		return nil
 	}
-	if err := st.ApplyChanges(st.Client, dn, changes); err != nil {
+	if err := st.Update(dn, changes); err != nil {
 		return err
 	}
 	g.report("updated %s %s (%s)", kind, name, changedWords(changes))

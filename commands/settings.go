@@ -258,6 +258,8 @@ func applySettings(g *Globals, st *directory.Store, dryRun bool, edit func(ldaps
 		g.report("settings: unchanged")
 		return nil
 	}
+	// The lines say what changed only once the server has taken it.
+	var lines []string
 	for _, name := range managed {
 		set, _ := ldapschema.LookupSetting(name)
 		before, _ := rec.Value(set)
@@ -268,20 +270,22 @@ func applySettings(g *Globals, st *directory.Store, dryRun bool, edit func(ldaps
 		if _, stored := rec.Stored[name]; stored == (len(next[name]) > 0) && before == after {
 			continue
 		}
-		verb := "set"
-		if dryRun {
-			verb = "would set"
-		}
 		suffix := ""
 		if len(next[name]) == 0 {
 			suffix = " (default)"
 		}
-		g.report("%s %s: %d -> %d%s", verb, name, before, after, suffix)
+		lines = append(lines, fmt.Sprintf("%s: %d -> %d%s", name, before, after, suffix))
 	}
+	verb := "set"
 	if dryRun {
-		return nil
+		verb = "would set"
+	} else if err := st.Update(e.DN, changes); err != nil {
+		return err
 	}
-	return st.ApplyChanges(st.Client, e.DN, changes)
+	for _, l := range lines {
+		g.report("%s %s", verb, l)
+	}
+	return nil
 }
 
 type settingsResetOptions struct {

@@ -645,6 +645,9 @@ func (e *OutcomeUnknownError) Error() string {
 
 func (e *OutcomeUnknownError) Unwrap() error { return e.Err }
 
+// oidAssertion is the assertion control (RFC 4528).
+const oidAssertion = "1.3.6.1.1.12"
+
 // AssertionControl returns the RFC 4528 assertion control for filter: the
 // server applies the operation only if the entry matches the filter, and
 // answers assertionFailed (122) otherwise.
@@ -653,5 +656,5 @@ func AssertionControl(filter string) (ldap.Control, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ldap.NewControlString("1.3.6.1.1.12", true, string(p.Bytes())), nil
+	return ldap.NewControlString(oidAssertion, true, string(p.Bytes())), nil
 }

@@ -124,6 +124,43 @@ type Plan struct {
 	Split bool
 }
 
+// assertRead makes the first modify of each object this store read
+// assert it is unchanged since (the entryCSN read, as Update does), unless
+// the write carries its own assertion: a plan computed from what was read
+// fails with a conflict instead of overwriting someone else's change.
+func (s *Store) assertRead(p *Plan) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.read) == 0 {
+		return
+	}
+	seen := map[string]bool{}
+	for i := range p.Writes {
+		w := &p.Writes[i]
+		key := ldapschema.NormalizeDN(w.DN)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		csn, ok := s.read[key]
+		if !ok || w.modify == nil || hasAssertion(w.modify.Controls) {
+			continue
+		}
+		if ctl, err := AssertionControl(Filter(ldapschema.AttrEntryCSN, csn)); err == nil {
+			w.modify.Controls = append(w.modify.Controls, ctl)
+		}
+	}
+}
+
+func hasAssertion(controls []ldap.Control) bool {
+	for _, c := range controls {
+		if c.GetControlType() == oidAssertion {
+			return true
+		}
+	}
+	return false
+}
+
 // Add appends writes.
 func (p *Plan) Add(w ...Write) { p.Writes = append(p.Writes, w...) }
 
@@ -164,6 +201,7 @@ func (p *Plan) Empty() bool { return len(p.Writes) == 0 }
 // leaves a consistent directory, and running the command again finishes
 // it; Atomic tells beforehand.
 func (s *Store) ApplyPlan(p *Plan) error {
+	s.assertRead(p)
 	p.Stepwise, p.Split = false, false
 	p.Transactions = 0
 	if len(p.Writes) == 0 {
@@ -422,7 +460,11 @@ func (p *Plan) failure(what string, err error) error {
 	if errors.As(err, &conflict) {
 		return err
 	}
-	if IsCode(err, ldap.LDAPResultAssertionFailed) {
+	// A failed assertion, and an entry the plan read that is gone (or a
+	// name it found free that is taken) at write time, mean the same: the
+	// directory changed since the plan was made from it.
+	if IsCode(err, ldap.LDAPResultAssertionFailed) || IsCode(err, ldap.LDAPResultNoSuchObject) ||
+		IsCode(err, ldap.LDAPResultEntryAlreadyExists) {
 		what := p.Conflict
 		if what == "" {
 			what = "an entry this change rewrites"

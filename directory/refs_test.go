@@ -526,3 +526,49 @@ func TestHomeSiteFederationBoundedReads(t *testing.T) {
 		t.Errorf("rows %+v sites %+v", f.HomeSites, f.Sites)
 	}
 }
+
+// TestConcurrentRenamesOfSitesThatReferToEachOther: two renames planned
+// from the same read, of two sites that prefer each other: the second to
+// write finds an entry it read gone and fails with a conflict (exit 5),
+// writing nothing; the directory holds no dangling reference.
+func TestConcurrentRenamesOfSitesThatReferToEachOther(t *testing.T) {
+	srv, st := topology(t)
+	uk, err := st.Site("UK")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetPreferredSites(uk, []string{"India"}); err != nil {
+		t.Fatal(err)
+	}
+	a, b := dialStore(t, srv), dialStore(t, srv)
+	india, err := a.Site("India")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uk, err = b.Site("UK")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := a.PlanRename(KindSite, "India", india.DN, "Bharat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := b.PlanRename(KindSite, "UK", uk.DN, "Britain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.ApplyPlan(first); err != nil {
+		t.Fatal(err)
+	}
+	err = b.ApplyPlan(second)
+	var conflict *ConflictError
+	if !errors.As(err, &conflict) {
+		t.Fatalf("the second rename: %v, want a conflict", err)
+	}
+	if _, err := st.Site("UK"); err != nil {
+		t.Errorf("UK after the refused rename: %v", err)
+	}
+	if d := danglingReferences(t, st); len(d) > 0 {
+		t.Fatalf("dangling references: %q", d)
+	}
+}

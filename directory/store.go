@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/go-ldap/ldap/v3"
 
@@ -16,6 +17,9 @@ import (
 type Store struct {
 	Client Client
 	DIT    ldapschema.DIT
+
+	mu   sync.Mutex
+	read map[string]string // normalized DN -> the entryCSN read (see Update)
 }
 
 // NewStore returns a store for the directory under base.
@@ -48,10 +52,31 @@ func ChildrenFilter(dn string) string {
 // ClassFilter is "(objectClass=class)".
 func ClassFilter(class string) string { return Filter(ldapschema.AttrObjectClass, class) }
 
+// objectAttrs is what a read of one object asks for: its attributes and
+// its entryCSN, which Update asserts.
+var objectAttrs = []string{"*", ldapschema.AttrEntryCSN}
+
+// remember notes the entryCSN of an object read, for Update.
+func (s *Store) remember(e *ldap.Entry) {
+	csn := e.GetEqualFoldAttributeValue(ldapschema.AttrEntryCSN)
+	if csn == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.read == nil {
+		s.read = map[string]string{}
+	}
+	s.read[ldapschema.NormalizeDN(e.DN)] = csn
+}
+
 // Entry reads one entry by DN; it returns nil, nil when it does not exist.
+// Without attrs it reads the whole entry, and remembers its entryCSN for
+// Update.
 func (s *Store) Entry(dn string, attrs ...string) (*ldap.Entry, error) {
-	if len(attrs) == 0 {
-		attrs = []string{"*"}
+	whole := len(attrs) == 0
+	if whole {
+		attrs = objectAttrs
 	}
 	res, err := s.Client.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
 		"(objectClass=*)", attrs, nil))
@@ -63,6 +88,9 @@ func (s *Store) Entry(dn string, attrs ...string) (*ldap.Entry, error) {
 	}
 	if len(res.Entries) == 0 {
 		return nil, nil
+	}
+	if whole {
+		s.remember(res.Entries[0])
 	}
 	return res.Entries[0], nil
 }
@@ -116,7 +144,7 @@ func (s *Store) Each(base string, scope int, filter string, attrs []string, each
 // FindOne searches for at most one entry; nil when none matches. More than
 // one match is an error naming the kind (names are unique within a kind).
 func (s *Store) FindOne(kind, name, base string, scope int, filter string) (*ldap.Entry, error) {
-	entries, err := s.Find(base, scope, filter)
+	entries, err := s.Find(base, scope, filter, objectAttrs...)
 	if err != nil {
 		return nil, err
 	}
@@ -124,6 +152,7 @@ func (s *Store) FindOne(kind, name, base string, scope int, filter string) (*lda
 	case 0:
 		return nil, nil
 	case 1:
+		s.remember(entries[0])
 		return entries[0], nil
 	}
 	dns := make([]string, len(entries))
@@ -156,6 +185,40 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 		}
 		return opError(err, "modifying %s", dn)
 	}
+	return nil
+}
+
+// Update modifies an object this store read (Entry, or a read by name)
+// with changes, asserting that it is still as it was read: the modify
+// carries an assertion on the entryCSN read, which slapd changes on every
+// write, so a change someone else made in between fails the whole modify
+// with a *ConflictError (exit 5) instead of being overwritten. An object
+// the store did not read, or read from a server that keeps no entryCSN, is
+// modified without the assertion. It does nothing when there are no
+// changes.
+func (s *Store) Update(dn string, changes []ldap.Change) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	key := ldapschema.NormalizeDN(dn)
+	s.mu.Lock()
+	csn, ok := s.read[key]
+	s.mu.Unlock()
+	var controls []ldap.Control
+	if ok {
+		ctl, err := AssertionControl(Filter(ldapschema.AttrEntryCSN, csn))
+		if err != nil {
+			return err
+		}
+		controls = append(controls, ctl)
+	}
+	if err := s.ApplyChanges(s.Client, dn, changes, controls...); err != nil {
+		return err
+	}
+	// The entry has a new entryCSN now, which this store did not read.
+	s.mu.Lock()
+	delete(s.read, key)
+	s.mu.Unlock()
 	return nil
 }
 

@@ -9,7 +9,10 @@ import (
 // dnOneLevelMatch the OpenLDAP matching rule that asserts an entry is an
 // immediate child of a DN.
 const (
-	AttrEntryDN     = "entryDN"
+	AttrEntryDN = "entryDN"
+	// AttrEntryCSN is the operational attribute slapd changes on every
+	// write of an entry (its change sequence number).
+	AttrEntryCSN    = "entryCSN"
 	MatchDNOneLevel = "dnOneLevelMatch"
 )
 
