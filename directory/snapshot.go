@@ -231,11 +231,12 @@ func (s *Snapshot) keyDNs(lines []int) error {
 			from, to := w*len(s.entries)/workers, (w+1)*len(s.entries)/workers
 			for i := from; i < to; i++ {
 				e := &s.entries[i]
-				if _, err := ldap.ParseDN(e.dn); err != nil {
+				key, err := ldapschema.NormalizeDNChecked(e.dn)
+				if err != nil {
 					errs[w] = badSnapshot("line %d: entry %q: bad DN: %v", lines[i], e.dn, err)
 					return
 				}
-				e.key = ldapschema.NormalizeDN(e.dn)
+				e.key = key
 			}
 		}()
 	}

@@ -157,12 +157,33 @@ func NormalizeDN(dn string) string {
 	return normalizeParsed(dn)
 }
 
+// NormalizeDNChecked is NormalizeDN for a DN that must parse: it returns
+// go-ldap's parse error for one that does not, and otherwise the same key,
+// with one parse at most (none for a simple DN).
+func NormalizeDNChecked(dn string) (string, error) {
+	if dn == "" {
+		return "", nil
+	}
+	if rdns, ok := scanSimpleDN(dn); ok {
+		return rdns.normalize(dn), nil
+	}
+	parsed, err := ldap.ParseDN(dn)
+	if err != nil {
+		return "", err
+	}
+	return normalizeFrom(parsed), nil
+}
+
 // normalizeParsed is NormalizeDN through ldap.ParseDN.
 func normalizeParsed(dn string) string {
 	parsed, err := ldap.ParseDN(dn)
 	if err != nil {
 		return strings.ToLower(dn)
 	}
+	return normalizeFrom(parsed)
+}
+
+func normalizeFrom(parsed *ldap.DN) string {
 	parts := make([]string, 0, len(parsed.RDNs))
 	for _, r := range parsed.RDNs {
 		avas := make([]string, 0, len(r.Attributes))

@@ -141,6 +141,14 @@ func FuzzDNFastPaths(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, dn string) {
 		checkDNFastPaths(t, dn)
+		// NormalizeDNChecked: an error exactly when go-ldap refuses the DN,
+		// and otherwise NormalizeDN's key.
+		key, err := NormalizeDNChecked(dn)
+		if _, perr := ldap.ParseDN(dn); (err != nil) != (perr != nil && dn != "") {
+			t.Errorf("NormalizeDNChecked(%q): error %v, ParseDN error %v", dn, err, perr)
+		} else if err == nil && key != NormalizeDN(dn) {
+			t.Errorf("NormalizeDNChecked(%q) = %q, NormalizeDN %q", dn, key, NormalizeDN(dn))
+		}
 		if a, b := NormalizeDN(dn), NormalizeDN(strings.ToUpper(dn)); EqualDN(dn, strings.ToUpper(dn)) != (a == b) {
 			t.Errorf("EqualDN(%q, upper case) disagrees with NormalizeDN", dn)
 		}
