@@ -67,9 +67,10 @@ func (o *computerListOptions) run() error {
 	if err != nil {
 		return err
 	}
+	byMember := groupIndex(groups)
 	views := make([]ComputerView, 0, len(computers))
 	for _, c := range computers {
-		views = append(views, ComputerView{Name: c.Name, Description: c.Description, Groups: groupsOf(c.DN, groups)})
+		views = append(views, ComputerView{Name: c.Name, Description: c.Description, Groups: byMember.of(c.DN)})
 	}
 	return p.Print(views, func(w io.Writer) error {
 		rows := make([][]string, 0, len(views))

@@ -50,20 +50,33 @@ type FarmView struct {
 	Pools                          []string `json:"pools"` // the pools it serves, in name order
 }
 
-func farmView(f ldapschema.Farm, hosts []ldapschema.Host, pools []ldapschema.Pool) FarmView {
+// farmParts lists, for each farm (by normalized DN), its hosts and the
+// pools it serves, in the order given: built once, O(hosts + pools), so
+// listing farms is not farms × (hosts + pools).
+type farmParts struct{ hosts, pools map[string][]string }
+
+func farmIndex(hosts []ldapschema.Host, pools []ldapschema.Pool) farmParts {
+	x := farmParts{hosts: map[string][]string{}, pools: map[string][]string{}}
+	for _, h := range hosts {
+		k := ldapschema.NormalizeDN(ldapschema.ParentOf(h.DN))
+		x.hosts[k] = append(x.hosts[k], h.Name)
+	}
+	for _, p := range pools {
+		if p.FarmDN != "" {
+			k := ldapschema.NormalizeDN(p.FarmDN)
+			x.pools[k] = append(x.pools[k], p.Name)
+		}
+	}
+	return x
+}
+
+func farmView(f ldapschema.Farm, parts farmParts) FarmView {
 	v := FarmView{Name: f.Name, Pod: f.Pod, Description: f.Description, MaxSessionsPerHost: f.MaxSessionsPerHost,
 		HostLoadIndexThreshold: f.LoadIndexThreshold, HostConnectingSessionThreshold: f.ConnectingSessionThreshold,
 		Hosts: []string{}, Pools: []string{}}
-	for _, h := range hosts {
-		if ldapschema.EqualDN(ldapschema.ParentOf(h.DN), f.DN) {
-			v.Hosts = append(v.Hosts, h.Name)
-		}
-	}
-	for _, p := range pools {
-		if p.FarmDN != "" && ldapschema.EqualDN(p.FarmDN, f.DN) {
-			v.Pools = append(v.Pools, p.Name)
-		}
-	}
+	k := ldapschema.NormalizeDN(f.DN)
+	v.Hosts = append(v.Hosts, parts.hosts[k]...)
+	v.Pools = append(v.Pools, parts.pools[k]...)
 	return v
 }
 
@@ -111,9 +124,10 @@ func (o *farmListOptions) run() error {
 	if err != nil {
 		return err
 	}
+	parts := farmIndex(hosts, pools)
 	views := make([]FarmView, 0, len(farms))
 	for _, f := range farms {
-		views = append(views, farmView(f, hosts, pools))
+		views = append(views, farmView(f, parts))
 	}
 	return p.Print(views, func(w io.Writer) error {
 		rows := make([][]string, 0, len(views))
@@ -166,7 +180,7 @@ func (o *farmShowOptions) run() error {
 	if err != nil {
 		return err
 	}
-	v := farmView(farm, hosts, pools)
+	v := farmView(farm, farmIndex(hosts, pools))
 	return p.Print(v, func(w io.Writer) error {
 		return output.Fields(w, [][2]string{
 			{"name", v.Name}, {"pod", v.Pod}, {"description", orDash(v.Description)},

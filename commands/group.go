@@ -51,8 +51,8 @@ type GroupView struct {
 	MemberOf    []string          `json:"member_of"` // immediate parent groups, in name order
 }
 
-func groupView(st *directory.Store, g ldapschema.Group, all []ldapschema.Group) GroupView {
-	v := GroupView{Name: g.Name, Description: g.Description, Members: []GroupMemberView{}, MemberOf: groupsOf(g.DN, all)}
+func groupView(st *directory.Store, g ldapschema.Group, parents groupsByMember) GroupView {
+	v := GroupView{Name: g.Name, Description: g.Description, Members: []GroupMemberView{}, MemberOf: parents.of(g.DN)}
 	for _, m := range g.Members {
 		mm := st.MemberOfDN(m)
 		v.Members = append(v.Members, GroupMemberView{Kind: mm.Kind, Name: mm.Name})
@@ -121,9 +121,10 @@ func (o *groupListOptions) run() error {
 	if err != nil {
 		return err
 	}
+	byMember := groupIndex(groups)
 	views := make([]GroupView, 0, len(groups))
 	for _, gr := range groups {
-		views = append(views, groupView(st, gr, groups))
+		views = append(views, groupView(st, gr, byMember))
 	}
 	return p.Print(views, func(w io.Writer) error {
 		rows := make([][]string, 0, len(views))
@@ -170,7 +171,7 @@ func (o *groupShowOptions) run() error {
 	if err != nil {
 		return err
 	}
-	v := groupView(st, gr, parents)
+	v := groupView(st, gr, groupIndex(parents))
 	return p.Print(v, func(w io.Writer) error {
 		return output.Fields(w, [][2]string{{"name", v.Name}, {"description", v.Description},
 			{"members", memberWords(v.Members)}, {"member of", joinOr(v.MemberOf, "-")}})

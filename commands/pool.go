@@ -48,7 +48,26 @@ type PoolView struct {
 	Entitlements []string `json:"entitlements"` // the GE holding it (lint reports more than one)
 }
 
-func poolView(p ldapschema.Pool, ges []ldapschema.Entitlement) PoolView {
+// entitlementsByPool lists, for each pool (by normalized DN), the names of
+// the entitlements that hold it, in the order given: built once,
+// O(entitlements' pools), so listing pools is not pools × entitlements.
+type entitlementsByPool map[string][]string
+
+func poolIndex(ges []ldapschema.Entitlement) entitlementsByPool {
+	idx := entitlementsByPool{}
+	for _, ge := range ges {
+		seen := map[string]bool{}
+		for _, dn := range ge.PoolDNs {
+			if k := ldapschema.NormalizeDN(dn); dn != "" && !seen[k] {
+				seen[k] = true
+				idx[k] = append(idx[k], ge.Name)
+			}
+		}
+	}
+	return idx
+}
+
+func poolView(p ldapschema.Pool, ges entitlementsByPool) PoolView {
 	v := PoolView{Name: p.Name, Pod: p.Pod, Kind: p.Kind, Enabled: p.Enabled, Description: p.Description,
 		Entitlements: []string{}}
 	if p.Kind == ldapschema.KindDesktop {
@@ -62,11 +81,7 @@ func poolView(p ldapschema.Pool, ges []ldapschema.Entitlement) PoolView {
 		f := p.Farm
 		v.Farm = &f
 	}
-	for _, ge := range ges {
-		if containsDN(ge.PoolDNs, p.DN) {
-			v.Entitlements = append(v.Entitlements, ge.Name)
-		}
-	}
+	v.Entitlements = append(v.Entitlements, ges[ldapschema.NormalizeDN(p.DN)]...)
 	return v
 }
 
@@ -129,10 +144,11 @@ func (o *poolListOptions) run() error {
 	if err != nil {
 		return err
 	}
+	byPool := poolIndex(ges)
 	views := make([]PoolView, 0, len(pools))
 	for _, pl := range pools {
 		if o.Pod == "" || strings.EqualFold(pl.Pod, o.Pod) {
-			views = append(views, poolView(pl, ges))
+			views = append(views, poolView(pl, byPool))
 		}
 	}
 	return p.Print(views, func(w io.Writer) error {
@@ -182,7 +198,7 @@ func (o *poolShowOptions) run() error {
 	if err != nil {
 		return err
 	}
-	v := poolView(pool, ges)
+	v := poolView(pool, poolIndex(ges))
 	return p.Print(v, func(w io.Writer) error {
 		return output.Fields(w, [][2]string{
 			{"name", v.Name}, {"pod", v.Pod}, {"kind", kindWord(v.Kind)}, {"user assignment", assignmentWord(v.Dedicated)},

@@ -45,16 +45,35 @@ type UserView struct {
 // groupsOf lists the names of the groups among groups that hold dn as a
 // member.
 func groupsOf(dn string, groups []ldapschema.Group) []string {
-	out := []string{}
+	return groupIndex(groups).of(dn)
+}
+
+// groupsByMember lists, for each member (by normalized DN), the names of
+// the groups that hold it directly, in the order of the groups given:
+// built once, O(memberships), so that listing every user's groups is not
+// users × memberships.
+type groupsByMember map[string][]string
+
+func groupIndex(groups []ldapschema.Group) groupsByMember {
+	idx := groupsByMember{}
 	for _, g := range groups {
+		seen := map[string]bool{}
 		for _, m := range g.Members {
-			if ldapschema.EqualDN(m, dn) {
-				out = append(out, g.Name)
-				break
+			k := ldapschema.NormalizeDN(m)
+			if !seen[k] {
+				seen[k] = true
+				idx[k] = append(idx[k], g.Name)
 			}
 		}
 	}
-	return out
+	return idx
+}
+
+func (idx groupsByMember) of(dn string) []string {
+	if names := idx[ldapschema.NormalizeDN(dn)]; names != nil {
+		return names
+	}
+	return []string{}
 }
 
 type userListOptions struct {
@@ -89,9 +108,10 @@ func (o *userListOptions) run() error {
 	if err != nil {
 		return err
 	}
+	byMember := groupIndex(groups)
 	views := make([]UserView, 0, len(users))
 	for _, u := range users {
-		views = append(views, UserView{UID: u.UID, Domain: u.Domain, FullName: u.FullName, Groups: groupsOf(u.DN, groups)})
+		views = append(views, UserView{UID: u.UID, Domain: u.Domain, FullName: u.FullName, Groups: byMember.of(u.DN)})
 	}
 	return p.Print(views, func(w io.Writer) error {
 		rows := make([][]string, 0, len(views))

@@ -40,12 +40,8 @@ func IsNotFound(err error) bool {
 // EntitlementsMatching reads the global entitlements that also match filter,
 // sorted by name.
 func (s *Store) EntitlementsMatching(filter string) ([]ldapschema.Entitlement, error) {
-	entries, err := s.Find(s.DIT.Entitlements(), ldap.ScopeSingleLevel,
-		And(ClassFilter(ldapschema.ClassGlobalEntitlement), filter))
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.EntitlementFromEntry, func(x ldapschema.Entitlement) string { return x.Name })
+	return findSorted(s, s.DIT.Entitlements(), ldap.ScopeSingleLevel,
+		And(ClassFilter(ldapschema.ClassGlobalEntitlement), filter), ldapschema.EntitlementFromEntry, func(x ldapschema.Entitlement) string { return x.Name })
 }
 
 // EntitlementsWithMember reads the global entitlements whose members
@@ -68,12 +64,8 @@ func (s *Store) EntitlementsWithPool(poolDN string) ([]ldapschema.Entitlement, e
 
 // PoolsOfFarm reads the farm-backed pools a farm serves, sorted by name.
 func (s *Store) PoolsOfFarm(farmDN string) ([]ldapschema.Pool, error) {
-	entries, err := s.Find(s.DIT.Pods(), ldap.ScopeWholeSubtree,
-		And(ClassFilter(ldapschema.ClassFarmPool), Filter(ldapschema.AttrFarmDN, farmDN)))
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.PoolFromEntry, func(x ldapschema.Pool) string { return x.Name })
+	return findSorted(s, s.DIT.Pods(), ldap.ScopeWholeSubtree,
+		And(ClassFilter(ldapschema.ClassFarmPool), Filter(ldapschema.AttrFarmDN, farmDN)), ldapschema.PoolFromEntry, func(x ldapschema.Pool) string { return x.Name })
 }
 
 // GroupsAbove reads the groups dn is in, directly or through nested

@@ -48,11 +48,7 @@ func (s *Store) Site(name string) (ldapschema.Site, error) {
 
 // Sites reads every site, sorted by name.
 func (s *Store) Sites() ([]ldapschema.Site, error) {
-	entries, err := s.Find(s.DIT.Sites(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassSite))
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.SiteFromEntry, func(x ldapschema.Site) string { return x.Name })
+	return findSorted(s, s.DIT.Sites(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassSite), ldapschema.SiteFromEntry, func(x ldapschema.Site) string { return x.Name })
 }
 
 // Pod reads the named pod.
@@ -66,11 +62,7 @@ func (s *Store) Pod(name string) (ldapschema.Pod, error) {
 
 // Pods reads every pod, sorted by name.
 func (s *Store) Pods() ([]ldapschema.Pod, error) {
-	entries, err := s.Find(s.DIT.Pods(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassPod))
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.PodFromEntry, func(x ldapschema.Pod) string { return x.Name })
+	return findSorted(s, s.DIT.Pods(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassPod), ldapschema.PodFromEntry, func(x ldapschema.Pod) string { return x.Name })
 }
 
 // ConnectionServer reads the named Connection Server (names are unique
@@ -86,11 +78,7 @@ func (s *Store) ConnectionServer(name string) (ldapschema.ConnectionServer, erro
 
 // ConnectionServers reads every Connection Server, sorted by name.
 func (s *Store) ConnectionServers() ([]ldapschema.ConnectionServer, error) {
-	entries, err := s.Find(s.DIT.Pods(), ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassConnectionServer))
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.ConnectionServerFromEntry, func(x ldapschema.ConnectionServer) string { return x.Name })
+	return findSorted(s, s.DIT.Pods(), ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassConnectionServer), ldapschema.ConnectionServerFromEntry, func(x ldapschema.ConnectionServer) string { return x.Name })
 }
 
 func poolFilter() string {
@@ -112,11 +100,7 @@ func (s *Store) Pool(name string) (ldapschema.Pool, error) {
 
 // Pools reads every pool, sorted by name.
 func (s *Store) Pools() ([]ldapschema.Pool, error) {
-	entries, err := s.Find(s.DIT.Pods(), ldap.ScopeWholeSubtree, poolFilter())
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.PoolFromEntry, func(x ldapschema.Pool) string { return x.Name })
+	return findSorted(s, s.DIT.Pods(), ldap.ScopeWholeSubtree, poolFilter(), ldapschema.PoolFromEntry, func(x ldapschema.Pool) string { return x.Name })
 }
 
 // Farm reads the named RDS farm.
@@ -130,11 +114,7 @@ func (s *Store) Farm(name string) (ldapschema.Farm, error) {
 
 // Farms reads every farm, sorted by name.
 func (s *Store) Farms() ([]ldapschema.Farm, error) {
-	entries, err := s.Find(s.DIT.Pods(), ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassRDSFarm))
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.FarmFromEntry, func(x ldapschema.Farm) string { return x.Name })
+	return findSorted(s, s.DIT.Pods(), ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassRDSFarm), ldapschema.FarmFromEntry, func(x ldapschema.Farm) string { return x.Name })
 }
 
 // Host reads the named RDS host.
@@ -153,11 +133,7 @@ func (s *Store) Hosts(farmDN string) ([]ldapschema.Host, error) {
 	if farmDN != "" {
 		base, scope = farmDN, ldap.ScopeSingleLevel
 	}
-	entries, err := s.Find(base, scope, ClassFilter(ldapschema.ClassRDSHost))
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.HostFromEntry, func(x ldapschema.Host) string { return x.Name })
+	return findSorted(s, base, scope, ClassFilter(ldapschema.ClassRDSHost), ldapschema.HostFromEntry, func(x ldapschema.Host) string { return x.Name })
 }
 
 // Entitlement reads the named global entitlement.
@@ -172,11 +148,7 @@ func (s *Store) Entitlement(name string) (ldapschema.Entitlement, error) {
 
 // Entitlements reads every global entitlement, sorted by name.
 func (s *Store) Entitlements() ([]ldapschema.Entitlement, error) {
-	entries, err := s.Find(s.DIT.Entitlements(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassGlobalEntitlement))
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.EntitlementFromEntry, func(x ldapschema.Entitlement) string { return x.Name })
+	return findSorted(s, s.DIT.Entitlements(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassGlobalEntitlement), ldapschema.EntitlementFromEntry, func(x ldapschema.Entitlement) string { return x.Name })
 }
 
 // UserName is a parsed user argument: "uid", "DOMAIN\uid" or "uid@domain".
@@ -238,11 +210,7 @@ func domainMatches(given, stored string) bool {
 
 // Users reads every user, sorted by uid.
 func (s *Store) Users() ([]ldapschema.User, error) {
-	entries, err := s.Find(s.DIT.People(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassInetOrgPerson))
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.UserFromEntry, func(x ldapschema.User) string { return x.UID })
+	return findSorted(s, s.DIT.People(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassInetOrgPerson), ldapschema.UserFromEntry, func(x ldapschema.User) string { return x.UID })
 }
 
 // Group reads the named group.
@@ -256,11 +224,7 @@ func (s *Store) Group(name string) (ldapschema.Group, error) {
 
 // Groups reads every group, sorted by name.
 func (s *Store) Groups() ([]ldapschema.Group, error) {
-	entries, err := s.Find(s.DIT.Groups(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassGroup))
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.GroupFromEntry, func(x ldapschema.Group) string { return x.Name })
+	return findSorted(s, s.DIT.Groups(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassGroup), ldapschema.GroupFromEntry, func(x ldapschema.Group) string { return x.Name })
 }
 
 // GroupsWithMember reads the groups whose member attribute holds any of
@@ -273,11 +237,7 @@ func (s *Store) GroupsWithMember(dns ...string) ([]ldapschema.Group, error) {
 	for _, dn := range dns {
 		fs = append(fs, Filter(ldapschema.AttrMember, dn))
 	}
-	entries, err := s.Find(s.DIT.Groups(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassGroup), Or(fs...)))
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.GroupFromEntry, func(x ldapschema.Group) string { return x.Name })
+	return findSorted(s, s.DIT.Groups(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassGroup), Or(fs...)), ldapschema.GroupFromEntry, func(x ldapschema.Group) string { return x.Name })
 }
 
 // Computer reads the named client computer.
@@ -292,11 +252,7 @@ func (s *Store) Computer(name string) (ldapschema.Computer, error) {
 
 // Computers reads every client computer, sorted by name.
 func (s *Store) Computers() ([]ldapschema.Computer, error) {
-	entries, err := s.Find(s.DIT.Computers(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassDevice))
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.ComputerFromEntry, func(x ldapschema.Computer) string { return x.Name })
+	return findSorted(s, s.DIT.Computers(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassDevice), ldapschema.ComputerFromEntry, func(x ldapschema.Computer) string { return x.Name })
 }
 
 // HomeSites reads home-site rows matching filter (nil: every row).
@@ -305,11 +261,7 @@ func (s *Store) HomeSites(filter string) ([]ldapschema.HomeSite, error) {
 	if filter != "" {
 		f = And(f, filter)
 	}
-	entries, err := s.Find(s.DIT.HomeSites(), ldap.ScopeSingleLevel, f)
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.HomeSiteFromEntry, func(x ldapschema.HomeSite) string { return x.DN })
+	return findSorted(s, s.DIT.HomeSites(), ldap.ScopeSingleLevel, f, ldapschema.HomeSiteFromEntry, func(x ldapschema.HomeSite) string { return x.DN })
 }
 
 // Sessions reads session records matching filter ("" for all).
@@ -318,11 +270,7 @@ func (s *Store) Sessions(filter string) ([]ldapschema.Session, error) {
 	if filter != "" {
 		f = And(f, filter)
 	}
-	entries, err := s.Find(s.DIT.Sessions(), ldap.ScopeSingleLevel, f)
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.SessionFromEntry, func(x ldapschema.Session) string { return x.ID })
+	return findSorted(s, s.DIT.Sessions(), ldap.ScopeSingleLevel, f, ldapschema.SessionFromEntry, func(x ldapschema.Session) string { return x.ID })
 }
 
 // Assignments reads pod assignments matching filter ("" for all).
@@ -331,29 +279,37 @@ func (s *Store) Assignments(filter string) ([]ldapschema.Assignment, error) {
 	if filter != "" {
 		f = And(f, filter)
 	}
-	entries, err := s.Find(s.DIT.Assignments(), ldap.ScopeSingleLevel, f)
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.AssignmentFromEntry, func(x ldapschema.Assignment) string { return x.DN })
+	return findSorted(s, s.DIT.Assignments(), ldap.ScopeSingleLevel, f, ldapschema.AssignmentFromEntry, func(x ldapschema.Assignment) string { return x.DN })
 }
 
 // mapSorted maps entries to records and sorts them by key,
 // case-insensitively (each key lowered once, not in the comparisons).
-func mapSorted[T any](entries []*ldap.Entry, from func(*ldap.Entry) (T, error), key func(T) string) ([]T, error) {
-	type keyed struct {
-		lower, key string
-		r          T
-	}
-	ks := make([]keyed, 0, len(entries))
-	for _, e := range entries {
+// findSorted maps the entries a search finds to records as they stream in
+// (no entry is held), then sorts the records as mapSorted does.
+func findSorted[T any](s *Store, base string, scope int, filter string, from func(*ldap.Entry) (T, error), key func(T) string) ([]T, error) {
+	var ks []keyedRecord[T]
+	err := s.Each(base, scope, filter, nil, func(e *ldap.Entry) error {
 		r, err := from(e)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		k := key(r)
-		ks = append(ks, keyed{strings.ToLower(k), k, r})
+		ks = append(ks, keyedRecord[T]{strings.ToLower(k), k, r})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return sortKeyed(ks), nil
+}
+
+type keyedRecord[T any] struct {
+	lower, key string
+	r          T
+}
+
+// sortKeyed orders records by key, case-insensitively, then exactly.
+func sortKeyed[T any](ks []keyedRecord[T]) []T {
 	sort.SliceStable(ks, func(i, j int) bool {
 		if ks[i].lower != ks[j].lower {
 			return ks[i].lower < ks[j].lower
@@ -364,5 +320,18 @@ func mapSorted[T any](entries []*ldap.Entry, from func(*ldap.Entry) (T, error), 
 	for i := range ks {
 		out[i] = ks[i].r
 	}
-	return out, nil
+	return out
+}
+
+func mapSorted[T any](entries []*ldap.Entry, from func(*ldap.Entry) (T, error), key func(T) string) ([]T, error) {
+	ks := make([]keyedRecord[T], 0, len(entries))
+	for _, e := range entries {
+		r, err := from(e)
+		if err != nil {
+			return nil, err
+		}
+		k := key(r)
+		ks = append(ks, keyedRecord[T]{strings.ToLower(k), k, r})
+	}
+	return sortKeyed(ks), nil
 }

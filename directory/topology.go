@@ -164,20 +164,12 @@ func (s *Store) ReachesGroup(startDN, groupDN string) (bool, error) {
 
 // PodsOfSite reads the pods of the site siteDN, sorted by name.
 func (s *Store) PodsOfSite(siteDN string) ([]ldapschema.Pod, error) {
-	entries, err := s.Find(s.DIT.Pods(), ldap.ScopeSingleLevel,
-		And(ClassFilter(ldapschema.ClassPod), Filter(ldapschema.AttrSiteDN, siteDN)))
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.PodFromEntry, func(x ldapschema.Pod) string { return x.Name })
+	return findSorted(s, s.DIT.Pods(), ldap.ScopeSingleLevel,
+		And(ClassFilter(ldapschema.ClassPod), Filter(ldapschema.AttrSiteDN, siteDN)), ldapschema.PodFromEntry, func(x ldapschema.Pod) string { return x.Name })
 }
 
 // ConnectionServersOfPod reads the Connection Servers of the pod podDN,
 // sorted by name.
 func (s *Store) ConnectionServersOfPod(podDN string) ([]ldapschema.ConnectionServer, error) {
-	entries, err := s.Find(podDN, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassConnectionServer))
-	if err != nil {
-		return nil, err
-	}
-	return mapSorted(entries, ldapschema.ConnectionServerFromEntry, func(x ldapschema.ConnectionServer) string { return x.Name })
+	return findSorted(s, podDN, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassConnectionServer), ldapschema.ConnectionServerFromEntry, func(x ldapschema.ConnectionServer) string { return x.Name })
 }

@@ -5,11 +5,13 @@
 package output
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -69,7 +71,71 @@ func WriteJSON(w io.Writer, v any) error {
 
 // Rows writes a plain, borderless table (kubectl style: upper-case header,
 // columns separated by spaces) that reads well and greps well.
+//
+// A table of more than largeTable rows is laid out by text/tabwriter with
+// the same look (tablewriter spends about 30 µs a row, 7 s for the 250,000
+// sessions of a CPA-maximum federation); a test keeps the two identical.
+// (One difference remains: text/tabwriter counts characters, so double-width
+// letters such as CJK ones shift a large table's columns.)
 func Rows(w io.Writer, header []string, rows [][]string) error {
+	if len(rows) > largeTable {
+		return plainRows(w, header, rows)
+	}
+	return tableRows(w, header, rows)
+}
+
+// largeTable is the row count above which Rows uses plainRows.
+var largeTable = 5000
+
+// plainRows lays out the table with text/tabwriter: header upper-cased,
+// two spaces between columns, no trailing blanks.
+func plainRows(w io.Writer, header []string, rows [][]string) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	tabw := tabwriter.NewWriter(&trimmer{w: bw}, 0, 0, 2, ' ', 0)
+	write := func(cells []string) {
+		for i, c := range cells {
+			if i > 0 {
+				tabw.Write([]byte{'\t'})
+			}
+			tabw.Write([]byte(strings.ReplaceAll(c, "\t", " ")))
+		}
+		tabw.Write([]byte{'\n'})
+	}
+	upper := make([]string, len(header))
+	for i, h := range header {
+		upper[i] = strings.ToUpper(h)
+	}
+	write(upper)
+	for _, r := range rows {
+		write(r)
+	}
+	if err := tabw.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// trimmer drops the blanks tabwriter pads an empty last cell with: it
+// holds what it gets until a line is complete.
+type trimmer struct {
+	w    *bufio.Writer
+	line []byte
+}
+
+func (t *trimmer) Write(p []byte) (int, error) {
+	for _, c := range p {
+		if c != '\n' {
+			t.line = append(t.line, c)
+			continue
+		}
+		t.w.Write(bytes.TrimRight(t.line, " "))
+		t.w.WriteByte('\n')
+		t.line = t.line[:0]
+	}
+	return len(p), nil
+}
+
+func tableRows(w io.Writer, header []string, rows [][]string) error {
 	var buf bytes.Buffer
 	t := tablewriter.NewTable(&buf,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
