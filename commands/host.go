@@ -152,6 +152,7 @@ type hostFigureFlags struct {
 	LoadIndex, Sessions, Connecting int
 	Features                        []string
 	Description                     string
+	AllowOvercommit                 bool
 	enabled                         *toggle
 	changed                         func(string) bool
 }
@@ -160,6 +161,8 @@ func (f *hostFigureFlags) add(cmd *cobra.Command, figuresOnly bool) {
 	cmd.Flags().IntVar(&f.LoadIndex, "load-index", 0, "the host's load index, -1..100 (-1 = load balancing disabled on the host)")
 	cmd.Flags().IntVar(&f.Sessions, "sessions", 0, "sessions on the host")
 	cmd.Flags().IntVar(&f.Connecting, "connecting", 0, "sessions connecting to the host")
+	cmd.Flags().BoolVar(&f.AllowOvercommit, "allow-overcommit", false,
+		"accept --sessions above the farm's limit per host (the host then takes no new session; lint reports it)")
 	f.changed = cmd.Flags().Changed
 	if figuresOnly {
 		return
@@ -168,6 +171,21 @@ func (f *hostFigureFlags) add(cmd *cobra.Command, figuresOnly bool) {
 		"supported features: multisession,unauthenticated,rdp,pcoip,blast (default: all five)")
 	cmd.Flags().StringVar(&f.Description, "description", "", "what the host is")
 	f.enabled = addToggle(cmd, "enabled", "disabled", "whether the host takes sessions (default enabled)")
+}
+
+// checkOvercommit refuses sessions above the farm's limit per host unless
+// --allow-overcommit.
+func (f *hostFigureFlags) checkOvercommit(g *Globals, h ldapschema.Host, farm ldapschema.Farm) error {
+	v := lint.HostOvercommit(h, farm)
+	switch {
+	case v == nil:
+		return nil
+	case f.AllowOvercommit:
+		g.warn("rds host %s: %s (--allow-overcommit)", h.Name, v.Message)
+		return nil
+	}
+	return errorf("lower --sessions, raise the farm's --max-sessions-per-host, or pass --allow-overcommit",
+		"rds host %q: %s", h.Name, v.Message)
 }
 
 // parseFeatures validates --features and returns them in the canonical
@@ -279,6 +297,9 @@ func (o *hostCreateOptions) run() error {
 		return err
 	}
 	want.Farm, want.Pod, want.DN = farm.Name, farm.Pod, st.DIT.Host(farm.Pod, farm.Name, o.Name)
+	if err := o.checkOvercommit(o.g, want, farm); err != nil {
+		return err
+	}
 	existing, err := st.Host(o.Name)
 	switch {
 	case err == nil:
@@ -286,11 +307,14 @@ func (o *hostCreateOptions) run() error {
 			return errorf("RDS host names are unique across the federation: pick another name",
 				"rds host %q exists in farm %s", existing.Name, existing.Farm)
 		}
-		if diffs := want.Attrs().Changes(existing.Attrs(), ldapschema.HostManaged...); len(diffs) > 0 {
+		// The configuration decides; the live figures (load index,
+		// sessions, connecting), which a feed moves, are left as they are.
+		if diffs := want.Attrs().Changes(existing.Attrs(), configOnly(ldapschema.HostManaged, ldapschema.HostCounters)...); len(diffs) > 0 {
 			return errorf(fmt.Sprintf("use `cpactl host update %s` to change it", lint.Quote(existing.Name)),
 				"rds host %q exists with a different %s", existing.Name, changedWords(diffs))
 		}
-		o.g.report("rds host %s: unchanged", existing.Name)
+		o.g.report("rds host %s: unchanged%s", existing.Name,
+			countersNote(want.Attrs().Changes(existing.Attrs(), ldapschema.HostCounters...)))
 		return nil
 	case !directory.IsNotFound(err):
 		return err
@@ -372,6 +396,15 @@ func (o *hostUpdateOptions) run() error {
 	}
 	if err := checkRules(o.g, directory.KindHost, h.Name, lint.HostRules(next)); err != nil {
 		return err
+	}
+	if next.Sessions > h.Sessions {
+		farm, err := st.Farm(h.Farm)
+		if err != nil {
+			return err
+		}
+		if err := o.checkOvercommit(o.g, next, farm); err != nil {
+			return err
+		}
 	}
 	return writeChanges(o.g, st, o.DryRun, directory.KindHost, h.Name, h.DN,
 		next.Attrs().Changes(h.Attrs(), ldapschema.HostManaged...))

@@ -213,6 +213,7 @@ func (o *poolShowOptions) run() error {
 type poolFigureFlags struct {
 	Capacity, Sessions, Assigned int
 	Farm, Description            string
+	AllowOvercommit              bool
 	enabled                      *toggle
 	changed                      func(string) bool
 }
@@ -224,7 +225,23 @@ func (f *poolFigureFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.Farm, "farm", "", "the RDS farm (of the same pod) serving an rds-desktop or application pool")
 	cmd.Flags().StringVar(&f.Description, "description", "", "what the pool is")
 	f.enabled = addToggle(cmd, "enabled", "disabled", "whether the pool takes sessions (default enabled)")
+	cmd.Flags().BoolVar(&f.AllowOvercommit, "allow-overcommit", false,
+		"accept --sessions or --assigned above --capacity (resolve treats such a pool as full; lint reports it)")
 	f.changed = cmd.Flags().Changed
+}
+
+// checkOvercommit refuses counters above the capacity unless
+// --allow-overcommit.
+func (f *poolFigureFlags) checkOvercommit(g *Globals, p ldapschema.Pool) error {
+	v := lint.PoolOvercommit(p)
+	switch {
+	case v == nil:
+		return nil
+	case f.AllowOvercommit:
+		g.warn("pool %s: %s (--allow-overcommit)", p.Name, v.Message)
+		return nil
+	}
+	return errorf("lower the figure, raise --capacity, or pass --allow-overcommit", "pool %q: %s", p.Name, v.Message)
 }
 
 // apply sets the given figures on p, refusing those that do not fit its
@@ -367,7 +384,10 @@ func (o *poolCreateOptions) build() (ldapschema.Pool, error) {
 	if err := o.apply(&p); err != nil {
 		return p, err
 	}
-	return p, checkRules(o.g, directory.KindPool, o.Name, lint.PoolRules(p))
+	if err := checkRules(o.g, directory.KindPool, o.Name, lint.PoolRules(p)); err != nil {
+		return p, err
+	}
+	return p, o.checkOvercommit(o.g, p)
 }
 
 func (o *poolCreateOptions) run() error {
@@ -395,7 +415,9 @@ func (o *poolCreateOptions) run() error {
 			return errorf("pool names are unique across the federation: pick another name",
 				"pool %q exists in pod %s", existing.Name, existing.Pod)
 		}
-		diffs := want.Attrs().Changes(existing.Attrs(), ldapschema.PoolManaged...)
+		// The configuration decides; the live counters (sessions,
+		// assigned), which a feed moves, are left as they are.
+		diffs := want.Attrs().Changes(existing.Attrs(), configOnly(ldapschema.PoolManaged, ldapschema.PoolCounters)...)
 		if existing.Kind != want.Kind || len(diffs) > 0 {
 			what := changedWords(diffs)
 			if existing.Kind != want.Kind {
@@ -404,7 +426,8 @@ func (o *poolCreateOptions) run() error {
 			return errorf(fmt.Sprintf("use `cpactl pool update %s` to change it", lint.Quote(existing.Name)),
 				"pool %q exists with a different %s", existing.Name, what)
 		}
-		o.g.report("pool %s: unchanged", existing.Name)
+		o.g.report("pool %s: unchanged%s", existing.Name,
+			countersNote(want.Attrs().Changes(existing.Attrs(), ldapschema.PoolCounters...)))
 		return nil
 	case !directory.IsNotFound(err):
 		return err
@@ -485,6 +508,9 @@ func (o *poolUpdateOptions) run() error {
 		return err
 	}
 	if err := checkRules(o.g, directory.KindPool, pool.Name, lint.PoolRules(next)); err != nil {
+		return err
+	}
+	if err := o.checkOvercommit(o.g, next); err != nil {
 		return err
 	}
 	if err := o.bindFarm(st, &next); err != nil {

@@ -459,6 +459,10 @@ func (p Pool) Attrs() Attrs {
 	return a
 }
 
+// PoolCounters are a pool's live counters, which a feed moves (pool
+// update): a repeated create leaves them as they are.
+var PoolCounters = []string{AttrSessions, AttrAssigned}
+
 // PoolManaged lists the attributes an update of a pool rewrites.
 var PoolManaged = []string{AttrDescription, AttrEnabled, AttrDedicated, AttrCapacity, AttrSessions, AttrAssigned,
 	AttrPoolKind, AttrFarmDN}
@@ -547,6 +551,10 @@ func (h Host) Attrs() Attrs {
 	a.SetBool(AttrEnabled, h.Enabled)
 	return a
 }
+
+// HostCounters are a host's live figures, which a feed moves (host
+// set-load): a repeated create leaves them as they are.
+var HostCounters = []string{AttrLoadIndex, AttrSessions, AttrConnectingSessions}
 
 // HostManaged lists the attributes an update of a host rewrites.
 var HostManaged = []string{AttrDescription, AttrLoadIndex, AttrSessions, AttrConnectingSessions, AttrHostFeature,

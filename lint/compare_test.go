@@ -23,7 +23,7 @@ func TestSameFindingsAsBefore(t *testing.T) {
 	}
 	for round := range rounds {
 		d := randomFederation(r)
-		if got, want := Run(d), referenceRun(d); !reflect.DeepEqual(got, want) {
+		if got, want := withoutNewChecks(Run(d)), referenceRun(d); !reflect.DeepEqual(got, want) {
 			t.Fatalf("round %d: findings differ:\n%s\nwant\n%s\nfederation %+v", round, dump(got), dump(want), d)
 		}
 	}
@@ -35,7 +35,7 @@ func TestSameFindingsAsBeforeOnAGeneratedFederation(t *testing.T) {
 	}
 	dit := ldapschema.DIT{Base: ldapschema.DefaultBase}
 	d := benchfed.Federation(dit, 10_000)
-	got, want := Run(d), referenceRun(d)
+	got, want := withoutNewChecks(Run(d)), referenceRun(d)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("findings differ:\n%s\nwant\n%s", dump(got), dump(want))
 	}
@@ -50,7 +50,7 @@ func TestSameFindingsAsBeforeOnAGeneratedFederation(t *testing.T) {
 	for i := range d.Entitlements {
 		d.Entitlements[i].Members = append(d.Entitlements[i].Members, dit.Group("group-0000"))
 	}
-	if got, want := Run(d), referenceRun(d); !reflect.DeepEqual(got, want) {
+	if got, want := withoutNewChecks(Run(d)), referenceRun(d); !reflect.DeepEqual(got, want) {
 		t.Fatalf("findings differ when every entitlement is reported:\n%s\nwant\n%s", dump(got), dump(want))
 	}
 }
@@ -207,7 +207,20 @@ func TestSameTiesAsBefore(t *testing.T) {
 			Type: ldapschema.TypeDesktop, Enabled: i%2 == 0, PoolDNs: []string{dit.Pool("uk-pod", "uk-desk")},
 			Members: []string{dit.User("alice")}})
 	}
-	if got, want := Run(d), referenceRun(d); !reflect.DeepEqual(got, want) {
+	if got, want := withoutNewChecks(Run(d)), referenceRun(d); !reflect.DeepEqual(got, want) {
 		t.Fatalf("findings differ:\n%s\nwant\n%s", dump(got), dump(want))
 	}
+}
+
+// withoutNewChecks drops the findings of classes the reference (lint as it
+// was before it was made n log n) did not have: over-capacity has its own
+// tests.
+func withoutNewChecks(fs []Finding) []Finding {
+	out := fs[:0:0]
+	for _, f := range fs {
+		if f.Check != CheckOverCapacity {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -405,6 +405,9 @@ func (l *linter) pools() {
 		for _, v := range PoolRules(p) {
 			l.addViolation(KindPool, p.Name, update, v)
 		}
+		if v := PoolOvercommit(p); v != nil {
+			l.addViolation(KindPool, p.Name, update, *v)
+		}
 		if p.Kind == ldapschema.KindDesktop {
 			continue
 		}
@@ -430,9 +433,19 @@ func (l *linter) farmsAndHosts() {
 			l.addViolation(KindFarm, f.Name, "cpactl farm update "+Quote(f.Name), v)
 		}
 	}
+	farmNamed := make(map[farmKey]int, len(l.d.Farms))
+	for i, f := range l.d.Farms {
+		farmNamed[farmKey{fold.Key(f.Name), fold.Key(f.Pod)}] = i
+	}
 	for _, h := range l.d.Hosts {
+		update := "cpactl host update " + Quote(h.Name)
 		for _, v := range HostRules(h) {
-			l.addViolation(KindHost, h.Name, "cpactl host update "+Quote(h.Name), v)
+			l.addViolation(KindHost, h.Name, update, v)
+		}
+		if fi, ok := farmNamed[farmKey{fold.Key(h.Farm), fold.Key(h.Pod)}]; ok {
+			if v := HostOvercommit(h, l.d.Farms[fi]); v != nil {
+				l.addViolation(KindHost, h.Name, update, *v)
+			}
 		}
 	}
 }

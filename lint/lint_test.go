@@ -100,6 +100,12 @@ func TestFindingClasses(t *testing.T) {
 			d.Pools = append(d.Pools, ldapschema.Pool{DN: dit.Pool("us-pod", "UK-desk"), Name: "UK-desk", Pod: "us-pod",
 				Kind: ldapschema.KindDesktop, Enabled: true})
 		}, KindPool, "uk-desk", CheckDuplicateName, `2 pools are named "uk-desk"`, "delete all but one"},
+		{"pool sessions above capacity", func(d *Data) { d.Pools[0].Sessions = 11 }, KindPool, "uk-desk", CheckOverCapacity,
+			"11 sessions are above the pool's capacity of 10", "cpactl pool update uk-desk --sessions N"},
+		{"dedicated pool assigned above capacity", func(d *Data) { d.Pools[1].Assigned = 6 }, KindPool, "uk-ded", CheckOverCapacity,
+			"6 assigned machines are above the pool's capacity of 5", "--capacity N"},
+		{"host sessions above the farm's limit", func(d *Data) { d.Farms[0].MaxSessionsPerHost = 4; d.Hosts[0].Sessions = 5 },
+			KindHost, "rds1", CheckOverCapacity, "5 sessions are above farm us-farm's limit of 4 per host", "cpactl host update rds1 --sessions N"},
 		{"dangling pod site", func(d *Data) { d.Pods[0].SiteDN = dit.Site("Mars") }, KindPod, "uk-pod", CheckDangling,
 			`pae-SiteDN names site "Mars", which does not exist`, "cpactl pod update uk-pod --site SITE"},
 		{"reference to the wrong kind", func(d *Data) { d.Pools[2].FarmDN = dit.Pool("us-pod", "us-apps") }, KindPool, "us-apps",

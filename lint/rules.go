@@ -40,6 +40,7 @@ const (
 	CheckOutOfRange                  = "out-of-range"
 	CheckEntitledUsersWithoutPool    = "entitled-users-without-pool"
 	CheckHomeSiteOverrideNotEntitled = "home-site-override-not-entitled"
+	CheckOverCapacity                = "over-capacity"
 )
 
 // Checks lists every finding class.
@@ -47,7 +48,7 @@ var Checks = []string{CheckUnreadable, CheckDuplicateName, CheckDangling, CheckP
 	CheckPreferredDuplicate, CheckPreferredRanks, CheckIgnoreHighLoadWithoutPolicy, CheckIgnoreHighLoadWithoutPrefer,
 	CheckPreferredSitesScope, CheckRequireHomeSiteWithoutUse, CheckOptionNotAllowed, CheckPoolInTwoEntitlements,
 	CheckDedicatedFloatingMismatch, CheckPoolTypeMismatch, CheckFarmInAnotherPod, CheckOutOfRange,
-	CheckEntitledUsersWithoutPool, CheckHomeSiteOverrideNotEntitled}
+	CheckEntitledUsersWithoutPool, CheckHomeSiteOverrideNotEntitled, CheckOverCapacity}
 
 // Violation is one rule an object breaks.
 type Violation struct {
@@ -192,6 +193,37 @@ func PoolRules(p ldapschema.Pool) []Violation {
 		return nil
 	}
 	return checkRanges(RangeCapacity, p.Capacity, RangePoolSessions, p.Sessions, RangeAssigned, p.Assigned)
+}
+
+// PoolOvercommit reports a desktop pool whose counters are above its
+// capacity (sessions, or assigned machines of a dedicated pool): resolve
+// treats it as full. Writes refuse it unless --allow-overcommit: O(1).
+func PoolOvercommit(p ldapschema.Pool) *Violation {
+	if p.Kind != ldapschema.KindDesktop {
+		return nil
+	}
+	fixes := []string{"--sessions N (at most the capacity)", "--capacity N"}
+	switch {
+	case p.Sessions > p.Capacity:
+		return &Violation{Check: CheckOverCapacity, Fixes: fixes,
+			Message: fmt.Sprintf("%d sessions are above the pool's capacity of %d (resolve treats the pool as full)", p.Sessions, p.Capacity)}
+	case p.Dedicated && p.Assigned > p.Capacity:
+		return &Violation{Check: CheckOverCapacity, Fixes: []string{"--assigned N (at most the capacity)", "--capacity N"},
+			Message: fmt.Sprintf("%d assigned machines are above the pool's capacity of %d (resolve treats the pool as full)", p.Assigned, p.Capacity)}
+	}
+	return nil
+}
+
+// HostOvercommit reports an RDS host with more sessions than its farm's
+// limit per host (0 is unlimited): it takes no new session. Writes refuse
+// it unless --allow-overcommit: O(1).
+func HostOvercommit(h ldapschema.Host, f ldapschema.Farm) *Violation {
+	if f.MaxSessionsPerHost <= 0 || h.Sessions <= f.MaxSessionsPerHost {
+		return nil
+	}
+	return &Violation{Check: CheckOverCapacity, Fixes: []string{"--sessions N (at most the farm's limit)"},
+		Message: fmt.Sprintf("%d sessions are above farm %s's limit of %d per host (the host takes no new session)",
+			h.Sessions, f.Name, f.MaxSessionsPerHost)}
 }
 
 // FarmRules checks a farm's limit and host-side thresholds: O(1).
