@@ -51,6 +51,11 @@ type Conn struct {
 	timeout    time.Duration
 	settleOnce sync.Once
 	settle     time.Duration // pause before End Transaction, see endSettle
+
+	opts     Options // to open the bulk connection the same way
+	bulkOnce sync.Once
+	bulk     *bulkConn
+	bulkErr  error
 }
 
 // Dial connects to the first reachable URL of opts, upgrades with StartTLS
@@ -108,7 +113,7 @@ func Dial(opts Options) (*Conn, error) {
 			}
 			return nil, err
 		}
-		return &Conn{conn: c, URL: raw, timeout: timeout}, nil
+		return &Conn{conn: c, URL: raw, timeout: timeout, opts: opts}, nil
 	}
 	return nil, lastErr
 }
@@ -227,7 +232,12 @@ func tlsHint(err error) error {
 func (c *Conn) Raw() *ldap.Conn { return c.conn }
 
 // Close closes the connection.
-func (c *Conn) Close() error { return c.conn.Close() }
+func (c *Conn) Close() error {
+	if c.bulk != nil {
+		c.bulk.close()
+	}
+	return c.conn.Close()
+}
 
 // Search runs a search.
 func (c *Conn) Search(req *ldap.SearchRequest) (*ldap.SearchResult, error) {
@@ -244,7 +254,19 @@ const PageSize = 1000
 
 // SearchEach runs a paged search (RFC 2696) and hands each entry to each
 // as it is decoded. An error from each abandons the rest of the search.
+// It runs on a second connection that decodes entries without go-ldap's
+// generic BER tree (bulkConn), opened on first use.
 func (c *Conn) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error) error {
+	c.bulkOnce.Do(func() { c.bulk, c.bulkErr = dialBulk(c.URL, c.opts, c.timeout) })
+	if c.bulkErr != nil {
+		return c.bulkErr
+	}
+	return c.bulk.searchEach(req, each)
+}
+
+// searchEachGoLDAP is SearchEach through go-ldap's own decoding: the
+// reference bulkConn's answers are checked against in tests.
+func (c *Conn) searchEachGoLDAP(req *ldap.SearchRequest, each func(*ldap.Entry) error) error {
 	paging := ldap.NewControlPaging(PageSize)
 	page := *req
 	page.Controls = append(append([]ldap.Control(nil), req.Controls...), paging)

@@ -113,11 +113,14 @@ func TestFrozenServerSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	st := NewStore(c, dit.Base)
+	if _, err := st.Sites(); err != nil { // opens the connection of paged searches
+		t.Fatal(err)
+	}
 	if err := srv.Freeze(); err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Thaw()
-	st := NewStore(c, dit.Base)
 	for name, read := range map[string]func() error{
 		"entry": func() error { _, err := st.Entry(dit.Site("UK")); return err },
 		"paged": func() error { _, err := st.Sites(); return err },
