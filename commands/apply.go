@@ -75,7 +75,10 @@ func (o *applyOptions) run() error {
 		return err
 	}
 	dit := ldapschema.DIT{Base: o.g.Base}
-	desired := reconcile.NewState(dit, snap.Entries())
+	desired, err := reconcile.NewStateFrom(dit, snap.Each)
+	if err != nil {
+		return err
+	}
 	if problems := append(append([]reconcile.Problem(nil), desired.Problems...), desired.Foreign...); len(problems) > 0 {
 		return o.refuse(problems, "correct the file: it may hold only cpactl's objects and containers under the base (check -b)")
 	}

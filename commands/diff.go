@@ -74,7 +74,10 @@ func (o *diffOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	desired := reconcile.NewState(st.DIT, snap.Entries())
+	desired, err := reconcile.NewStateFrom(st.DIT, snap.Each)
+	if err != nil {
+		return err
+	}
 	if err := checkFileBase(snap, st.DIT.Base, o.File); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	ber "github.com/go-asn1-ber/asn1-ber"
@@ -502,8 +503,10 @@ func searchRequest(req *ldap.SearchRequest) (*ber.Packet, error) {
 }
 
 // searchEach runs a paged search, handing each entry to each as it is
-// decoded. Stopped by each, it reads the page to its end and tells the
-// server the search will not go on (a page size of 0 with the cookie).
+// decoded. Reading and decoding run on their own goroutine, a batch ahead
+// of each (on two cores, one decodes while the other consumes). Stopped by
+// each, the search reads its page to the end and tells the server it will
+// not go on (a page size of 0 with the cookie).
 func (b *bulkConn) searchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -511,15 +514,49 @@ func (b *bulkConn) searchEach(req *ldap.SearchRequest, each func(*ldap.Entry) er
 	if err != nil {
 		return err
 	}
-	var cookie []byte
+	batches := make(chan []*ldap.Entry, 8)
+	var stopped atomic.Bool
+	var readErr error
+	go func() {
+		defer close(batches)
+		readErr = b.pages(op, req.Controls, &stopped, batches)
+	}()
 	var stop error
-	for {
-		paging := ldap.NewControlPaging(PageSize)
+	for batch := range batches {
 		if stop != nil {
-			paging = ldap.NewControlPaging(0)
+			continue
 		}
+		for _, e := range batch {
+			if stop = each(e); stop != nil {
+				stopped.Store(true)
+				break
+			}
+		}
+	}
+	if stop != nil {
+		return stop
+	}
+	return readErr
+}
+
+// batchSize is how many decoded entries go to the consumer at once.
+const batchSize = 256
+
+// pages reads every page of the search, sending decoded entries in
+// batches, until the last page or, once stopped is set, until the server
+// has been told to end the search.
+func (b *bulkConn) pages(op *ber.Packet, controls []ldap.Control, stopped *atomic.Bool, out chan<- []*ldap.Entry) error {
+	var cookie []byte
+	abandoning := false
+	batch := make([]*ldap.Entry, 0, batchSize)
+	for {
+		size := uint32(PageSize)
+		if abandoning {
+			size = 0
+		}
+		paging := ldap.NewControlPaging(size)
 		paging.SetCookie(cookie)
-		id, err := b.send(op, append(append([]ldap.Control(nil), req.Controls...), paging))
+		id, err := b.send(op, append(append([]ldap.Control(nil), controls...), paging))
 		if err != nil {
 			return err
 		}
@@ -534,24 +571,28 @@ func (b *bulkConn) searchEach(req *ldap.SearchRequest, each func(*ldap.Entry) er
 			}
 			switch m.opTag {
 			case tagSearchEntry:
-				if stop != nil {
+				if stopped.Load() {
 					continue
 				}
 				e, err := parseEntry(m.op)
 				if err != nil {
 					return err
 				}
-				stop = each(e)
+				if batch = append(batch, e); len(batch) == batchSize {
+					out <- batch
+					batch = make([]*ldap.Entry, 0, batchSize)
+				}
 			case tagSearchReference:
 			case tagSearchDone:
+				if len(batch) > 0 {
+					out <- batch
+					batch = make([]*ldap.Entry, 0, batchSize)
+				}
 				r, err := parseResult(m.op)
 				if err != nil {
 					return err
 				}
 				if err := r.err(); err != nil {
-					if stop != nil {
-						return stop
-					}
 					return err
 				}
 				if cookie, err = pagingCookie(m.controls); err != nil {
@@ -563,12 +604,10 @@ func (b *bulkConn) searchEach(req *ldap.SearchRequest, each func(*ldap.Entry) er
 			}
 		}
 		switch {
-		case stop != nil && len(cookie) == 0:
-			return stop
-		case stop != nil:
-			continue // send the page size of 0 with this cookie
-		case len(cookie) == 0:
+		case len(cookie) == 0 || abandoning:
 			return nil
+		case stopped.Load():
+			abandoning = true // send the page size of 0 with this cookie
 		}
 	}
 }

@@ -283,7 +283,10 @@ func parentKey(key string) string {
 func (s *Snapshot) decode(i int32) *ldap.Entry {
 	s.decodes.Add(1)
 	e := &s.entries[i]
-	text, raw := string(e.values), append([]byte(nil), e.values...)
+	// One string holds the values; ByteValues are left empty, as a live
+	// connection's streamed search leaves them (nothing in cpactl reads
+	// them).
+	text, raw := string(e.values), e.values
 	out := &ldap.Entry{DN: e.dn}
 	var groupsBuf [16]uint32
 	groups := groupsBuf[:0]
@@ -292,7 +295,7 @@ func (s *Snapshot) decode(i int32) *ldap.Entry {
 		p += n
 		size, n := binary.Uvarint(raw[p:])
 		p += n
-		v, b := text[p:p+int(size)], raw[p:p+int(size):p+int(size)]
+		v := text[p : p+int(size)]
 		p += int(size)
 		name := s.names[id]
 		var a *ldap.EntryAttribute
@@ -308,7 +311,6 @@ func (s *Snapshot) decode(i int32) *ldap.Entry {
 			groups = append(groups, name.group)
 		}
 		a.Values = append(a.Values, v)
-		a.ByteValues = append(a.ByteValues, b)
 	}
 	return out
 }
@@ -335,13 +337,32 @@ func (s *Snapshot) Len() int { return len(s.entries) }
 // Each calls fn with every entry, in file order, decoding one at a time:
 // memory stays bounded however large the snapshot. An error from fn stops
 // and is returned.
+//
+// Entries are decoded a batch ahead of fn, on another goroutine.
 func (s *Snapshot) Each(fn func(*ldap.Entry) error) error {
-	for i := range s.entries {
-		if err := fn(s.decode(int32(i))); err != nil {
-			return err
+	batches := make(chan []*ldap.Entry, 8)
+	var stopped atomic.Bool
+	go func() {
+		defer close(batches)
+		for i := 0; i < len(s.entries) && !stopped.Load(); i += batchSize {
+			batch := make([]*ldap.Entry, 0, batchSize)
+			for j := i; j < min(i+batchSize, len(s.entries)); j++ {
+				batch = append(batch, s.decode(int32(j)))
+			}
+			batches <- batch
+		}
+	}()
+	var err error
+	for batch := range batches {
+		for _, e := range batch {
+			if err == nil {
+				if err = fn(e); err != nil {
+					stopped.Store(true)
+				}
+			}
 		}
 	}
-	return nil
+	return err
 }
 
 // Entries returns every entry of the snapshot, in file order. It decodes

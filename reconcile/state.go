@@ -169,6 +169,17 @@ func NewState(dit ldapschema.DIT, entries []*ldap.Entry) *State {
 	return s
 }
 
+// NewStateFrom classifies the entries each streams (Snapshot.Each, for
+// one), holding the state and never all the entries at once.
+func NewStateFrom(dit ldapschema.DIT, each func(func(*ldap.Entry) error) error) (*State, error) {
+	s := newState(dit)
+	err := each(func(e *ldap.Entry) error {
+		s.Add(e)
+		return nil
+	})
+	return s, err
+}
+
 func newState(dit ldapschema.DIT) *State {
 	return &State{DIT: dit, entries: map[string]*Entry{}, others: map[string]bool{}, same: map[string]struct{}{},
 		layout: newLayoutKeys(dit),
