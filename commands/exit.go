@@ -30,13 +30,13 @@ var exitCodeHelp = []struct {
 	text string
 }{
 	{ExitOK, "success"},
-	{ExitError, "error: bad input (the message names the flag or value), a server that cannot be reached or does not answer within --timeout, refused operation"},
+	{ExitError, "error: bad input (the message names the flag or value), a server that cannot be reached or does not answer within --timeout, refused operation; nothing was written (also when a write's answer was lost and a re-read shows it was not applied: \"not written\")"},
 	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings"},
 	{ExitNotFound, "a named object (site, pod, user, entitlement, ...) does not exist, or the base DN (-b) or the layout `cpactl init` creates"},
 	{ExitAuth, "authentication failed or access refused (bind, insufficient access)"},
 	{ExitConflict, "conflict: someone else changed the object first; re-read and retry"},
 	{ExitNoSession, "resolve: the request would get no session (DENIED, UNAVAILABLE, NO_CAPACITY)"},
-	{ExitUnknown, "a write's outcome is unknown: it was sent but no answer came (check with `cpactl diff`)"},
+	{ExitUnknown, "a write's outcome is unknown: it was sent, no answer came, and a re-read on a fresh connection could not tell (check with `cpactl diff`); when the re-read finds the write in place the command succeeds (exit 0) with a note on stderr"},
 	{ExitInterrupted, "interrupted (Ctrl-C)"},
 }
 
@@ -80,7 +80,10 @@ func ExitCode(err error) int {
 	var conflict *directory.ConflictError
 	var auth *directory.AuthError
 	var unknown *directory.OutcomeUnknownError
+	var notWritten *directory.NotWrittenError
 	switch {
+	case errors.As(err, &notWritten):
+		return ExitError // a re-read shows nothing was applied
 	case errors.As(err, &unknown):
 		return ExitUnknown
 	case errors.Is(err, prompt.ErrInterrupted):
@@ -125,6 +128,10 @@ func hintOf(err error) string {
 	var layout *directory.LayoutError
 	if errors.As(err, &layout) {
 		return layout.Hint()
+	}
+	var notWritten *directory.NotWrittenError
+	if errors.As(err, &notWritten) {
+		return "run the command again when the server answers: it writes what is missing"
 	}
 	var unknown *directory.OutcomeUnknownError
 	if errors.As(err, &unknown) {

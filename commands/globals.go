@@ -161,7 +161,9 @@ func (g *Globals) Store() (*directory.Store, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return directory.NewStore(c, g.Base), func() { c.Close() }, nil
+	st := directory.NewStore(c, g.Base)
+	st.Note = func(msg string) { fmt.Fprintln(g.IO.Err, "note: "+msg) }
+	return st, func() { c.Close() }, nil
 }
 
 // ReadStore returns a store on the snapshot file from, or on the live

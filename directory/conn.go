@@ -231,6 +231,22 @@ func tlsHint(err error) error {
 // talks to cn=config).
 func (c *Conn) Raw() *ldap.Conn { return c.conn }
 
+// Reconnect replaces the connection with a fresh one to the same server,
+// bound the same way: what re-reads a write whose answer never came, and
+// what the command goes on with. It is not safe for concurrent use.
+func (c *Conn) Reconnect() error {
+	opts := c.opts
+	opts.URLs = []string{c.URL}
+	fresh, err := Dial(opts)
+	if err != nil {
+		return err
+	}
+	c.Close()
+	c.conn = fresh.conn
+	c.bulkOnce, c.bulk, c.bulkErr = sync.Once{}, nil, nil
+	return nil
+}
+
 // Close closes the connection.
 func (c *Conn) Close() error {
 	if c.bulk != nil {

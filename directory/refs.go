@@ -210,6 +210,9 @@ func (s *Store) ApplyPlan(p *Plan) error {
 	if len(p.Writes) == 1 {
 		w := p.Writes[0]
 		if err := w.apply(s.Client); err != nil {
+			if unanswered(err) {
+				return s.settle(err, fmt.Sprintf("the %s of %s", w.Verb, w.Object), p.Writes)
+			}
 			return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)
 		}
 		return nil
@@ -251,8 +254,13 @@ func (s *Store) applyOne(p *Plan) error {
 			}
 			// One modrdn outside a transaction: the subtree leaves the
 			// layout at once.
-			err := s.Client.ModifyDN(s.toTrash(st.move.DN, fmt.Sprintf("%s-%d", run, moved)))
+			req := s.toTrash(st.move.DN, fmt.Sprintf("%s-%d", run, moved))
+			err := s.Client.ModifyDN(req)
 			moved++
+			if unanswered(err) {
+				err = s.settle(err, fmt.Sprintf("the %s of %s", st.move.Verb, st.move.Object),
+					[]Write{{DN: st.move.DN, rename: req}})
+			}
 			if err != nil && !IsCode(err, ldap.LDAPResultNoSuchObject) {
 				return &WriteError{What: fmt.Sprintf("cannot %s %s (step %d of %d; the steps before it are written and the directory is consistent: run the command again to finish)",
 					st.move.Verb, st.move.Object, i+1, len(steps)), Err: err}
@@ -308,8 +316,14 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 	if err != nil {
 		var unknown *OutcomeUnknownError
 		if errors.As(err, &unknown) {
-			return err
+			// The commit got no answer: all of the writes are in place,
+			// or none (a transaction), or the re-read cannot tell.
+			if err = s.settle(err, "the commit of the transaction", writes); err != nil {
+				return err
+			}
 		}
+	}
+	if err != nil {
 		var le *ldap.Error
 		if errors.As(err, &le) {
 			// slapd reports the failed operation only at the end of the

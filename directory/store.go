@@ -17,6 +17,10 @@ import (
 type Store struct {
 	Client Client
 	DIT    ldapschema.DIT
+	// Note, when set, receives what the user should know but that is not
+	// the command's output: a write whose answer was lost and that a
+	// re-read found in place.
+	Note func(msg string)
 
 	mu   sync.Mutex
 	read map[string]string // normalized DN -> the entryCSN read (see Update)
@@ -164,12 +168,23 @@ func (s *Store) FindOne(kind, name, base string, scope int, filter string) (*lda
 }
 
 // Add adds an entry, turning "already exists" into a clear error.
+//
+// Written directly (not in a transaction), an add whose answer never came
+// is settled by reading it again (written, not written, or unknown).
 func (s *Store) Add(w Writer, dn string, a ldapschema.Attrs) error {
-	if err := w.Add(a.AddRequest(dn)); err != nil {
+	req := a.AddRequest(dn)
+	if err := w.Add(req); err != nil {
+		if s.direct(w) && unanswered(err) {
+			return s.settle(err, "adding "+dn, []Write{{DN: dn, add: req}})
+		}
 		return opError(err, "adding %s", dn)
 	}
 	return nil
 }
+
+// direct reports whether w is the store's client itself, not a
+// transaction's writer (whose writes are settled at the commit).
+func (s *Store) direct(w Writer) bool { return any(w) == any(s.Client) }
 
 // ApplyChanges modifies dn with changes; it does nothing when there are
 // none.
@@ -182,6 +197,9 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 	if err := w.Modify(req); err != nil {
 		if IsCode(err, ldap.LDAPResultAssertionFailed) {
 			return &ConflictError{What: dn}
+		}
+		if s.direct(w) && unanswered(err) {
+			return s.settle(err, "modifying "+dn, []Write{{DN: dn, modify: req}})
 		}
 		return opError(err, "modifying %s", dn)
 	}
@@ -224,7 +242,11 @@ func (s *Store) Update(dn string, changes []ldap.Change) error {
 
 // Delete deletes one entry.
 func (s *Store) Delete(w Writer, dn string) error {
-	if err := w.Del(ldap.NewDelRequest(dn, nil)); err != nil {
+	req := ldap.NewDelRequest(dn, nil)
+	if err := w.Del(req); err != nil {
+		if s.direct(w) && unanswered(err) {
+			return s.settle(err, "deleting "+dn, []Write{{DN: dn, del: req}})
+		}
 		return opError(err, "deleting %s", dn)
 	}
 	return nil

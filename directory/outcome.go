@@ -1,0 +1,192 @@
+package directory
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// NotWrittenError says a write whose answer never came was found, by
+// reading it again, not to have been applied (exit code 1): nothing was
+// written.
+type NotWrittenError struct {
+	What string
+	Err  error
+}
+
+func (e *NotWrittenError) Error() string {
+	return fmt.Sprintf("%s was not written: %s, and a re-read shows the server did not apply it", e.What, describe(e.Err))
+}
+
+func (e *NotWrittenError) Unwrap() error { return e.Err }
+
+// unanswered reports whether err says a request was sent and no answer
+// came: a timeout, a connection lost with the request in flight, or any
+// failure that is not a result from the server (go-ldap reports a
+// connection read error as a plain error). Such a write may or may not
+// have been applied.
+func unanswered(err error) bool {
+	if err == nil {
+		return false
+	}
+	var na *NoAnswerError
+	var unknown *OutcomeUnknownError
+	if errors.As(err, &na) || errors.As(err, &unknown) {
+		return true
+	}
+	var le *ldap.Error
+	if errors.As(err, &le) {
+		// Codes from 200 on are go-ldap's own (network, unexpected
+		// message, ...), not the server's.
+		return le.ResultCode >= ldap.ErrorNetwork
+	}
+	var conflict *ConflictError
+	return !errors.As(err, &conflict)
+}
+
+// reconnecter is a client that can replace its connection with a fresh
+// one to the same server.
+type reconnecter interface {
+	Reconnect() error
+}
+
+// settle turns an unanswered write into what a re-read on a fresh
+// connection finds: nil when every write is in place (written), a
+// *NotWrittenError when none is, an *OutcomeUnknownError (exit 7) when the
+// re-read fails or finds some in place and others not. Any other err is
+// returned as is.
+func (s *Store) settle(err error, what string, writes []Write) error {
+	if err == nil || !unanswered(err) {
+		return err
+	}
+	unknown := &OutcomeUnknownError{What: what, Err: err}
+	r, ok := s.Client.(reconnecter)
+	if !ok {
+		return unknown
+	}
+	if rerr := r.Reconnect(); rerr != nil {
+		unknown.Err = fmt.Errorf("%v; reading it again failed too: %v", describe(err), describe(rerr))
+		return unknown
+	}
+	c := s.Client
+	applied, missing := 0, 0
+	for _, w := range lastWrites(writes) {
+		in, cerr := w.inPlace(c)
+		if cerr != nil {
+			unknown.Err = fmt.Errorf("%v; reading it again failed too: %v", describe(err), describe(cerr))
+			return unknown
+		}
+		if in {
+			applied++
+		} else {
+			missing++
+		}
+	}
+	switch {
+	case missing == 0:
+		if s.Note != nil {
+			s.Note(fmt.Sprintf("%s got no answer (%s); a re-read on a fresh connection shows it was written", what, describe(err)))
+		}
+		return nil
+	case applied == 0:
+		return &NotWrittenError{What: what, Err: err}
+	}
+	return unknown
+}
+
+// lastWrites keeps, of the writes to each entry, the last one: a later
+// write of the same DN (or a rename or delete of it) decides what a re-read
+// must find there.
+func lastWrites(writes []Write) []Write {
+	last := make(map[string]int, len(writes))
+	for i, w := range writes {
+		last[ldapschema.NormalizeDN(w.DN)] = i
+	}
+	var kept []Write
+	for i, w := range writes {
+		if last[ldapschema.NormalizeDN(w.DN)] == i {
+			kept = append(kept, w)
+		}
+	}
+	return kept
+}
+
+// inPlace reports whether the directory holds what the write makes: the
+// entry added, the entry deleted, the values a modify sets, the entry
+// renamed. It reads one or two entries.
+func (w Write) inPlace(c Client) (bool, error) {
+	exists := func(dn string) (*ldap.Entry, error) {
+		res, err := c.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
+			"(objectClass=*)", []string{"*"}, nil))
+		if IsCode(err, ldap.LDAPResultNoSuchObject) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(res.Entries) == 0 {
+			return nil, nil
+		}
+		return res.Entries[0], nil
+	}
+	switch {
+	case w.add != nil:
+		e, err := exists(w.DN)
+		return e != nil, err
+	case w.del != nil:
+		e, err := exists(w.DN)
+		return e == nil, err
+	case w.rename != nil:
+		e, err := exists(w.DN)
+		if err != nil || e != nil {
+			return false, err
+		}
+		parent := w.rename.NewSuperior
+		if parent == "" {
+			parent = ldapschema.ParentOf(w.DN)
+		}
+		moved, err := exists(w.rename.NewRDN + "," + parent)
+		return moved != nil, err
+	case w.modify != nil:
+		e, err := exists(w.DN)
+		if err != nil || e == nil {
+			return false, err
+		}
+		for _, ch := range w.modify.Changes {
+			name := ch.Modification.Type
+			have := ldapschema.ValueKeys(name, e.GetEqualFoldAttributeValues(name))
+			want := ldapschema.ValueKeys(name, ch.Modification.Vals)
+			switch ch.Operation {
+			case ldap.ReplaceAttribute:
+				if len(have) != len(want) {
+					return false, nil
+				}
+				for k := range want {
+					if !have[k] {
+						return false, nil
+					}
+				}
+			case ldap.AddAttribute:
+				for k := range want {
+					if !have[k] {
+						return false, nil
+					}
+				}
+			case ldap.DeleteAttribute:
+				if len(want) == 0 && len(have) > 0 {
+					return false, nil
+				}
+				for k := range want {
+					if have[k] {
+						return false, nil
+					}
+				}
+			}
+		}
+		return true, nil
+	}
+	return true, nil
+}
