@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/go-ldap/ldap/v3"
@@ -190,6 +191,9 @@ func normalizeFrom(parsed *ldap.DN) string {
 		for _, a := range r.Attributes {
 			avas = append(avas, strings.ToLower(a.Type)+"="+ldap.EscapeDN(strings.ToLower(a.Value)))
 		}
+		// A multi-valued RDN is a set: "a=1+b=2" and "b=2+a=1" name the
+		// same entry.
+		slices.Sort(avas)
 		parts = append(parts, strings.Join(avas, "+"))
 	}
 	return strings.Join(parts, ",")

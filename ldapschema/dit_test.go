@@ -2,6 +2,7 @@ package ldapschema
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,6 +26,7 @@ func referenceNormalizeDN(dn string) string {
 		for _, a := range r.Attributes {
 			avas = append(avas, strings.ToLower(a.Type)+"="+ldap.EscapeDN(strings.ToLower(a.Value)))
 		}
+		slices.Sort(avas)
 		parts = append(parts, strings.Join(avas, "+"))
 	}
 	return strings.Join(parts, ",")
@@ -178,5 +180,18 @@ func BenchmarkNormalizeDN(b *testing.B) {
 				_ = referenceNormalizeDN(bc.dn)
 			}
 		})
+	}
+}
+
+// A multi-valued RDN is a set of AVAs: their order does not name another
+// entry, and ParentOf's rendering (go-ldap sorts them) keys as the DN does.
+func TestNormalizeDNMultiValuedRDNIsASet(t *testing.T) {
+	a := NormalizeDN("cn=x,uid=b+cn=a,dc=example")
+	b := NormalizeDN("CN=x,cn=A+UID=b,dc=example")
+	if a != b {
+		t.Errorf("AVA order changes the key: %q vs %q", a, b)
+	}
+	if p := NormalizeDN(ParentOf("cn=x,uid=b+cn=a,dc=example")); p != NormalizeDN("uid=b+cn=a,dc=example") {
+		t.Errorf("parent key %q, want the key of uid=b+cn=a,dc=example", p)
 	}
 }
