@@ -384,10 +384,10 @@ func applyPlan(g *Globals, st *directory.Store, plan *directory.Plan, dryRun boo
 }
 
 // changedNames lists the attributes a modify changes, in cpactl's words.
-func changedNames(changes []ldap.Change) string {
+func changedNames(changes ldapschema.Changes) string {
 	names := make([]string, 0, len(changes))
-	for _, c := range changes {
-		names = append(names, attrWord(c.Modification.Type))
+	for _, a := range changes.Attrs() {
+		names = append(names, attrWord(a))
 	}
 	return strings.Join(names, ", ")
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/go-ldap/ldap/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
@@ -368,13 +367,13 @@ func (o *userUpdateOptions) run() error {
 }
 
 // dedupChanges keeps one change per word (cn and sn are both "name").
-func dedupChanges(changes []ldap.Change) []ldap.Change {
-	var out []ldap.Change
+func dedupChanges(changes ldapschema.Changes) ldapschema.Changes {
+	var out ldapschema.Changes
 	seen := map[string]bool{}
-	for _, c := range changes {
-		if w := attrWord(c.Modification.Type); !seen[w] {
+	for i, a := range changes.Attrs() {
+		if w := attrWord(a); !seen[w] {
 			seen[w] = true
-			out = append(out, c)
+			out = append(out, changes[i])
 		}
 	}
 	return out
