@@ -204,7 +204,8 @@ func memberError(err error) error {
 	if errors.As(err, &nf) {
 		return err
 	}
-	if strings.Contains(err.Error(), "ambiguous") {
+	var ambiguous *directory.AmbiguousError
+	if errors.As(err, &ambiguous) {
 		return errorf("prefix the name with user:, group: or computer:", "%v", err)
 	}
 	return userError(err)

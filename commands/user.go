@@ -173,14 +173,16 @@ func (o *userShowOptions) run() error {
 	})
 }
 
-// userError adds the hint to a malformed user argument or a domain
-// mismatch; a missing user stays a not-found error (exit 3).
+// userError adds the hint to a malformed user argument; a missing user,
+// also one whose domain differs (a *directory.UserDomainError), stays a
+// not-found error (exit 3).
 func userError(err error) error {
 	var nf *directory.NotFoundError
 	if err == nil || errors.As(err, &nf) {
 		return err
 	}
-	if strings.Contains(err.Error(), "is in domain") || strings.Contains(err.Error(), "write uid") {
+	var form *directory.UserNameError
+	if errors.As(err, &form) {
 		return errorf(`write uid, DOMAIN\uid or uid@domain, with the user's own domain`, "%v", err)
 	}
 	return err
