@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-ldap/ldap/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
@@ -125,10 +124,7 @@ func checkFileBase(snap *directory.Snapshot, base, file string) error {
 // empty directory (apply creates it).
 func currentState(st *directory.Store, desired *reconcile.State) (*reconcile.State, error) {
 	current := reconcile.NewCurrentState(desired)
-	err := st.Each(st.DIT.Base, ldap.ScopeWholeSubtree, "(objectClass=*)", nil, func(e *ldap.Entry) error {
-		current.Add(e)
-		return nil
-	})
+	err := st.EachEntry(current.Add)
 	var layout *directory.LayoutError
 	if errors.As(err, &layout) && !layout.BaseExists {
 		err = nil

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-ldap/ldap/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
@@ -799,18 +798,16 @@ func (e *valueEdit) write(g *Globals, st *directory.Store, dryRun bool, ge ldaps
 			strings.Join(e.skipped, ", "))
 		return nil
 	}
-	var op uint = ldap.AddAttribute
-	verb, done, prep := "add", "added", "to"
+	write, verb, done, prep := st.AddValues, "add", "added", "to"
 	if !e.add {
-		op, verb, done, prep = ldap.DeleteAttribute, "remove", "removed", "from"
+		write, verb, done, prep = st.RemoveValues, "remove", "removed", "from"
 	}
 	line := fmt.Sprintf("%s %s entitlement %s", what, prep, ge.Name)
 	if dryRun {
 		g.report("would %s %s", verb, line)
 		return nil
 	}
-	change := ldap.Change{Operation: op, Modification: ldap.PartialAttribute{Type: e.attr, Vals: e.values}}
-	if err := st.ApplyChanges(st.Client, ge.DN, []ldap.Change{change}); err != nil {
+	if err := write(ge.DN, e.attr, e.values...); err != nil {
 		return err
 	}
 	g.report("%s %s", done, line)

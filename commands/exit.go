@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-ldap/ldap/v3"
-
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/prompt"
@@ -95,18 +93,13 @@ func ExitCode(err error) int {
 	case errors.As(err, &auth):
 		return ExitAuth
 	}
-	var le *ldap.Error
-	if errors.As(err, &le) {
-		switch le.ResultCode {
-		case ldap.LDAPResultInvalidCredentials, ldap.LDAPResultInsufficientAccessRights,
-			ldap.LDAPResultInappropriateAuthentication, ldap.LDAPResultStrongAuthRequired,
-			ldap.LDAPResultConfidentialityRequired:
-			return ExitAuth
-		case ldap.LDAPResultNoSuchObject:
-			return ExitNotFound
-		case ldap.LDAPResultAssertionFailed:
-			return ExitConflict
-		}
+	switch {
+	case directory.IsAccessRefused(err):
+		return ExitAuth
+	case directory.IsNoSuchObject(err):
+		return ExitNotFound
+	case directory.IsAssertionFailed(err):
+		return ExitConflict
 	}
 	return ExitError
 }

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-ldap/ldap/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
@@ -205,7 +204,8 @@ func memberError(err error) error {
 	if errors.As(err, &nf) {
 		return err
 	}
-	if strings.Contains(err.Error(), "ambiguous") {
+	var ambiguous *directory.AmbiguousError
+	if errors.As(err, &ambiguous) {
 		return errorf("prefix the name with user:, group: or computer:", "%v", err)
 	}
 	return userError(err)
@@ -391,13 +391,13 @@ func (o *groupMembersOptions) run() error {
 		return nil
 	}
 	verb, prep := "add", "to"
-	op := ldap.AddAttribute
+	op := directory.ChangeAdd
 	if !o.add {
-		verb, prep, op = "remove", "from", ldap.DeleteAttribute
+		verb, prep, op = "remove", "from", directory.ChangeRemove
 	}
 	plan := &directory.Plan{}
-	plan.Add(directory.ModifyWrite(verb, fmt.Sprintf("%s %s group %s", memberList(changed), prep, gr.Name), gr.DN,
-		[]ldap.Change{{Operation: uint(op), Modification: ldap.PartialAttribute{Type: ldapschema.AttrMember, Vals: vals}}}))
+	plan.Add(directory.ChangeWrite(verb, fmt.Sprintf("%s %s group %s", memberList(changed), prep, gr.Name), gr.DN,
+		directory.Change{Op: op, Attr: ldapschema.AttrMember, Values: vals}))
 	if o.add && !o.DryRun {
 		if err := warnCycles(o.g, st, gr.Name, gr.DN, changed); err != nil {
 			return err

@@ -2,12 +2,10 @@ package commands
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"testing"
-
-	"github.com/go-ldap/ldap/v3"
+	"time"
 
 	"github.com/cpactl/cpactl/directory"
 )
@@ -24,7 +22,7 @@ func TestInterruptedWithoutACommit(t *testing.T) {
 
 func TestExitCodeOfAnUnknownOutcome(t *testing.T) {
 	lost := &directory.OutcomeUnknownError{What: "the commit of the transaction",
-		Err: ldap.NewError(ldap.ErrorNetwork, errors.New("ldap: connection timed out"))}
+		Err: &directory.NoAnswerError{URL: "ldap://ldap.example.com", Timeout: 10 * time.Second, Op: "commit"}}
 	for _, err := range []error{lost, fmt.Errorf("apply: %w", lost)} {
 		if code := ExitCode(err); code != ExitUnknown {
 			t.Errorf("%v: exit %d, want %d", err, code, ExitUnknown)

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/go-ldap/ldap/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
@@ -125,10 +124,10 @@ func flagWord(attr string) string {
 }
 
 // changedWords lists the attributes a modify changes, as flags name them.
-func changedWords(changes []ldap.Change) string {
+func changedWords(changes ldapschema.Changes) string {
 	words := make([]string, 0, len(changes))
-	for _, c := range changes {
-		words = append(words, flagWord(c.Modification.Type))
+	for _, a := range changes.Attrs() {
+		words = append(words, flagWord(a))
 	}
 	return strings.Join(words, ", ")
 }
@@ -164,7 +163,7 @@ func checkRules(g *Globals, kind, name string, vs []lint.Violation) error {
 
 // writeChanges applies one modify of an object and reports it:
 // "updated pool P (capacity, sessions)", or "unchanged".
-func writeChanges(g *Globals, st *directory.Store, dryRun bool, kind, name, dn string, changes []ldap.Change) error {
+func writeChanges(g *Globals, st *directory.Store, dryRun bool, kind, name, dn string, changes ldapschema.Changes) error {
 	if len(changes) == 0 {
 		g.report("%s %s: unchanged", kind, name)
 		return nil
@@ -194,7 +193,7 @@ func configOnly(managed, counters []string) []string {
 
 // countersNote says when a repeated create left different live counters
 // alone.
-func countersNote(counterChanges []ldap.Change) string {
+func countersNote(counterChanges ldapschema.Changes) string {
 	if len(counterChanges) == 0 {
 		return ""
 	}

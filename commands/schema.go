@@ -1,12 +1,12 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
-	"github.com/go-ldap/ldap/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
@@ -110,112 +110,47 @@ are listed and left alone (exit 2), since an OID never changes meaning.`,
 	return cmd
 }
 
-const schemaConfigBase = "cn=schema,cn=config"
-
 func (o *schemaInstallOptions) run() error {
 	c, err := o.g.Dial()
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	res, err := c.Search(ldap.NewSearchRequest(schemaConfigBase, ldap.ScopeSingleLevel, ldap.NeverDerefAliases, 0, 0,
-		false, "(objectClass=olcSchemaConfig)", []string{"cn", "olcAttributeTypes", "olcObjectClasses"}, nil))
-	if err != nil || res == nil || len(res.Entries) == 0 {
-		if err == nil {
-			err = fmt.Errorf("no schema entries visible")
-		}
-		return &Failure{Code: ExitCode(err), Err: fmt.Errorf("cannot read %s: %s", schemaConfigBase, directory.Describe(err)),
+	res, err := directory.InstallSchema(c, o.DryRun)
+	var readErr *directory.SchemaReadError
+	var writeErr *directory.SchemaWriteError
+	switch {
+	case errors.As(err, &readErr):
+		return &Failure{Code: ExitCode(err), Err: err,
 			Hint: "connect with ldapi:// as root (SASL EXTERNAL, no -D) or bind as the cn=config root DN"}
-	}
-	var defs []string
-	ourDN := ""
-	for _, e := range res.Entries {
-		defs = append(defs, e.GetEqualFoldAttributeValues("olcAttributeTypes")...)
-		defs = append(defs, e.GetEqualFoldAttributeValues("olcObjectClasses")...)
-		if strings.EqualFold(cnConfigName(e.GetAttributeValue("cn")), ldapschema.SchemaName) {
-			ourDN = e.DN
-		}
-	}
-	findings := ldapschema.Compare(defs)
-	var addAttrs, addClasses []string
-	var different []ldapschema.Finding
-	unchanged := 0
-	for i, f := range findings {
-		switch f.Status {
-		case "missing":
-			if i < len(ldapschema.Attributes) {
-				addAttrs = append(addAttrs, ldapschema.Attributes[i].Definition())
-			} else {
-				addClasses = append(addClasses, ldapschema.Classes[i-len(ldapschema.Attributes)].Definition())
-			}
-		case "different":
-			different = append(different, f)
-		default:
-			unchanged++
-		}
-	}
-	added := len(addAttrs) + len(addClasses)
-	if added > 0 && !o.DryRun {
-		if ourDN != "" {
-			req := ldap.NewModifyRequest(ourDN, nil)
-			if len(addAttrs) > 0 {
-				req.Add("olcAttributeTypes", addAttrs)
-			}
-			if len(addClasses) > 0 {
-				req.Add("olcObjectClasses", addClasses)
-			}
-			err = c.Modify(req)
-		} else {
-			req := ldap.NewAddRequest(ldapschema.ConfigDN, nil)
-			req.Attribute("objectClass", []string{"olcSchemaConfig"})
-			req.Attribute("cn", []string{ldapschema.SchemaName})
-			if len(addAttrs) > 0 {
-				req.Attribute("olcAttributeTypes", addAttrs)
-			}
-			if len(addClasses) > 0 {
-				req.Attribute("olcObjectClasses", addClasses)
-			}
-			err = c.Add(req)
-		}
-		if err != nil {
-			return &Failure{Code: ExitCode(err), Err: fmt.Errorf("installing the schema: %s", directory.Describe(err)),
-				Hint: "the connection must be allowed to write cn=config"}
-		}
+	case errors.As(err, &writeErr):
+		return &Failure{Code: ExitCode(err), Err: err, Hint: "the connection must be allowed to write cn=config"}
+	case err != nil:
+		return err
 	}
 	verb := "added"
 	if o.DryRun {
 		verb = "would add"
 	}
-	for _, f := range findings {
+	for _, f := range res.Findings {
 		if f.Status == "missing" {
 			o.g.report("%s %s %s (%s)", verb, f.Kind, f.Name, f.OID)
 		}
 	}
-	for _, f := range different {
+	for _, f := range res.Different {
 		o.g.report("differs: %s %s (%s): %s", f.Kind, f.Name, f.OID, strings.Join(f.Differences, "; "))
 	}
 	switch {
-	case added == 0 && len(different) == 0:
-		o.g.report("schema %s: unchanged (%d elements)", ldapschema.SchemaName, unchanged)
+	case res.Added == 0 && len(res.Different) == 0:
+		o.g.report("schema %s: unchanged (%d elements)", ldapschema.SchemaName, res.Unchanged)
 	default:
-		o.g.report("schema %s: %d %s, %d unchanged, %d different", ldapschema.SchemaName, added, verb, unchanged, len(different))
+		o.g.report("schema %s: %d %s, %d unchanged, %d different", ldapschema.SchemaName, res.Added, verb, res.Unchanged, len(res.Different))
 	}
-	if len(different) > 0 {
-		return &Failure{Code: ExitDiff, Err: fmt.Errorf("%d schema elements differ from cpactl's definition and were left alone", len(different)),
+	if len(res.Different) > 0 {
+		return &Failure{Code: ExitDiff, Err: fmt.Errorf("%d schema elements differ from cpactl's definition and were left alone", len(res.Different)),
 			Hint: "an OID never changes meaning: remove the conflicting definitions from the server by hand"}
 	}
 	return nil
-}
-
-// cnConfigName strips OpenLDAP's "{N}" ordering prefix from a cn=config RDN
-// value.
-func cnConfigName(cn string) string {
-	if strings.HasPrefix(cn, "{") {
-		if i := strings.IndexByte(cn, '}'); i > 0 {
-			return cn[i+1:]
-		}
-	}
-	return cn
 }
 
 type schemaCheckOptions struct {
@@ -250,24 +185,10 @@ func (o *schemaCheckOptions) run() error {
 		return err
 	}
 	defer c.Close()
-	subschema := "cn=Subschema"
-	if res, err := c.Search(ldap.NewSearchRequest("", ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
-		"(objectClass=*)", []string{"subschemaSubentry"}, nil)); err == nil && len(res.Entries) > 0 {
-		if v := res.Entries[0].GetEqualFoldAttributeValue("subschemaSubentry"); v != "" {
-			subschema = v
-		}
+	findings, err := directory.CheckSchema(c)
+	if err != nil {
+		return &Failure{Code: ExitCode(err), Err: err}
 	}
-	res, err := c.Search(ldap.NewSearchRequest(subschema, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
-		"(objectClass=subschema)", []string{"attributeTypes", "objectClasses"}, nil))
-	if err != nil || len(res.Entries) == 0 {
-		if err == nil {
-			err = fmt.Errorf("empty answer")
-		}
-		return &Failure{Code: ExitCode(err), Err: fmt.Errorf("cannot read the subschema %s: %s", subschema, directory.Describe(err))}
-	}
-	e := res.Entries[0]
-	defs := append(e.GetEqualFoldAttributeValues("attributeTypes"), e.GetEqualFoldAttributeValues("objectClasses")...)
-	findings := ldapschema.Compare(defs)
 	var bad []ldapschema.Finding
 	for _, f := range findings {
 		if f.Status != "ok" {

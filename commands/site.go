@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/go-ldap/ldap/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
@@ -249,7 +248,7 @@ func checkSiteURLFlag(g *Globals) error {
 
 // existsHint explains an "already exists" from a concurrent create.
 func existsHint(err error, kind, name string) error {
-	if directory.IsCode(err, ldap.LDAPResultEntryAlreadyExists) {
+	if directory.IsAlreadyExists(err) {
 		return &Failure{Code: ExitConflict, Err: fmt.Errorf("%s %s was created by someone else meanwhile", kind, name),
 			Hint: fmt.Sprintf("run `cpactl %s show %s` and update it if needed", cliNoun(kind), name)}
 	}
@@ -384,10 +383,10 @@ func applyPlan(g *Globals, st *directory.Store, plan *directory.Plan, dryRun boo
 }
 
 // changedNames lists the attributes a modify changes, in cpactl's words.
-func changedNames(changes []ldap.Change) string {
+func changedNames(changes ldapschema.Changes) string {
 	names := make([]string, 0, len(changes))
-	for _, c := range changes {
-		names = append(names, attrWord(c.Modification.Type))
+	for _, a := range changes.Attrs() {
+		names = append(names, attrWord(a))
 	}
 	return strings.Join(names, ", ")
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/go-ldap/ldap/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
@@ -174,14 +173,16 @@ func (o *userShowOptions) run() error {
 	})
 }
 
-// userError adds the hint to a malformed user argument or a domain
-// mismatch; a missing user stays a not-found error (exit 3).
+// userError adds the hint to a malformed user argument; a missing user,
+// also one whose domain differs (a *directory.UserDomainError), stays a
+// not-found error (exit 3).
 func userError(err error) error {
 	var nf *directory.NotFoundError
 	if err == nil || errors.As(err, &nf) {
 		return err
 	}
-	if strings.Contains(err.Error(), "is in domain") || strings.Contains(err.Error(), "write uid") {
+	var form *directory.UserNameError
+	if errors.As(err, &form) {
 		return errorf(`write uid, DOMAIN\uid or uid@domain, with the user's own domain`, "%v", err)
 	}
 	return err
@@ -368,13 +369,13 @@ func (o *userUpdateOptions) run() error {
 }
 
 // dedupChanges keeps one change per word (cn and sn are both "name").
-func dedupChanges(changes []ldap.Change) []ldap.Change {
-	var out []ldap.Change
+func dedupChanges(changes ldapschema.Changes) ldapschema.Changes {
+	var out ldapschema.Changes
 	seen := map[string]bool{}
-	for _, c := range changes {
-		if w := attrWord(c.Modification.Type); !seen[w] {
+	for i, a := range changes.Attrs() {
+		if w := attrWord(a); !seen[w] {
 			seen[w] = true
-			out = append(out, c)
+			out = append(out, changes[i])
 		}
 	}
 	return out

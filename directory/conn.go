@@ -208,11 +208,15 @@ func tlsConfigFor(opts Options) (*tls.Config, error) {
 	return cfg, nil
 }
 
-// tlsHint makes certificate failures say so plainly.
+// tlsHint makes certificate failures say so plainly: the three a client
+// meets most by name, any other failure to verify the server's certificate
+// (crypto/tls reports those as a *tls.CertificateVerificationError) as a
+// certificate problem.
 func tlsHint(err error) error {
 	var unknown x509.UnknownAuthorityError
 	var hostErr x509.HostnameError
 	var invalid x509.CertificateInvalidError
+	var verify *tls.CertificateVerificationError
 	switch {
 	case errors.As(err, &unknown):
 		return fmt.Errorf("the server's certificate is signed by an unknown authority (pass its CA with --ca-file): %v", unknown.Error())
@@ -220,8 +224,7 @@ func tlsHint(err error) error {
 		return fmt.Errorf("the server's certificate does not match the host name: %v", hostErr.Error())
 	case errors.As(err, &invalid):
 		return fmt.Errorf("the server's certificate is invalid: %v", invalid.Error())
-	}
-	if strings.Contains(err.Error(), "certificate") {
+	case errors.As(err, &verify):
 		return fmt.Errorf("certificate problem: %s", describe(err))
 	}
 	return err

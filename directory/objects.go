@@ -1,7 +1,6 @@
 package directory
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -157,7 +156,8 @@ type UserName struct {
 	Domain string // "" when the argument named none
 }
 
-// ParseUserName parses the three accepted forms of a user argument.
+// ParseUserName parses the three accepted forms of a user argument; any
+// other is a *UserNameError.
 func ParseUserName(arg string) (UserName, error) {
 	arg = strings.TrimSpace(arg)
 	var u UserName
@@ -169,7 +169,7 @@ func ParseUserName(arg string) (UserName, error) {
 		u = UserName{UID: arg}
 	}
 	if u.UID == "" || (u.Domain == "" && arg != u.UID) {
-		return UserName{}, fmt.Errorf("user %q: write uid, DOMAIN\\uid or uid@domain", arg)
+		return UserName{}, &UserNameError{Arg: arg}
 	}
 	return u, nil
 }

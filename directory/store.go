@@ -146,7 +146,8 @@ func (s *Store) Each(base string, scope int, filter string, attrs []string, each
 }
 
 // FindOne searches for at most one entry; nil when none matches. More than
-// one match is an error naming the kind (names are unique within a kind).
+// one match is an *AmbiguousError naming the kind (names are unique within
+// a kind).
 func (s *Store) FindOne(kind, name, base string, scope int, filter string) (*ldap.Entry, error) {
 	entries, err := s.Find(base, scope, filter, objectAttrs...)
 	if err != nil {
@@ -163,8 +164,7 @@ func (s *Store) FindOne(kind, name, base string, scope int, filter string) (*lda
 	for i, e := range entries {
 		dns[i] = e.DN
 	}
-	return nil, fmt.Errorf("%s %q is ambiguous: %d entries carry that name (%s); run `cpactl lint`", kind, name,
-		len(entries), strings.Join(dns, "; "))
+	return nil, &AmbiguousError{Kind: kind, Name: name, DNs: dns}
 }
 
 // Add adds an entry, turning "already exists" into a clear error.

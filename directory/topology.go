@@ -2,7 +2,6 @@ package directory
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/go-ldap/ldap/v3"
@@ -66,8 +65,7 @@ func (s *Store) ResolveMember(arg string) (Member, error) {
 	for i, m := range found {
 		kinds[i] = m.Kind
 	}
-	return Member{}, fmt.Errorf("member %q is ambiguous: a %s carry that name; write user:%s, group:%s or computer:%s",
-		arg, strings.Join(kinds, " and a "), arg, arg, arg)
+	return Member{}, &AmbiguousError{Kind: "member", Name: arg, Kinds: kinds}
 }
 
 func (s *Store) memberOfKind(kind, name string) (Member, error) {

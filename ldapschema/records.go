@@ -62,12 +62,27 @@ func (a Attrs) names() []string {
 	return names
 }
 
+// Changes is the modify that turns one object's stored attributes into
+// its new ones, as Attrs.Changes computes it: one replace or delete per
+// attribute that differs. It is a []ldap.Change, so it goes as is to the
+// directory package's writes.
+type Changes []ldap.Change
+
+// Attrs names the attributes the changes touch, in order.
+func (c Changes) Attrs() []string {
+	names := make([]string, len(c))
+	for i, ch := range c {
+		names[i] = ch.Modification.Type
+	}
+	return names
+}
+
 // Changes returns the modifications that turn the stored attributes old into
 // a, considering only the attributes named in managed (the ones the record
 // owns); nil when nothing changes. Values compare case-sensitively as sets,
 // except that DN values compare as DNs.
-func (a Attrs) Changes(old Attrs, managed ...string) []ldap.Change {
-	var changes []ldap.Change
+func (a Attrs) Changes(old Attrs, managed ...string) Changes {
+	var changes Changes
 	for _, name := range managed {
 		newV, oldV := a[name], lookupFold(old, name)
 		if sameValues(name, oldV, newV) {

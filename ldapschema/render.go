@@ -25,19 +25,19 @@ func SchemaFile() string {
 
 // ConfigDN is the DN under which `schema install` adds the schema. OpenLDAP
 // stores it as cn={N}cpactl,cn=schema,cn=config.
-const ConfigDN = "cn=" + SchemaName + ",cn=schema,cn=config"
+const ConfigDN = AttrCN + "=" + SchemaName + "," + SchemaConfigBase
 
 // ConfigLDIF renders the schema as the cn=schema,cn=config entry that
 // `ldapadd -Y EXTERNAL -H ldapi:///` loads.
 func ConfigLDIF() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# cpactl LDAP schema for cn=config (%s).\n", generatedNote)
-	fmt.Fprintf(&b, "dn: %s\nobjectClass: olcSchemaConfig\ncn: %s\n", ConfigDN, SchemaName)
+	fmt.Fprintf(&b, "dn: %s\n%s: %s\n%s: %s\n", ConfigDN, AttrObjectClass, ClassOlcSchemaConfig, AttrCN, SchemaName)
 	for _, a := range Attributes {
-		fmt.Fprintf(&b, "olcAttributeTypes: %s\n", a.Definition())
+		fmt.Fprintf(&b, "%s: %s\n", AttrOlcAttributeTypes, a.Definition())
 	}
 	for _, c := range Classes {
-		fmt.Fprintf(&b, "olcObjectClasses: %s\n", c.Definition())
+		fmt.Fprintf(&b, "%s: %s\n", AttrOlcObjectClasses, c.Definition())
 	}
 	return b.String()
 }
