@@ -331,7 +331,48 @@ func (s *Server) waitReady() error {
 // Freeze stops the server process (SIGSTOP, by its own PID): it keeps its
 // port, the kernel still accepts connections, and nothing answers until
 // Thaw. A test that freezes must thaw before it ends (Stop does).
-func (s *Server) Freeze() error { return s.cmd.Process.Signal(syscall.SIGSTOP) }
+//
+// It returns once every thread of the process is stopped
+// (/proc/PID/task/*/stat say "T"): a signal takes effect when a thread is
+// next scheduled, and on a loaded machine a thread could otherwise still
+// answer a request sent right after.
+func (s *Server) Freeze() error {
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !s.allStopped() {
+		if time.Now().After(deadline) {
+			return errors.New("slapd did not stop within 5s of SIGSTOP")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return nil
+}
+
+// allStopped reports whether every thread of slapd is stopped; true where
+// /proc cannot tell.
+func (s *Server) allStopped() bool {
+	stats, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", s.cmd.Process.Pid))
+	if err != nil || len(stats) == 0 {
+		return true
+	}
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue // the thread ended
+		}
+		// "pid (comm) state ...": comm may hold spaces and parentheses.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 || i+2 >= len(b) {
+			continue
+		}
+		if st := b[i+2]; st != 'T' && st != 't' {
+			return false
+		}
+	}
+	return true
+}
 
 // Thaw resumes a frozen server (SIGCONT).
 func (s *Server) Thaw() error { return s.cmd.Process.Signal(syscall.SIGCONT) }
