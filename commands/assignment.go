@@ -8,8 +8,8 @@ import (
 
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
-	"github.com/cpactl/cpactl/lint"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/quote"
 )
 
 func init() { register(newAssignmentCommand) }
@@ -232,5 +232,5 @@ func (o *assignmentDeleteOptions) run() error {
 			Name: ldapschema.NameOf(gdn)}
 	}
 	return runDelete(o.g, st, directory.KindAssignment, name, dn, o.deleteFlags,
-		fmt.Sprintf("cpactl assignment delete --user %s --entitlement %s --yes", lint.Quote(o.User), lint.Quote(o.Entitlement)))
+		fmt.Sprintf("cpactl assignment delete --user %s --entitlement %s --yes", quote.Shell(o.User), quote.Shell(o.Entitlement)))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/lint"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/quote"
 )
 
 func init() { register(newEntitlementCommand) }
@@ -466,7 +467,7 @@ func (o *entitlementCreateOptions) run() error {
 	switch {
 	case err == nil:
 		if changes := ge.Attrs().Changes(existing.Attrs(), entitlementCompared...); len(changes) > 0 {
-			return errorf(fmt.Sprintf("use `cpactl entitlement update %s` to change it", lint.Quote(existing.Name)),
+			return errorf(fmt.Sprintf("use `cpactl entitlement update %s` to change it", quote.Shell(existing.Name)),
 				"entitlement %q exists with a different %s", existing.Name, changedWords(changes))
 		}
 		o.g.report("entitlement %s: unchanged", existing.Name)
@@ -848,7 +849,7 @@ func (o *entitlementPoolEditOptions) check(st *directory.Store, ge ldapschema.En
 	for _, other := range others {
 		if !ldapschema.EqualDN(other.DN, ge.DN) {
 			return "", "", errorf(fmt.Sprintf("remove it there first: cpactl entitlement remove-pool %s %s",
-				lint.Quote(other.Name), lint.Quote(pool.Name)),
+				quote.Shell(other.Name), quote.Shell(pool.Name)),
 				"cannot add pool %q to entitlement %q: it belongs to entitlement %q, and a pool belongs to at most one",
 				pool.Name, ge.Name, other.Name)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/lint"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/quote"
 )
 
 func init() { register(newFarmCommand) }
@@ -257,7 +258,7 @@ func (o *farmCreateOptions) build() (ldapschema.Farm, error) {
 		return f, err
 	}
 	if o.Pod == "" {
-		return f, errorf(fmt.Sprintf("cpactl farm create %s --pod POD", lint.Quote(o.Name)), "a farm needs a pod: pass --pod")
+		return f, errorf(fmt.Sprintf("cpactl farm create %s --pod POD", quote.Shell(o.Name)), "a farm needs a pod: pass --pod")
 	}
 	if err := o.apply(&f); err != nil {
 		return f, err
@@ -288,7 +289,7 @@ func (o *farmCreateOptions) run() error {
 				"farm %q exists in pod %s", existing.Name, existing.Pod)
 		}
 		if diffs := want.Attrs().Changes(existing.Attrs(), ldapschema.FarmManaged...); len(diffs) > 0 {
-			return errorf(fmt.Sprintf("use `cpactl farm update %s` to change it", lint.Quote(existing.Name)),
+			return errorf(fmt.Sprintf("use `cpactl farm update %s` to change it", quote.Shell(existing.Name)),
 				"farm %q exists with a different %s", existing.Name, changedWords(diffs))
 		}
 		o.g.report("farm %s: unchanged", existing.Name)

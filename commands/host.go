@@ -13,6 +13,7 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/lint"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/quote"
 )
 
 func init() { register(newHostCommand) }
@@ -274,7 +275,7 @@ func (o *hostCreateOptions) build() (ldapschema.Host, error) {
 		return h, err
 	}
 	if o.Farm == "" {
-		return h, errorf(fmt.Sprintf("cpactl host create %s --farm FARM", lint.Quote(o.Name)), "an RDS host needs a farm: pass --farm")
+		return h, errorf(fmt.Sprintf("cpactl host create %s --farm FARM", quote.Shell(o.Name)), "an RDS host needs a farm: pass --farm")
 	}
 	if err := o.apply(&h); err != nil {
 		return h, err
@@ -310,7 +311,7 @@ func (o *hostCreateOptions) run() error {
 		// The configuration decides; the live figures (load index,
 		// sessions, connecting), which a feed moves, are left as they are.
 		if diffs := want.Attrs().Changes(existing.Attrs(), configOnly(ldapschema.HostManaged, ldapschema.HostCounters)...); len(diffs) > 0 {
-			return errorf(fmt.Sprintf("use `cpactl host update %s` to change it", lint.Quote(existing.Name)),
+			return errorf(fmt.Sprintf("use `cpactl host update %s` to change it", quote.Shell(existing.Name)),
 				"rds host %q exists with a different %s", existing.Name, changedWords(diffs))
 		}
 		o.g.report("rds host %s: unchanged%s", existing.Name,
@@ -375,7 +376,7 @@ optionally, its sessions and connecting sessions. Unchanged figures print
 func (o *hostUpdateOptions) run() error {
 	switch {
 	case o.setLoad && !o.changed("load-index"):
-		return errorf(fmt.Sprintf("cpactl host set-load %s --load-index N", lint.Quote(o.Name)), "set-load needs --load-index")
+		return errorf(fmt.Sprintf("cpactl host set-load %s --load-index N", quote.Shell(o.Name)), "set-load needs --load-index")
 	case !o.setLoad && (o.enabled == nil || !o.enabled.set()) &&
 		!anyChanged(o.changed, "load-index", "sessions", "connecting", "features", "description"):
 		return errorf("pass --load-index, --sessions, --connecting, --features, --description, --enabled or --disabled",

@@ -12,6 +12,7 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/lint"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/quote"
 )
 
 func init() { register(newPoolCommand) }
@@ -359,7 +360,7 @@ func (o *poolCreateOptions) build() (ldapschema.Pool, error) {
 		return p, err
 	}
 	if o.Pod == "" {
-		return p, errorf(fmt.Sprintf("cpactl pool create %s --pod POD --kind KIND", lint.Quote(o.Name)), "a pool needs a pod: pass --pod")
+		return p, errorf(fmt.Sprintf("cpactl pool create %s --pod POD --kind KIND", quote.Shell(o.Name)), "a pool needs a pod: pass --pod")
 	}
 	if o.Kind == "" {
 		return p, errorf("pass --kind desktop, --kind rds-desktop or --kind application", "pool %q needs --kind", o.Name)
@@ -378,7 +379,7 @@ func (o *poolCreateOptions) build() (ldapschema.Pool, error) {
 		return p, errorf("drop --dedicated: rds-desktop and application pools are floating",
 			"--dedicated is for desktop pools; pool %q is %s", o.Name, kindWord(kind))
 	case kind != ldapschema.KindDesktop && !o.changed("farm"):
-		return p, errorf(fmt.Sprintf("pass --farm FARM, a farm of pod %s", lint.Quote(o.Pod)), "%s pool %q needs --farm", kindWord(kind), o.Name)
+		return p, errorf(fmt.Sprintf("pass --farm FARM, a farm of pod %s", quote.Shell(o.Pod)), "%s pool %q needs --farm", kindWord(kind), o.Name)
 	}
 	p.Dedicated = o.Dedicated
 	if err := o.apply(&p); err != nil {
@@ -423,7 +424,7 @@ func (o *poolCreateOptions) run() error {
 			if existing.Kind != want.Kind {
 				what = "kind (" + kindWord(existing.Kind) + ")"
 			}
-			return errorf(fmt.Sprintf("use `cpactl pool update %s` to change it", lint.Quote(existing.Name)),
+			return errorf(fmt.Sprintf("use `cpactl pool update %s` to change it", quote.Shell(existing.Name)),
 				"pool %q exists with a different %s", existing.Name, what)
 		}
 		o.g.report("pool %s: unchanged%s", existing.Name,

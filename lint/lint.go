@@ -8,6 +8,7 @@ import (
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/membership"
+	"github.com/cpactl/cpactl/quote"
 )
 
 // Object kinds as findings name them.
@@ -360,7 +361,7 @@ func (l *linter) sites() {
 		siteNames[strings.ToLower(s.Name)] = true
 	}
 	for _, s := range l.d.Sites {
-		fix := fmt.Sprintf("rewrite the list: cpactl site preferred %s --set SITE,... (or --clear)", Quote(s.Name))
+		fix := fmt.Sprintf("rewrite the list: cpactl site preferred %s --set SITE,... (or --clear)", quote.Shell(s.Name))
 		list, _ := ldapschema.DecodePreferredSites(s.PreferredRaw)
 		if list.Gaps {
 			var ranks []string
@@ -393,7 +394,7 @@ func (l *linter) sites() {
 // pods: O(P).
 func (l *linter) pods() {
 	for _, p := range l.d.Pods {
-		l.ref(KindPod, p.Name, fmt.Sprintf("cpactl pod update %s --site SITE", Quote(p.Name)),
+		l.ref(KindPod, p.Name, fmt.Sprintf("cpactl pod update %s --site SITE", quote.Shell(p.Name)),
 			ldapschema.AttrSiteDN, p.SiteDN, KindSite)
 	}
 }
@@ -401,7 +402,7 @@ func (l *linter) pods() {
 // pools: O(P), the farm found by its DN, normalized once (index).
 func (l *linter) pools() {
 	for i, p := range l.d.Pools {
-		update := "cpactl pool update " + Quote(p.Name)
+		update := "cpactl pool update " + quote.Shell(p.Name)
 		for _, v := range PoolRules(p) {
 			l.addViolation(KindPool, p.Name, update, v)
 		}
@@ -420,7 +421,7 @@ func (l *linter) pools() {
 		}
 		if f, ok := l.farmOf[l.poolFarm[i]]; ok {
 			if v := FarmFits(p, l.d.Farms[f]); v != nil {
-				l.add(KindPool, p.Name, v.Check, v.Message, update+" --farm FARM (a farm of pod "+Quote(p.Pod)+")")
+				l.add(KindPool, p.Name, v.Check, v.Message, update+" --farm FARM (a farm of pod "+quote.Shell(p.Pod)+")")
 			}
 		}
 	}
@@ -430,7 +431,7 @@ func (l *linter) pools() {
 func (l *linter) farmsAndHosts() {
 	for _, f := range l.d.Farms {
 		for _, v := range FarmRules(f) {
-			l.addViolation(KindFarm, f.Name, "cpactl farm update "+Quote(f.Name), v)
+			l.addViolation(KindFarm, f.Name, "cpactl farm update "+quote.Shell(f.Name), v)
 		}
 	}
 	farmNamed := make(map[farmKey]int, len(l.d.Farms))
@@ -438,7 +439,7 @@ func (l *linter) farmsAndHosts() {
 		farmNamed[farmKey{fold.Key(f.Name), fold.Key(f.Pod)}] = i
 	}
 	for _, h := range l.d.Hosts {
-		update := "cpactl host update " + Quote(h.Name)
+		update := "cpactl host update " + quote.Shell(h.Name)
 		for _, v := range HostRules(h) {
 			l.addViolation(KindHost, h.Name, update, v)
 		}
@@ -458,7 +459,7 @@ func (l *linter) entitlements() {
 	poolGEs := map[string][]string{} // normalized pool DN -> GE names
 	var poolKeys []string
 	for i, ge := range l.d.Entitlements {
-		update := "cpactl entitlement update " + Quote(ge.Name)
+		update := "cpactl entitlement update " + quote.Shell(ge.Name)
 		for _, v := range EntitlementRules(ge) {
 			l.addViolation(KindEntitlement, ge.Name, update, v)
 		}
@@ -469,7 +470,7 @@ func (l *linter) entitlements() {
 		for _, dn := range ge.PoolDNs {
 			key := l.key(dn)
 			poolKeys = append(poolKeys, key)
-			fix := fmt.Sprintf("cpactl entitlement remove-pool %s %s", Quote(ge.Name), Quote(ldapschema.NameOf(dn)))
+			fix := fmt.Sprintf("cpactl entitlement remove-pool %s %s", quote.Shell(ge.Name), quote.Shell(ldapschema.NameOf(dn)))
 			if !l.refKey(KindEntitlement, ge.Name, fix, ldapschema.AttrEntitlementPoolDN, dn, key, KindPool) {
 				continue
 			}
@@ -490,7 +491,7 @@ func (l *linter) entitlements() {
 		name := l.objects[key].name
 		var fixes []string
 		for _, g := range ges[1:] {
-			fixes = append(fixes, fmt.Sprintf("cpactl entitlement remove-pool %s %s", Quote(g), Quote(name)))
+			fixes = append(fixes, fmt.Sprintf("cpactl entitlement remove-pool %s %s", quote.Shell(g), quote.Shell(name)))
 		}
 		l.add(KindPool, name, CheckPoolInTwoEntitlements,
 			fmt.Sprintf("pool %q is in %d entitlements (%s): a pool belongs to at most one", name, len(ges), strings.Join(ges, ", ")),
@@ -513,7 +514,7 @@ func sortFold(names []string) {
 }
 
 func memberFix(ge, dn string) string {
-	return fmt.Sprintf("cpactl entitlement remove-member %s --%s %s", Quote(ge), memberFlag(dn), Quote(ldapschema.NameOf(dn)))
+	return fmt.Sprintf("cpactl entitlement remove-member %s --%s %s", quote.Shell(ge), memberFlag(dn), quote.Shell(ldapschema.NameOf(dn)))
 }
 
 // memberFlag guesses the remove-member flag from a member DN's RDN.
@@ -572,7 +573,7 @@ func (l *linter) reachable(i int, poolKeys []string) {
 		return
 	}
 	var why []string
-	fix := fmt.Sprintf("cpactl entitlement add-pool %s POOL", Quote(ge.Name))
+	fix := fmt.Sprintf("cpactl entitlement add-pool %s POOL", quote.Shell(ge.Name))
 	usable := 0
 	for k, dn := range ge.PoolDNs {
 		p, ok := l.poolOf[poolKeys[k]]
@@ -597,7 +598,7 @@ func (l *linter) reachable(i int, poolKeys []string) {
 	if len(ge.Tags) > 0 && !l.anyServerWithTag(ge.Tags) {
 		why = append(why, fmt.Sprintf("its restriction tags (%s) match no connection server", strings.Join(ge.Tags, ", ")))
 		if usable > 0 {
-			fix = fmt.Sprintf("cpactl entitlement update %s --no-tags, or tag a connection server", Quote(ge.Name))
+			fix = fmt.Sprintf("cpactl entitlement update %s --no-tags, or tag a connection server", quote.Shell(ge.Name))
 		}
 	}
 	if len(why) == 0 {
@@ -684,9 +685,9 @@ func (l *linter) homeSites() {
 		if h.GroupDN != "" {
 			principal, flag = h.GroupDN, "group"
 		}
-		unset := fmt.Sprintf("cpactl homesite unset --%s %s", flag, Quote(ldapschema.NameOf(principal)))
+		unset := fmt.Sprintf("cpactl homesite unset --%s %s", flag, quote.Shell(ldapschema.NameOf(principal)))
 		if h.EntitlementDN != "" {
-			unset += " --entitlement " + Quote(ldapschema.NameOf(h.EntitlementDN))
+			unset += " --entitlement " + quote.Shell(ldapschema.NameOf(h.EntitlementDN))
 		}
 		fix := unset + " (or set it again with cpactl homesite set)"
 		_, ok := l.ref(KindHomeSite, obj, fix, ldapschema.AttrUserDN, h.UserDN, KindUser)
@@ -704,7 +705,7 @@ func (l *linter) homeSites() {
 		l.add(KindHomeSite, obj, CheckHomeSiteOverrideNotEntitled,
 			fmt.Sprintf("the %s has a home-site override for entitlement %q but is not entitled to it (the row still counts)", flag, ge.Name),
 			fmt.Sprintf("cpactl entitlement add-member %s --%s %s, or %s",
-				Quote(ge.Name), flag, Quote(ldapschema.NameOf(principal)), unset))
+				quote.Shell(ge.Name), flag, quote.Shell(ldapschema.NameOf(principal)), unset))
 	}
 }
 
@@ -712,7 +713,7 @@ func (l *linter) homeSites() {
 func (l *linter) groups() {
 	for _, g := range l.d.Groups {
 		for _, m := range g.Members {
-			l.ref(KindGroup, g.Name, fmt.Sprintf("cpactl group remove-member %s %s", Quote(g.Name), Quote(ldapschema.NameOf(m))),
+			l.ref(KindGroup, g.Name, fmt.Sprintf("cpactl group remove-member %s %s", quote.Shell(g.Name), quote.Shell(ldapschema.NameOf(m))),
 				ldapschema.AttrMember, m, KindUser, KindGroup, KindComputer)
 		}
 	}
@@ -721,7 +722,7 @@ func (l *linter) groups() {
 // sessions: O(S), seven look-ups each.
 func (l *linter) sessions() {
 	for _, s := range l.d.Sessions {
-		fix := "cpactl session end " + Quote(s.ID)
+		fix := "cpactl session end " + quote.Shell(s.ID)
 		l.ref(KindSession, s.ID, fix, ldapschema.AttrUserDN, s.UserDN, KindUser)
 		l.ref(KindSession, s.ID, fix, ldapschema.AttrEntitlementDN, s.EntitlementDN, KindEntitlement)
 		l.ref(KindSession, s.ID, fix, ldapschema.AttrPodDN, s.PodDN, KindPod)
@@ -737,25 +738,9 @@ func (l *linter) assignments() {
 	for _, a := range l.d.Assignments {
 		obj := ldapschema.NameOf(a.UserDN) + " / " + ldapschema.NameOf(a.EntitlementDN)
 		fix := fmt.Sprintf("cpactl assignment delete --user %s --entitlement %s --yes",
-			Quote(ldapschema.NameOf(a.UserDN)), Quote(ldapschema.NameOf(a.EntitlementDN)))
+			quote.Shell(ldapschema.NameOf(a.UserDN)), quote.Shell(ldapschema.NameOf(a.EntitlementDN)))
 		l.ref(KindAssignment, obj, fix, ldapschema.AttrUserDN, a.UserDN, KindUser)
 		l.ref(KindAssignment, obj, fix, ldapschema.AttrEntitlementDN, a.EntitlementDN, KindEntitlement)
 		l.ref(KindAssignment, obj, fix, ldapschema.AttrPodDN, a.PodDN, KindPod)
 	}
-}
-
-// Quote returns s as one shell word: unchanged when it is plain, in single
-// quotes otherwise.
-func Quote(s string) string {
-	plain := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,/:@", r)) {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

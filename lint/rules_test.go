@@ -159,17 +159,3 @@ func TestFarmFits(t *testing.T) {
 		t.Fatalf("got %+v", v)
 	}
 }
-
-func TestQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain-name_1.2": "plain-name_1.2",
-		"Sales Desktop":  "'Sales Desktop'",
-		"it's":           `'it'\''s'`,
-		"a,b+c":          "'a,b+c'",
-		"":               "''",
-	} {
-		if got := Quote(in); got != want {
-			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
