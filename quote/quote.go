@@ -33,8 +33,8 @@ func Name(s string) string {
 }
 
 // Shell returns s as one shell word: unchanged when it is plain, in single
-// quotes otherwise, a single quote inside closing the quotes, escaped and
-// reopening them: it's becomes `'it'\''s'`.
+// quotes otherwise; a single quote inside ends the quoted part, follows
+// escaped by a backslash, and a new quoted part begins.
 func Shell(s string) string {
 	plain := s != ""
 	for _, r := range s {
