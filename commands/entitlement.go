@@ -11,9 +11,9 @@ import (
 
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
-	"github.com/cpactl/cpactl/lint"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/quote"
+	"github.com/cpactl/cpactl/rules"
 )
 
 func init() { register(newEntitlementCommand) }
@@ -450,7 +450,7 @@ func (o *entitlementCreateOptions) build() (ldapschema.Entitlement, error) {
 	if err := o.apply(&ge, true); err != nil {
 		return ge, err
 	}
-	return ge, checkRules(o.g, directory.KindEntitlement, o.Name, lint.EntitlementRules(ge))
+	return ge, checkRules(o.g, directory.KindEntitlement, o.Name, rules.Entitlement(ge))
 }
 
 func (o *entitlementCreateOptions) run() error {
@@ -537,7 +537,7 @@ func (o *entitlementUpdateOptions) run() error {
 	if err := o.apply(&next, false); err != nil {
 		return err
 	}
-	if err := checkRules(o.g, directory.KindEntitlement, ge.Name, lint.EntitlementRules(next)); err != nil {
+	if err := checkRules(o.g, directory.KindEntitlement, ge.Name, rules.Entitlement(next)); err != nil {
 		return err
 	}
 	changes := next.Attrs().Changes(ge.Attrs(), ldapschema.EntitlementManaged...)
@@ -839,7 +839,7 @@ func (o *entitlementPoolEditOptions) check(st *directory.Store, ge ldapschema.En
 	if containsDN(ge.PoolDNs, pool.DN) {
 		return pool.DN, pool.Name, nil // already in: nothing to check
 	}
-	if v := lint.PoolFits(ge, pool); v != nil {
+	if v := rules.PoolFits(ge, pool); v != nil {
 		return "", "", errorf(v.Hint, "cannot add pool %q to entitlement %q: %s", pool.Name, ge.Name, v.Message)
 	}
 	others, err := st.EntitlementsWithPool(pool.DN)

@@ -9,9 +9,9 @@ import (
 
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
-	"github.com/cpactl/cpactl/lint"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/quote"
+	"github.com/cpactl/cpactl/rules"
 )
 
 func init() { register(newFarmCommand) }
@@ -263,7 +263,7 @@ func (o *farmCreateOptions) build() (ldapschema.Farm, error) {
 	if err := o.apply(&f); err != nil {
 		return f, err
 	}
-	return f, checkRules(o.g, directory.KindFarm, o.Name, lint.FarmRules(f))
+	return f, checkRules(o.g, directory.KindFarm, o.Name, rules.Farm(f))
 }
 
 func (o *farmCreateOptions) run() error {
@@ -353,7 +353,7 @@ func (o *farmUpdateOptions) run() error {
 	if err := o.apply(&next); err != nil {
 		return err
 	}
-	if err := checkRules(o.g, directory.KindFarm, farm.Name, lint.FarmRules(next)); err != nil {
+	if err := checkRules(o.g, directory.KindFarm, farm.Name, rules.Farm(next)); err != nil {
 		return err
 	}
 	return writeChanges(o.g, st, o.DryRun, directory.KindFarm, farm.Name, farm.DN,

@@ -11,9 +11,9 @@ import (
 
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
-	"github.com/cpactl/cpactl/lint"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/quote"
+	"github.com/cpactl/cpactl/rules"
 )
 
 func init() { register(newHostCommand) }
@@ -177,7 +177,7 @@ func (f *hostFigureFlags) add(cmd *cobra.Command, figuresOnly bool) {
 // checkOvercommit refuses sessions above the farm's limit per host unless
 // --allow-overcommit.
 func (f *hostFigureFlags) checkOvercommit(g *Globals, h ldapschema.Host, farm ldapschema.Farm) error {
-	v := lint.HostOvercommit(h, farm)
+	v := rules.HostOvercommit(h, farm)
 	switch {
 	case v == nil:
 		return nil
@@ -280,7 +280,7 @@ func (o *hostCreateOptions) build() (ldapschema.Host, error) {
 	if err := o.apply(&h); err != nil {
 		return h, err
 	}
-	return h, checkRules(o.g, directory.KindHost, o.Name, lint.HostRules(h))
+	return h, checkRules(o.g, directory.KindHost, o.Name, rules.Host(h))
 }
 
 func (o *hostCreateOptions) run() error {
@@ -395,7 +395,7 @@ func (o *hostUpdateOptions) run() error {
 	if err := o.apply(&next); err != nil {
 		return err
 	}
-	if err := checkRules(o.g, directory.KindHost, h.Name, lint.HostRules(next)); err != nil {
+	if err := checkRules(o.g, directory.KindHost, h.Name, rules.Host(next)); err != nil {
 		return err
 	}
 	if next.Sessions > h.Sessions {

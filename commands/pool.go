@@ -10,9 +10,9 @@ import (
 
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
-	"github.com/cpactl/cpactl/lint"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/quote"
+	"github.com/cpactl/cpactl/rules"
 )
 
 func init() { register(newPoolCommand) }
@@ -234,7 +234,7 @@ func (f *poolFigureFlags) add(cmd *cobra.Command) {
 // checkOvercommit refuses counters above the capacity unless
 // --allow-overcommit.
 func (f *poolFigureFlags) checkOvercommit(g *Globals, p ldapschema.Pool) error {
-	v := lint.PoolOvercommit(p)
+	v := rules.PoolOvercommit(p)
 	switch {
 	case v == nil:
 		return nil
@@ -292,7 +292,7 @@ func (f *poolFigureFlags) bindFarm(st *directory.Store, p *ldapschema.Pool) erro
 	if err != nil {
 		return err
 	}
-	if v := lint.FarmFits(*p, farm); v != nil {
+	if v := rules.FarmFits(*p, farm); v != nil {
 		return errorf(v.Hint, "pool %q: %s", p.Name, v.Message)
 	}
 	p.FarmDN, p.Farm = farm.DN, farm.Name
@@ -385,7 +385,7 @@ func (o *poolCreateOptions) build() (ldapschema.Pool, error) {
 	if err := o.apply(&p); err != nil {
 		return p, err
 	}
-	if err := checkRules(o.g, directory.KindPool, o.Name, lint.PoolRules(p)); err != nil {
+	if err := checkRules(o.g, directory.KindPool, o.Name, rules.Pool(p)); err != nil {
 		return p, err
 	}
 	return p, o.checkOvercommit(o.g, p)
@@ -508,7 +508,7 @@ func (o *poolUpdateOptions) run() error {
 	if err := o.apply(&next); err != nil {
 		return err
 	}
-	if err := checkRules(o.g, directory.KindPool, pool.Name, lint.PoolRules(next)); err != nil {
+	if err := checkRules(o.g, directory.KindPool, pool.Name, rules.Pool(next)); err != nil {
 		return err
 	}
 	if err := o.checkOvercommit(o.g, next); err != nil {

@@ -1,3 +1,15 @@
+// Package lint checks a federation's configuration for the mistakes the
+// broker would trip over: dangling references, preferred-site lists that
+// name missing sites, entitlement options that contradict each other, pools
+// that do not fit their entitlement, values out of range, and entitled users
+// who cannot reach any pool.
+//
+// The package is pure: it takes plain records (package ldapschema) and
+// returns findings; it imports neither LDAP access nor cobra. The rules on
+// one object (an entitlement's options, the ranges, which pools an
+// entitlement may hold, a site's preferred sites, capacity) are package
+// rules', the same ones the write commands apply before writing, so a
+// value a command refuses is a value lint reports.
 package lint
 
 import (
@@ -9,7 +21,41 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/membership"
 	"github.com/cpactl/cpactl/quote"
+	"github.com/cpactl/cpactl/rules"
 )
+
+// Finding classes (the "check" of a finding). They are a stable contract:
+// scripts may filter on them. The classes of the rules on one object are
+// package rules'.
+const (
+	CheckUnreadable                  = "unreadable-value"
+	CheckDuplicateName               = "duplicate-name"
+	CheckDangling                    = "dangling-reference"
+	CheckPreferredMissing            = "preferred-site-missing"
+	CheckPreferredSelf               = rules.CheckPreferredSelf
+	CheckPreferredDuplicate          = rules.CheckPreferredDuplicate
+	CheckPreferredRanks              = "preferred-rank-gap"
+	CheckIgnoreHighLoadWithoutPolicy = rules.CheckIgnoreHighLoadWithoutPolicy
+	CheckIgnoreHighLoadWithoutPrefer = rules.CheckIgnoreHighLoadWithoutPrefer
+	CheckPreferredSitesScope         = rules.CheckPreferredSitesScope
+	CheckRequireHomeSiteWithoutUse   = rules.CheckRequireHomeSiteWithoutUse
+	CheckOptionNotAllowed            = rules.CheckOptionNotAllowed
+	CheckPoolInTwoEntitlements       = rules.CheckPoolInTwoEntitlements
+	CheckDedicatedFloatingMismatch   = rules.CheckDedicatedFloatingMismatch
+	CheckPoolTypeMismatch            = rules.CheckPoolTypeMismatch
+	CheckFarmInAnotherPod            = rules.CheckFarmInAnotherPod
+	CheckOutOfRange                  = rules.CheckOutOfRange
+	CheckEntitledUsersWithoutPool    = "entitled-users-without-pool"
+	CheckHomeSiteOverrideNotEntitled = "home-site-override-not-entitled"
+	CheckOverCapacity                = rules.CheckOverCapacity
+)
+
+// Checks lists every finding class.
+var Checks = []string{CheckUnreadable, CheckDuplicateName, CheckDangling, CheckPreferredMissing, CheckPreferredSelf,
+	CheckPreferredDuplicate, CheckPreferredRanks, CheckIgnoreHighLoadWithoutPolicy, CheckIgnoreHighLoadWithoutPrefer,
+	CheckPreferredSitesScope, CheckRequireHomeSiteWithoutUse, CheckOptionNotAllowed, CheckPoolInTwoEntitlements,
+	CheckDedicatedFloatingMismatch, CheckPoolTypeMismatch, CheckFarmInAnotherPod, CheckOutOfRange,
+	CheckEntitledUsersWithoutPool, CheckHomeSiteOverrideNotEntitled, CheckOverCapacity}
 
 // Object kinds as findings name them.
 const (
@@ -145,7 +191,7 @@ func (l *linter) add(kind, object, check, message, fix string) {
 	l.out = append(l.out, Finding{Object: object, Kind: kind, Check: check, Message: message, Fix: fix})
 }
 
-func (l *linter) addViolation(kind, object, updateCmd string, v Violation) {
+func (l *linter) addViolation(kind, object, updateCmd string, v rules.Violation) {
 	fix := v.Hint
 	if len(v.Fixes) > 0 {
 		fix = updateCmd + " " + strings.Join(v.Fixes, ", or ")
@@ -403,10 +449,10 @@ func (l *linter) pods() {
 func (l *linter) pools() {
 	for i, p := range l.d.Pools {
 		update := "cpactl pool update " + quote.Shell(p.Name)
-		for _, v := range PoolRules(p) {
+		for _, v := range rules.Pool(p) {
 			l.addViolation(KindPool, p.Name, update, v)
 		}
-		if v := PoolOvercommit(p); v != nil {
+		if v := rules.PoolOvercommit(p); v != nil {
 			l.addViolation(KindPool, p.Name, update, *v)
 		}
 		if p.Kind == ldapschema.KindDesktop {
@@ -420,7 +466,7 @@ func (l *linter) pools() {
 			continue
 		}
 		if f, ok := l.farmOf[l.poolFarm[i]]; ok {
-			if v := FarmFits(p, l.d.Farms[f]); v != nil {
+			if v := rules.FarmFits(p, l.d.Farms[f]); v != nil {
 				l.add(KindPool, p.Name, v.Check, v.Message, update+" --farm FARM (a farm of pod "+quote.Shell(p.Pod)+")")
 			}
 		}
@@ -430,7 +476,7 @@ func (l *linter) pools() {
 // farmsAndHosts: O(F + H).
 func (l *linter) farmsAndHosts() {
 	for _, f := range l.d.Farms {
-		for _, v := range FarmRules(f) {
+		for _, v := range rules.Farm(f) {
 			l.addViolation(KindFarm, f.Name, "cpactl farm update "+quote.Shell(f.Name), v)
 		}
 	}
@@ -440,11 +486,11 @@ func (l *linter) farmsAndHosts() {
 	}
 	for _, h := range l.d.Hosts {
 		update := "cpactl host update " + quote.Shell(h.Name)
-		for _, v := range HostRules(h) {
+		for _, v := range rules.Host(h) {
 			l.addViolation(KindHost, h.Name, update, v)
 		}
 		if fi, ok := farmNamed[farmKey{fold.Key(h.Farm), fold.Key(h.Pod)}]; ok {
-			if v := HostOvercommit(h, l.d.Farms[fi]); v != nil {
+			if v := rules.HostOvercommit(h, l.d.Farms[fi]); v != nil {
 				l.addViolation(KindHost, h.Name, update, *v)
 			}
 		}
@@ -460,7 +506,7 @@ func (l *linter) entitlements() {
 	var poolKeys []string
 	for i, ge := range l.d.Entitlements {
 		update := "cpactl entitlement update " + quote.Shell(ge.Name)
-		for _, v := range EntitlementRules(ge) {
+		for _, v := range rules.Entitlement(ge) {
 			l.addViolation(KindEntitlement, ge.Name, update, v)
 		}
 		for _, m := range ge.Members {
@@ -476,7 +522,7 @@ func (l *linter) entitlements() {
 			}
 			poolGEs[key] = append(poolGEs[key], ge.Name)
 			if p, ok := l.poolOf[key]; ok {
-				if v := PoolFits(ge, l.d.Pools[p]); v != nil {
+				if v := rules.PoolFits(ge, l.d.Pools[p]); v != nil {
 					l.add(KindEntitlement, ge.Name, v.Check, v.Message, fix)
 				}
 			}
@@ -529,7 +575,7 @@ func memberFlag(dn string) string {
 // ("" when it can): O(1), the pod, farm and hosts looked up.
 func (l *linter) unusable(ge ldapschema.Entitlement, i int) string {
 	p := l.d.Pools[i]
-	if PoolFits(ge, p) != nil {
+	if rules.PoolFits(ge, p) != nil {
 		return fmt.Sprintf("%s does not fit the entitlement", p.Name)
 	}
 	if !p.Enabled {
@@ -743,4 +789,13 @@ func (l *linter) assignments() {
 		l.ref(KindAssignment, obj, fix, ldapschema.AttrEntitlementDN, a.EntitlementDN, KindEntitlement)
 		l.ref(KindAssignment, obj, fix, ldapschema.AttrPodDN, a.PodDN, KindPod)
 	}
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
 }

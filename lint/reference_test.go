@@ -10,6 +10,7 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/membership"
 	"github.com/cpactl/cpactl/quote"
+	"github.com/cpactl/cpactl/rules"
 )
 
 // referenceRun is Run as it was before its indexes: the reference the
@@ -61,7 +62,7 @@ func (l *refLinter) add(kind, object, check, message, fix string) {
 	l.out = append(l.out, Finding{Object: object, Kind: kind, Check: check, Message: message, Fix: fix})
 }
 
-func (l *refLinter) addViolation(kind, object, updateCmd string, v Violation) {
+func (l *refLinter) addViolation(kind, object, updateCmd string, v rules.Violation) {
 	fix := v.Hint
 	if len(v.Fixes) > 0 {
 		fix = updateCmd + " " + strings.Join(v.Fixes, ", or ")
@@ -250,7 +251,7 @@ func (l *refLinter) farmByDN(dn string) (ldapschema.Farm, bool) {
 func (l *refLinter) pools() {
 	for _, p := range l.d.Pools {
 		update := "cpactl pool update " + quote.Shell(p.Name)
-		for _, v := range PoolRules(p) {
+		for _, v := range rules.Pool(p) {
 			l.addViolation(KindPool, p.Name, update, v)
 		}
 		if p.Kind == ldapschema.KindDesktop {
@@ -264,7 +265,7 @@ func (l *refLinter) pools() {
 			continue
 		}
 		if f, ok := l.farmByDN(p.FarmDN); ok {
-			if v := FarmFits(p, f); v != nil {
+			if v := rules.FarmFits(p, f); v != nil {
 				l.add(KindPool, p.Name, v.Check, v.Message, update+" --farm FARM (a farm of pod "+quote.Shell(p.Pod)+")")
 			}
 		}
@@ -273,12 +274,12 @@ func (l *refLinter) pools() {
 
 func (l *refLinter) farmsAndHosts() {
 	for _, f := range l.d.Farms {
-		for _, v := range FarmRules(f) {
+		for _, v := range rules.Farm(f) {
 			l.addViolation(KindFarm, f.Name, "cpactl farm update "+quote.Shell(f.Name), v)
 		}
 	}
 	for _, h := range l.d.Hosts {
-		for _, v := range HostRules(h) {
+		for _, v := range rules.Host(h) {
 			l.addViolation(KindHost, h.Name, "cpactl host update "+quote.Shell(h.Name), v)
 		}
 	}
@@ -288,7 +289,7 @@ func (l *refLinter) entitlements() {
 	poolGEs := map[string][]string{} // normalized pool DN -> GE names
 	for _, ge := range l.d.Entitlements {
 		update := "cpactl entitlement update " + quote.Shell(ge.Name)
-		for _, v := range EntitlementRules(ge) {
+		for _, v := range rules.Entitlement(ge) {
 			l.addViolation(KindEntitlement, ge.Name, update, v)
 		}
 		for _, m := range ge.Members {
@@ -302,7 +303,7 @@ func (l *refLinter) entitlements() {
 			key := ldapschema.NormalizeDN(dn)
 			poolGEs[key] = append(poolGEs[key], ge.Name)
 			if p, ok := l.poolByDN(dn); ok {
-				if v := PoolFits(ge, p); v != nil {
+				if v := rules.PoolFits(ge, p); v != nil {
 					l.add(KindEntitlement, ge.Name, v.Check, v.Message, fix)
 				}
 			}
@@ -344,7 +345,7 @@ func (l *refLinter) poolByDN(dn string) (ldapschema.Pool, bool) {
 
 // usable says why a pool of ge can take no session ("" when it can).
 func (l *refLinter) unusable(ge ldapschema.Entitlement, p ldapschema.Pool) string {
-	if PoolFits(ge, p) != nil {
+	if rules.PoolFits(ge, p) != nil {
 		return fmt.Sprintf("%s does not fit the entitlement", p.Name)
 	}
 	if !p.Enabled {
