@@ -177,16 +177,11 @@ func (f *hostFigureFlags) add(cmd *cobra.Command, figuresOnly bool) {
 // checkOvercommit refuses sessions above the farm's limit per host unless
 // --allow-overcommit.
 func (f *hostFigureFlags) checkOvercommit(g *Globals, h ldapschema.Host, farm ldapschema.Farm) error {
-	v := rules.HostOvercommit(h, farm)
-	switch {
-	case v == nil:
-		return nil
-	case f.AllowOvercommit:
+	v, err := rules.HostCapacity(h, farm, f.AllowOvercommit)
+	if v != nil {
 		g.warn("rds host %s: %s (--allow-overcommit)", h.Name, v.Message)
-		return nil
 	}
-	return errorf("lower --sessions, raise the farm's --max-sessions-per-host, or pass --allow-overcommit",
-		"rds host %q: %s", h.Name, v.Message)
+	return refused(err)
 }
 
 // parseFeatures validates --features and returns them in the canonical

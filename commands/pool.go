@@ -234,15 +234,11 @@ func (f *poolFigureFlags) add(cmd *cobra.Command) {
 // checkOvercommit refuses counters above the capacity unless
 // --allow-overcommit.
 func (f *poolFigureFlags) checkOvercommit(g *Globals, p ldapschema.Pool) error {
-	v := rules.PoolOvercommit(p)
-	switch {
-	case v == nil:
-		return nil
-	case f.AllowOvercommit:
+	v, err := rules.PoolCapacity(p, f.AllowOvercommit)
+	if v != nil {
 		g.warn("pool %s: %s (--allow-overcommit)", p.Name, v.Message)
-		return nil
 	}
-	return errorf("lower the figure, raise --capacity, or pass --allow-overcommit", "pool %q: %s", p.Name, v.Message)
+	return refused(err)
 }
 
 // apply sets the given figures on p, refusing those that do not fit its

@@ -417,22 +417,27 @@ func (l *linter) sites() {
 			l.add(KindSite, s.Name, CheckPreferredRanks,
 				fmt.Sprintf("preferred-site ranks are not 0..%d without gaps: %s", len(list.Sites)-1, strings.Join(ranks, " ")), fix)
 		}
-		seen := map[string]bool{}
-		for _, r := range list.Sites {
-			k := strings.ToLower(r.Name)
-			switch {
-			case strings.EqualFold(r.Name, s.Name):
+		names := make([]string, len(list.Sites))
+		for i, r := range list.Sites {
+			names[i] = r.Name
+		}
+		self := map[int]bool{}
+		for _, p := range rules.PreferredSiteProblems(s.Name, names) {
+			r := list.Sites[p.Index]
+			if p.Check == CheckPreferredSelf {
+				self[p.Index] = true
 				l.add(KindSite, s.Name, CheckPreferredSelf,
 					fmt.Sprintf("the preferred-site list names the site itself (rank %d)", r.Rank), fix)
-			case !siteNames[k]:
+				continue
+			}
+			l.add(KindSite, s.Name, CheckPreferredDuplicate,
+				fmt.Sprintf("preferred site %q is listed more than once", r.Name), fix)
+		}
+		for i, r := range list.Sites {
+			if !self[i] && !siteNames[strings.ToLower(r.Name)] {
 				l.add(KindSite, s.Name, CheckPreferredMissing,
 					fmt.Sprintf("preferred site %q (rank %d) does not exist", r.Name, r.Rank), fix)
 			}
-			if seen[k] {
-				l.add(KindSite, s.Name, CheckPreferredDuplicate,
-					fmt.Sprintf("preferred site %q is listed more than once", r.Name), fix)
-			}
-			seen[k] = true
 		}
 	}
 }
