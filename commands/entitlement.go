@@ -466,9 +466,9 @@ func (o *entitlementCreateOptions) run() error {
 	existing, err := st.Entitlement(o.Name)
 	switch {
 	case err == nil:
-		if changes := ge.Attrs().Changes(existing.Attrs(), entitlementCompared...); len(changes) > 0 {
+		if r := rules.RepeatedCreate(ge.Attrs(), existing.Attrs(), entitlementCompared, nil); !r.Unchanged() {
 			return errorf(fmt.Sprintf("use `cpactl entitlement update %s` to change it", quote.Shell(existing.Name)),
-				"entitlement %q exists with a different %s", existing.Name, changedWords(changes))
+				"entitlement %q exists with a different %s", existing.Name, attrWords(r.Different))
 		}
 		o.g.report("entitlement %s: unchanged", existing.Name)
 		return nil
@@ -839,20 +839,15 @@ func (o *entitlementPoolEditOptions) check(st *directory.Store, ge ldapschema.En
 	if containsDN(ge.PoolDNs, pool.DN) {
 		return pool.DN, pool.Name, nil // already in: nothing to check
 	}
-	if v := rules.PoolFits(ge, pool); v != nil {
-		return "", "", errorf(v.Hint, "cannot add pool %q to entitlement %q: %s", pool.Name, ge.Name, v.Message)
+	if err := rules.AddPoolFits(ge, pool); err != nil {
+		return "", "", refused(err)
 	}
 	others, err := st.EntitlementsWithPool(pool.DN)
 	if err != nil {
 		return "", "", err
 	}
-	for _, other := range others {
-		if !ldapschema.EqualDN(other.DN, ge.DN) {
-			return "", "", errorf(fmt.Sprintf("remove it there first: cpactl entitlement remove-pool %s %s",
-				quote.Shell(other.Name), quote.Shell(pool.Name)),
-				"cannot add pool %q to entitlement %q: it belongs to entitlement %q, and a pool belongs to at most one",
-				pool.Name, ge.Name, other.Name)
-		}
+	if err := rules.AddPoolOwner(ge, pool, others); err != nil {
+		return "", "", refused(err)
 	}
 	return pool.DN, pool.Name, nil
 }

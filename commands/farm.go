@@ -288,9 +288,9 @@ func (o *farmCreateOptions) run() error {
 			return errorf("farm names are unique across the federation: pick another name",
 				"farm %q exists in pod %s", existing.Name, existing.Pod)
 		}
-		if diffs := want.Attrs().Changes(existing.Attrs(), ldapschema.FarmManaged...); len(diffs) > 0 {
+		if r := rules.RepeatedCreate(want.Attrs(), existing.Attrs(), ldapschema.FarmManaged, nil); !r.Unchanged() {
 			return errorf(fmt.Sprintf("use `cpactl farm update %s` to change it", quote.Shell(existing.Name)),
-				"farm %q exists with a different %s", existing.Name, changedWords(diffs))
+				"farm %q exists with a different %s", existing.Name, attrWords(r.Different))
 		}
 		o.g.report("farm %s: unchanged", existing.Name)
 		return nil

@@ -305,12 +305,12 @@ func (o *hostCreateOptions) run() error {
 		}
 		// The configuration decides; the live figures (load index,
 		// sessions, connecting), which a feed moves, are left as they are.
-		if diffs := want.Attrs().Changes(existing.Attrs(), configOnly(ldapschema.HostManaged, ldapschema.HostCounters)...); len(diffs) > 0 {
+		r := rules.RepeatedCreate(want.Attrs(), existing.Attrs(), ldapschema.HostManaged, ldapschema.HostCounters)
+		if !r.Unchanged() {
 			return errorf(fmt.Sprintf("use `cpactl host update %s` to change it", quote.Shell(existing.Name)),
-				"rds host %q exists with a different %s", existing.Name, changedWords(diffs))
+				"rds host %q exists with a different %s", existing.Name, attrWords(r.Different))
 		}
-		o.g.report("rds host %s: unchanged%s", existing.Name,
-			countersNote(want.Attrs().Changes(existing.Attrs(), ldapschema.HostCounters...)))
+		o.g.report("rds host %s: unchanged%s", existing.Name, countersNote(r))
 		return nil
 	case !directory.IsNotFound(err):
 		return err

@@ -6,7 +6,6 @@ package commands
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -174,27 +173,6 @@ func writeChanges(g *Globals, st *directory.Store, dryRun bool, kind, name, dn s
 	}
 	g.report("updated %s %s (%s)", kind, name, changedWords(changes))
 	return nil
-}
-
-// configOnly lists the managed attributes that are not live counters: what
-// a repeated create compares.
-func configOnly(managed, counters []string) []string {
-	out := make([]string, 0, len(managed))
-	for _, a := range managed {
-		if !slices.Contains(counters, a) {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// countersNote says when a repeated create left different live counters
-// alone.
-func countersNote(counterChanges []ldap.Change) string {
-	if len(counterChanges) == 0 {
-		return ""
-	}
-	return " (live counters left as they are)"
 }
 
 // containsDN reports whether dns holds dn (compared as DNs).

@@ -366,16 +366,8 @@ func (o *poolCreateOptions) build() (ldapschema.Pool, error) {
 		return p, err
 	}
 	p.Kind, p.Pod = kind, o.Pod
-	switch {
-	case o.Dedicated && o.Floating:
-		return p, errorf("pass one of --dedicated and --floating", "--dedicated and --floating contradict each other")
-	case kind == ldapschema.KindDesktop && !o.Dedicated && !o.Floating:
-		return p, errorf("pass --dedicated or --floating (it cannot be changed later)", "desktop pool %q needs --dedicated or --floating", o.Name)
-	case kind != ldapschema.KindDesktop && o.Dedicated:
-		return p, errorf("drop --dedicated: rds-desktop and application pools are floating",
-			"--dedicated is for desktop pools; pool %q is %s", o.Name, kindWord(kind))
-	case kind != ldapschema.KindDesktop && !o.changed("farm"):
-		return p, errorf(fmt.Sprintf("pass --farm FARM, a farm of pod %s", quote.Shell(o.Pod)), "%s pool %q needs --farm", kindWord(kind), o.Name)
+	if err := rules.PoolKind(p, o.Dedicated, o.Floating, o.changed("farm")); err != nil {
+		return p, refused(err)
 	}
 	p.Dedicated = o.Dedicated
 	if err := o.apply(&p); err != nil {
@@ -414,17 +406,16 @@ func (o *poolCreateOptions) run() error {
 		}
 		// The configuration decides; the live counters (sessions,
 		// assigned), which a feed moves, are left as they are.
-		diffs := want.Attrs().Changes(existing.Attrs(), configOnly(ldapschema.PoolManaged, ldapschema.PoolCounters)...)
-		if existing.Kind != want.Kind || len(diffs) > 0 {
-			what := changedWords(diffs)
+		r := rules.RepeatedCreate(want.Attrs(), existing.Attrs(), ldapschema.PoolManaged, ldapschema.PoolCounters)
+		if existing.Kind != want.Kind || !r.Unchanged() {
+			what := attrWords(r.Different)
 			if existing.Kind != want.Kind {
 				what = "kind (" + kindWord(existing.Kind) + ")"
 			}
 			return errorf(fmt.Sprintf("use `cpactl pool update %s` to change it", quote.Shell(existing.Name)),
 				"pool %q exists with a different %s", existing.Name, what)
 		}
-		o.g.report("pool %s: unchanged%s", existing.Name,
-			countersNote(want.Attrs().Changes(existing.Attrs(), ldapschema.PoolCounters...)))
+		o.g.report("pool %s: unchanged%s", existing.Name, countersNote(r))
 		return nil
 	case !directory.IsNotFound(err):
 		return err

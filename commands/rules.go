@@ -2,6 +2,7 @@ package commands
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/cpactl/cpactl/rules"
 )
@@ -15,4 +16,22 @@ func refused(err error) error {
 		return &Failure{Code: ExitError, Err: re, Hint: re.Hint}
 	}
 	return err
+}
+
+// attrWords lists attributes as the flags name them: "capacity, description".
+func attrWords(attrs []string) string {
+	words := make([]string, len(attrs))
+	for i, a := range attrs {
+		words[i] = flagWord(a)
+	}
+	return strings.Join(words, ", ")
+}
+
+// countersNote says when a repeated create left different live counters
+// alone.
+func countersNote(r rules.Repeat) string {
+	if !r.CountersDiffer {
+		return ""
+	}
+	return " (live counters left as they are)"
 }

@@ -540,13 +540,12 @@ func (l *linter) entitlements() {
 		}
 		sortFold(ges)
 		name := l.objects[key].name
+		v := rules.PoolOwners(name, ges)
 		var fixes []string
 		for _, g := range ges[1:] {
 			fixes = append(fixes, fmt.Sprintf("cpactl entitlement remove-pool %s %s", quote.Shell(g), quote.Shell(name)))
 		}
-		l.add(KindPool, name, CheckPoolInTwoEntitlements,
-			fmt.Sprintf("pool %q is in %d entitlements (%s): a pool belongs to at most one", name, len(ges), strings.Join(ges, ", ")),
-			"keep one: "+strings.Join(fixes, "; "))
+		l.add(KindPool, name, v.Check, v.Message, "keep one: "+strings.Join(fixes, "; "))
 	}
 }
 

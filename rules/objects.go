@@ -1,14 +1,3 @@
-// Package rules holds the business rules a federation's objects must keep:
-// the options of a global entitlement, the ranges of the figures, which
-// pool an entitlement may hold, a site's preferred sites, the capacity of
-// pools and RDS hosts, what a repeated create compares. The write commands
-// apply them before writing and lint reports the objects that break them,
-// through the same functions, so a value a command refuses is a value lint
-// reports.
-//
-// The package is pure: it takes plain records (package ldapschema) and
-// returns violations (for lint and the warnings of a write) or errors of
-// type *Error (a write's refusal); it imports neither LDAP access nor cobra.
 package rules
 
 import (

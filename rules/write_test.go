@@ -1,0 +1,300 @@
+package rules
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// ruleError returns err as a *Error, failing the test when it is another
+// error.
+func ruleError(t *testing.T, err error) *Error {
+	t.Helper()
+	if err == nil {
+		return nil
+	}
+	var re *Error
+	if !errors.As(err, &re) {
+		t.Fatalf("got %T %v, want a *rules.Error", err, err)
+	}
+	return re
+}
+
+// checkError compares a rule's error with the rule and message wanted
+// ("" for none) and checks that a refusal carries a hint.
+func checkError(t *testing.T, err error, rule, message string) {
+	t.Helper()
+	re := ruleError(t, err)
+	switch {
+	case rule == "" && re != nil:
+		t.Fatalf("want no error, got %q", re.Message)
+	case rule == "":
+	case re == nil:
+		t.Fatalf("want %s saying %q, got nil", rule, message)
+	case re.Rule != rule || re.Message != message:
+		t.Fatalf("got %s %q, want %s %q", re.Rule, re.Message, rule, message)
+	case re.Hint == "":
+		t.Fatalf("%s has no hint", re.Rule)
+	}
+}
+
+func TestPreferredSites(t *testing.T) {
+	tests := []struct {
+		name      string
+		preferred []string
+		rule      string
+		message   string
+	}{
+		{"other sites, each once, are fine", []string{"UK", "US"}, "", ""},
+		{"a site cannot be its own preferred site", []string{"UK", "india"}, CheckPreferredSelf,
+			"site india cannot be its own preferred site"},
+		{"a site is given once", []string{"UK", "US", "uk"}, CheckPreferredDuplicate, "site uk is given twice in --set"},
+		{"a site given twice is named before the site itself", []string{"India", "UK", "UK"}, CheckPreferredDuplicate,
+			"site UK is given twice in --set"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkError(t, PreferredSites("India", tt.preferred), tt.rule, tt.message)
+		})
+	}
+}
+
+func TestPreferredSiteProblems(t *testing.T) {
+	tests := []struct {
+		name      string
+		preferred []string
+		want      []PreferredProblem
+	}{
+		{"other sites, each once, have no problem", []string{"UK", "US"}, nil},
+		{"every entry naming the site itself is a problem", []string{"INDIA", "UK", "india"},
+			[]PreferredProblem{{CheckPreferredSelf, 0}, {CheckPreferredSelf, 2}, {CheckPreferredDuplicate, 2}}},
+		{"every repeat is a problem, the first listing is not", []string{"UK", "uk", "UK"},
+			[]PreferredProblem{{CheckPreferredDuplicate, 1}, {CheckPreferredDuplicate, 2}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := PreferredSiteProblems("India", tt.preferred)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Fatalf("got %+v, want %+v", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestPreferredSite(t *testing.T) {
+	india := ldapschema.Site{Name: "India", DN: "cn=India,ou=Sites,dc=example,dc=com"}
+	tests := []struct {
+		name      string
+		preferred ldapschema.Site
+		given     string
+		rule      string
+		message   string
+	}{
+		{"another site is fine", ldapschema.Site{Name: "UK", DN: "cn=UK,ou=Sites,dc=example,dc=com"}, "UK", "", ""},
+		{"the same entry, however spelled, is the site itself",
+			ldapschema.Site{Name: "India", DN: "CN=india, OU=Sites,dc=example,dc=com"}, "IN-DIA", CheckPreferredSelf,
+			"site IN-DIA cannot be its own preferred site"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkError(t, PreferredSite(india, tt.preferred, tt.given), tt.rule, tt.message)
+		})
+	}
+}
+
+func TestPoolKind(t *testing.T) {
+	desktop := ldapschema.Pool{Name: "p", Pod: "uk pod", Kind: ldapschema.KindDesktop}
+	app := ldapschema.Pool{Name: "p", Pod: "uk pod", Kind: ldapschema.KindApplication}
+	rds := ldapschema.Pool{Name: "p", Pod: "uk pod", Kind: ldapschema.KindRDSDesktop}
+	tests := []struct {
+		name                        string
+		pool                        ldapschema.Pool
+		dedicated, floating, farmed bool
+		message                     string
+	}{
+		{"a dedicated desktop pool is fine", desktop, true, false, false, ""},
+		{"a floating desktop pool is fine", desktop, false, true, false, ""},
+		{"a farm-backed pool with a farm is fine", app, false, false, true, ""},
+		{"dedicated and floating contradict each other", desktop, true, true, false,
+			"--dedicated and --floating contradict each other"},
+		{"a desktop pool is dedicated or floating", desktop, false, false, false,
+			`desktop pool "p" needs --dedicated or --floating`},
+		{"a farm-backed pool is never dedicated", rds, true, false, true, `--dedicated is for desktop pools; pool "p" is rds-desktop`},
+		{"a farm-backed pool needs a farm", app, false, false, false, `application pool "p" needs --farm`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rule := RulePoolKind
+			if tt.message == "" {
+				rule = ""
+			}
+			checkError(t, PoolKind(tt.pool, tt.dedicated, tt.floating, tt.farmed), rule, tt.message)
+		})
+	}
+	if re := ruleError(t, PoolKind(app, false, false, false)); re.Hint != "pass --farm FARM, a farm of pod 'uk pod'" {
+		t.Fatalf("hint %q does not quote the pod for the shell", re.Hint)
+	}
+}
+
+func TestPoolOwners(t *testing.T) {
+	tests := []struct {
+		name    string
+		owners  []string
+		message string
+	}{
+		{"a pool in no entitlement is fine", nil, ""},
+		{"a pool in one entitlement is fine", []string{"A"}, ""},
+		{"a pool belongs to at most one entitlement", []string{"A", "B"},
+			`pool "p" is in 2 entitlements (A, B): a pool belongs to at most one`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := PoolOwners("p", tt.owners)
+			switch {
+			case tt.message == "" && v != nil:
+				t.Fatalf("want no violation, got %+v", v)
+			case tt.message != "" && (v == nil || v.Check != CheckPoolInTwoEntitlements || v.Message != tt.message):
+				t.Fatalf("got %+v, want %q", v, tt.message)
+			}
+		})
+	}
+}
+
+func TestAddPool(t *testing.T) {
+	ge := ldapschema.Entitlement{Name: "Sales", DN: "cn=Sales,ou=GEs", Type: ldapschema.TypeDesktop}
+	other := ldapschema.Entitlement{Name: "Old Sales", DN: "cn=Old Sales,ou=GEs", Type: ldapschema.TypeDesktop}
+	pool := ldapschema.Pool{Name: "desk", Kind: ldapschema.KindDesktop}
+	tests := []struct {
+		name    string
+		pool    ldapschema.Pool
+		holders []ldapschema.Entitlement
+		rule    string
+		message string
+	}{
+		{"a free pool that fits joins", pool, nil, "", ""},
+		{"a pool already in the entitlement joins again", pool, []ldapschema.Entitlement{ge}, "", ""},
+		{"a pool of another entitlement does not join", pool, []ldapschema.Entitlement{other}, CheckPoolInTwoEntitlements,
+			`cannot add pool "desk" to entitlement "Sales": it belongs to entitlement "Old Sales", and a pool belongs to at most one`},
+		{"a pool that does not fit does not join", ldapschema.Pool{Name: "apps", Kind: ldapschema.KindApplication}, nil,
+			CheckPoolTypeMismatch, `cannot add pool "apps" to entitlement "Sales": pool "apps" is an application pool, entitlement "Sales" is a desktop entitlement: desktop and rds-desktop pools serve desktop entitlements, application pools serve application entitlements`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := AddPoolFits(ge, tt.pool)
+			if err == nil {
+				err = AddPoolOwner(ge, tt.pool, tt.holders)
+			}
+			checkError(t, err, tt.rule, tt.message)
+		})
+	}
+	re := ruleError(t, AddPoolOwner(ge, pool, []ldapschema.Entitlement{other}))
+	if re.Hint != "remove it there first: cpactl entitlement remove-pool 'Old Sales' desk" {
+		t.Fatalf("hint %q", re.Hint)
+	}
+}
+
+func TestCapacity(t *testing.T) {
+	full := ldapschema.Pool{Name: "desk", Kind: ldapschema.KindDesktop, Capacity: 10, Sessions: 12}
+	farm := ldapschema.Farm{Name: "f", MaxSessionsPerHost: 5}
+	busy := ldapschema.Host{Name: "rds1", Sessions: 6}
+	tests := []struct {
+		name    string
+		check   func(allow bool) (*Violation, error)
+		allow   bool
+		warning bool
+		message string
+	}{
+		{"a pool within its capacity is fine",
+			func(a bool) (*Violation, error) {
+				return PoolCapacity(ldapschema.Pool{Kind: ldapschema.KindDesktop, Capacity: 1}, a)
+			},
+			false, false, ""},
+		{"a pool above its capacity is refused", func(a bool) (*Violation, error) { return PoolCapacity(full, a) }, false, false,
+			`pool "desk": 12 sessions are above the pool's capacity of 10 (resolve treats the pool as full)`},
+		{"a pool above its capacity is a warning with allow-overcommit",
+			func(a bool) (*Violation, error) { return PoolCapacity(full, a) }, true, true, ""},
+		{"a host within its farm's limit is fine",
+			func(a bool) (*Violation, error) { return HostCapacity(ldapschema.Host{Sessions: 5}, farm, a) }, false, false, ""},
+		{"a host above its farm's limit is refused", func(a bool) (*Violation, error) { return HostCapacity(busy, farm, a) }, false, false,
+			`rds host "rds1": 6 sessions are above farm f's limit of 5 per host (the host takes no new session)`},
+		{"a host above its farm's limit is a warning with allow-overcommit",
+			func(a bool) (*Violation, error) { return HostCapacity(busy, farm, a) }, true, true, ""},
+		{"a farm without a limit takes any number of sessions",
+			func(a bool) (*Violation, error) { return HostCapacity(busy, ldapschema.Farm{}, a) }, false, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := tt.check(tt.allow)
+			if (v != nil) != tt.warning || (v != nil && v.Check != CheckOverCapacity) {
+				t.Fatalf("warning %+v, want one: %v", v, tt.warning)
+			}
+			rule := CheckOverCapacity
+			if tt.message == "" {
+				rule = ""
+			}
+			checkError(t, err, rule, tt.message)
+		})
+	}
+}
+
+func TestRepeatedCreate(t *testing.T) {
+	pool := func(capacity, sessions int, description string) ldapschema.Attrs {
+		p := ldapschema.Pool{Name: "desk", Kind: ldapschema.KindDesktop, Capacity: capacity, Sessions: sessions,
+			Description: description, Enabled: true}
+		return p.Attrs()
+	}
+	tests := []struct {
+		name           string
+		want, existing ldapschema.Attrs
+		different      []string
+		countersDiffer bool
+	}{
+		{"the same configuration and counters are unchanged", pool(10, 2, "d"), pool(10, 2, "d"), nil, false},
+		{"live counters do not decide", pool(10, 2, "d"), pool(10, 7, "d"), nil, true},
+		{"the configuration decides", pool(20, 2, "e"), pool(10, 2, "d"),
+			[]string{ldapschema.AttrDescription, ldapschema.AttrCapacity}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := RepeatedCreate(tt.want, tt.existing, ldapschema.PoolManaged, ldapschema.PoolCounters)
+			if strings.Join(r.Different, ",") != strings.Join(tt.different, ",") || r.CountersDiffer != tt.countersDiffer ||
+				r.Unchanged() != (len(tt.different) == 0) {
+				t.Fatalf("got %+v, want different %v, counters differ %v", r, tt.different, tt.countersDiffer)
+			}
+		})
+	}
+}
+
+func TestRefusal(t *testing.T) {
+	tests := []struct {
+		name    string
+		vs      []Violation
+		message string
+		hint    string
+	}{
+		{"no violation, no refusal", nil, "", ""},
+		{"warnings are no refusal", []Violation{{Check: CheckPreferredSitesScope, Message: "w", Warning: true}}, "", ""},
+		{"errors are refused in one line, the first one's fix the hint", []Violation{
+			{Check: CheckOutOfRange, Message: "a", Fixes: []string{"--x", "--y"}},
+			{Check: CheckPreferredSitesScope, Message: "w", Warning: true},
+			{Check: CheckOptionNotAllowed, Message: "b", Hint: "do b"}}, `pool "p": a; b`, "pass --x, or --y"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			re := ruleError(t, Refusal("pool", "p", tt.vs))
+			switch {
+			case tt.message == "" && re != nil:
+				t.Fatalf("want no refusal, got %+v", re)
+			case tt.message != "" && (re == nil || re.Message != tt.message || re.Hint != tt.hint || re.Rule != tt.vs[0].Check):
+				t.Fatalf("got %+v, want %q with hint %q", re, tt.message, tt.hint)
+			}
+		})
+	}
+}
