@@ -10,6 +10,7 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/quote"
+	"github.com/cpactl/cpactl/rules"
 )
 
 func init() { register(newAssignmentCommand) }
@@ -139,9 +140,8 @@ func (o *assignmentSetOptions) run() error {
 	if err != nil {
 		return err
 	}
-	if ge.Type != ldapschema.TypeDesktop || !ge.Dedicated {
-		return errorf("pod assignments are made for dedicated desktop entitlements only",
-			"entitlement %q is not a dedicated desktop entitlement", ge.Name)
+	if err := rules.AssignmentEntitlement(ge); err != nil {
+		return refused(err)
 	}
 	pod, err := st.Pod(o.Pod)
 	if err != nil {

@@ -244,23 +244,8 @@ func (f *poolFigureFlags) checkOvercommit(g *Globals, p ldapschema.Pool) error {
 // apply sets the given figures on p, refusing those that do not fit its
 // kind.
 func (f *poolFigureFlags) apply(p *ldapschema.Pool) error {
-	desktopOnly := []string{"capacity", "sessions", "assigned"}
-	if p.Kind == ldapschema.KindDesktop {
-		if f.changed("farm") {
-			return errorf("drop --farm: desktop pools are virtual machines, not farm sessions",
-				"--farm is for rds-desktop and application pools; pool %q is a desktop pool", p.Name)
-		}
-		if f.changed("assigned") && !p.Dedicated {
-			return errorf("drop --assigned: floating pools assign no machines",
-				"--assigned is for dedicated desktop pools; pool %q is floating", p.Name)
-		}
-	} else {
-		for _, name := range desktopOnly {
-			if f.changed(name) {
-				return errorf(fmt.Sprintf("drop --%s: the figures of a farm-backed pool come from its farm's hosts (cpactl host set-load)", name),
-					"--%s is for desktop pools; pool %q is %s", name, p.Name, kindWord(p.Kind))
-			}
-		}
+	if err := rules.PoolFigures(*p, f.changed); err != nil {
+		return refused(err)
 	}
 	if f.changed("capacity") {
 		p.Capacity = f.Capacity

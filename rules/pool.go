@@ -79,3 +79,32 @@ func AddPoolOwner(ge ldapschema.Entitlement, pool ldapschema.Pool, holders []lda
 		Message: fmt.Sprintf("cannot add pool %q to entitlement %q: it belongs to entitlement %q, and a pool belongs to at most one",
 			pool.Name, ge.Name, other)}
 }
+
+// PoolFigures checks the figures given for pool p (given reports whether
+// the flag of that name was: "farm", "capacity", "sessions", "assigned")
+// against its kind: a desktop pool has no farm and, when floating, no
+// assigned machines; a farm-backed pool's figures come from its farm's
+// hosts. O(1).
+func PoolFigures(p ldapschema.Pool, given func(field string) bool) error {
+	refuse := func(hint, format string, args ...any) error {
+		return &Error{Rule: RulePoolKind, Hint: hint, Message: fmt.Sprintf(format, args...)}
+	}
+	if p.Kind == ldapschema.KindDesktop {
+		if given("farm") {
+			return refuse("drop --farm: desktop pools are virtual machines, not farm sessions",
+				"--farm is for rds-desktop and application pools; pool %q is a desktop pool", p.Name)
+		}
+		if given("assigned") && !p.Dedicated {
+			return refuse("drop --assigned: floating pools assign no machines",
+				"--assigned is for dedicated desktop pools; pool %q is floating", p.Name)
+		}
+		return nil
+	}
+	for _, name := range []string{"capacity", "sessions", "assigned"} {
+		if given(name) {
+			return refuse(fmt.Sprintf("drop --%s: the figures of a farm-backed pool come from its farm's hosts (cpactl host set-load)", name),
+				"--%s is for desktop pools; pool %q is %s", name, p.Name, kindFlag(p.Kind))
+		}
+	}
+	return nil
+}

@@ -37,7 +37,7 @@ const (
 // The rules only a write applies, to what the command was given (the
 // Rule of their errors); lint never reports them.
 const (
-	RulePoolKind = "pool-kind" // a pool's kind, user assignment and farm at creation
+	RulePoolKind = "pool-kind" // a pool's user assignment, farm and figures fit its kind
 )
 
 // Violation is one rule an object breaks.

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -296,5 +297,68 @@ func TestRefusal(t *testing.T) {
 				t.Fatalf("got %+v, want %q with hint %q", re, tt.message, tt.hint)
 			}
 		})
+	}
+}
+
+func TestPoolFigures(t *testing.T) {
+	floating := ldapschema.Pool{Name: "p", Kind: ldapschema.KindDesktop}
+	dedicated := ldapschema.Pool{Name: "p", Kind: ldapschema.KindDesktop, Dedicated: true}
+	app := ldapschema.Pool{Name: "p", Kind: ldapschema.KindApplication}
+	tests := []struct {
+		name    string
+		pool    ldapschema.Pool
+		given   []string
+		message string
+	}{
+		{"a desktop pool takes capacity and sessions", floating, []string{"capacity", "sessions"}, ""},
+		{"a dedicated desktop pool takes assigned", dedicated, []string{"assigned"}, ""},
+		{"a farm-backed pool takes a farm", app, []string{"farm"}, ""},
+		{"a desktop pool has no farm", dedicated, []string{"farm"}, `--farm is for rds-desktop and application pools; pool "p" is a desktop pool`},
+		{"a floating desktop pool assigns no machines", floating, []string{"assigned"}, `--assigned is for dedicated desktop pools; pool "p" is floating`},
+		{"a farm-backed pool's figures come from its hosts", app, []string{"sessions"}, `--sessions is for desktop pools; pool "p" is application`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			given := func(f string) bool { return slices.Contains(tt.given, f) }
+			rule := RulePoolKind
+			if tt.message == "" {
+				rule = ""
+			}
+			checkError(t, PoolFigures(tt.pool, given), rule, tt.message)
+		})
+	}
+}
+
+func TestSession(t *testing.T) {
+	pool := ldapschema.Pool{Name: "apps", DN: "cn=apps,cn=uk-pod", Pod: "uk-pod", Kind: ldapschema.KindApplication,
+		Farm: "farm1", FarmDN: "cn=farm1,cn=uk-pod"}
+	desk := ldapschema.Pool{Name: "desk", DN: "cn=desk,cn=uk-pod", Pod: "uk-pod", Kind: ldapschema.KindDesktop}
+	ge := ldapschema.Entitlement{Name: "Office", PoolDNs: []string{"CN=apps,cn=uk-pod"}}
+	ukPod, usPod := ldapschema.Pod{Name: "UK-POD"}, ldapschema.Pod{Name: "us-pod"}
+	host := ldapschema.Host{Name: "rds1", DN: "cn=rds1,cn=farm1,cn=uk-pod", Farm: "farm1"}
+	other := ldapschema.Host{Name: "rds9", DN: "cn=rds9,cn=farm2,cn=uk-pod", Farm: "farm2"}
+	tests := []struct {
+		name    string
+		err     error
+		rule    string
+		message string
+	}{
+		{"a pool of the pod and the entitlement is fine", SessionPool(ge, ukPod, pool), "", ""},
+		{"a session's pool is in its pod", SessionPool(ge, usPod, pool), RuleSessionPool, `pool "apps" is in pod uk-pod, not us-pod`},
+		{"a session's pool is one of its entitlement's", SessionPool(ge, ukPod, desk), RuleSessionPool,
+			`pool "desk" is not associated with entitlement "Office"`},
+		{"a host of the pool's farm is fine", SessionHost(pool, host), "", ""},
+		{"a desktop pool's session has no host", SessionHost(desk, host), RuleSessionHost,
+			`pool "desk" is a desktop pool: a session there has no RDS host`},
+		{"a session's host serves its pool", SessionHost(pool, other), RuleSessionHost,
+			`rds host "rds9" is in farm farm2, but pool "apps" is served by farm farm1`},
+		{"a dedicated desktop entitlement has pod assignments",
+			AssignmentEntitlement(ldapschema.Entitlement{Type: ldapschema.TypeDesktop, Dedicated: true}), "", ""},
+		{"pod assignments are for dedicated desktop entitlements only",
+			AssignmentEntitlement(ldapschema.Entitlement{Name: "Office", Type: ldapschema.TypeApplication}), RuleAssignmentType,
+			`entitlement "Office" is not a dedicated desktop entitlement`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { checkError(t, tt.err, tt.rule, tt.message) })
 	}
 }
