@@ -342,30 +342,18 @@ func (f *entitlementPolicyFlags) any() bool {
 // apply sets the given options on ge. On update the type and the user
 // assignment may be repeated but not changed.
 func (f *entitlementPolicyFlags) apply(ge *ldapschema.Entitlement, creating bool) error {
-	const fixed = "create another entitlement and move the members and pools (`cpactl entitlement create --help`)"
+	newType := ""
 	if f.changed("type") {
-		if !creating && f.Type != ge.Type {
-			return errorf(fixed, "entitlement %q is a %s entitlement: its type is fixed at creation",
-				ge.Name, strings.ToLower(ge.Type))
-		}
-		ge.Type = f.Type
+		newType = f.Type
 	}
-	if creating && ge.Type == "" {
-		return errorf("pass --type desktop or --type application", "entitlement %q needs --type", ge.Name)
+	if err := rules.EntitlementKind(*ge, creating, newType, f.Dedicated, f.Floating); err != nil {
+		return refused(err)
+	}
+	if newType != "" {
+		ge.Type = newType
 	}
 	if f.Dedicated || f.Floating {
-		if ge.Type != ldapschema.TypeDesktop {
-			return errorf("drop --dedicated/--floating: application entitlements have no user assignment",
-				"--dedicated and --floating are for desktop entitlements only")
-		}
-		if !creating && f.Dedicated != ge.Dedicated {
-			return errorf(fixed, "entitlement %q is %s: dedicated or floating is fixed at creation",
-				ge.Name, assignmentWord(&ge.Dedicated))
-		}
 		ge.Dedicated = f.Dedicated
-	} else if creating && ge.Type == ldapschema.TypeDesktop {
-		return errorf("pass --dedicated or --floating (it cannot be changed later)",
-			"desktop entitlement %q needs --dedicated or --floating", ge.Name)
 	}
 	if creating || f.changed("scope") {
 		ge.Scope = f.Scope

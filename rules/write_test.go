@@ -362,3 +362,43 @@ func TestSession(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) { checkError(t, tt.err, tt.rule, tt.message) })
 	}
 }
+
+func TestEntitlementKind(t *testing.T) {
+	stored := ldapschema.Entitlement{Name: "Sales", Type: ldapschema.TypeDesktop, Dedicated: true}
+	app := ldapschema.Entitlement{Name: "Office", Type: ldapschema.TypeApplication}
+	building := ldapschema.Entitlement{Name: "New"}
+	desktop, application := ldapschema.TypeDesktop, ldapschema.TypeApplication
+	tests := []struct {
+		name                string
+		ge                  ldapschema.Entitlement
+		creating            bool
+		newType             string
+		dedicated, floating bool
+		message             string
+	}{
+		{"a floating desktop entitlement is created", building, true, desktop, false, true, ""},
+		{"an application entitlement is created without an assignment", building, true, application, false, false, ""},
+		{"an entitlement is created with a type", building, true, "", false, false, `entitlement "New" needs --type`},
+		{"a desktop entitlement is created dedicated or floating", building, true, desktop, false, false,
+			`desktop entitlement "New" needs --dedicated or --floating`},
+		{"an application entitlement has no user assignment", building, true, application, true, false,
+			"--dedicated and --floating are for desktop entitlements only"},
+		{"an update may repeat the type and assignment", stored, false, desktop, true, false, ""},
+		{"an update leaves both alone", stored, false, "", false, false, ""},
+		{"the type is fixed at creation", stored, false, application, false, false,
+			`entitlement "Sales" is a desktop entitlement: its type is fixed at creation`},
+		{"dedicated or floating is fixed at creation", stored, false, "", false, true,
+			`entitlement "Sales" is dedicated: dedicated or floating is fixed at creation`},
+		{"an application entitlement never gets an assignment", app, false, "", true, false,
+			"--dedicated and --floating are for desktop entitlements only"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rule := RuleEntitlementKind
+			if tt.message == "" {
+				rule = ""
+			}
+			checkError(t, EntitlementKind(tt.ge, tt.creating, tt.newType, tt.dedicated, tt.floating), rule, tt.message)
+		})
+	}
+}
