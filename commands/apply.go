@@ -10,6 +10,7 @@ import (
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/lint"
+	"github.com/cpactl/cpactl/quote"
 	"github.com/cpactl/cpactl/reconcile"
 )
 
@@ -149,7 +150,7 @@ func (o *applyOptions) lint(snap *directory.Snapshot) error {
 		o.g.warn("%s: applying despite %d lint %s (--force)", o.File, n, plural(n, "finding", "findings"))
 		return nil
 	}
-	return errorf(fmt.Sprintf("correct the file (`cpactl lint --from %s` names each fix), or pass --force", lint.Quote(o.File)),
+	return errorf(fmt.Sprintf("correct the file (`cpactl lint --from %s` names each fix), or pass --force", quote.Shell(o.File)),
 		"%s: lint found %d %s in the desired state; nothing was written", o.File, n, plural(n, "problem", "problems"))
 }
 

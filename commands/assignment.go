@@ -8,8 +8,9 @@ import (
 
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
-	"github.com/cpactl/cpactl/lint"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/quote"
+	"github.com/cpactl/cpactl/rules"
 )
 
 func init() { register(newAssignmentCommand) }
@@ -139,9 +140,8 @@ func (o *assignmentSetOptions) run() error {
 	if err != nil {
 		return err
 	}
-	if ge.Type != ldapschema.TypeDesktop || !ge.Dedicated {
-		return errorf("pod assignments are made for dedicated desktop entitlements only",
-			"entitlement %q is not a dedicated desktop entitlement", ge.Name)
+	if err := rules.AssignmentEntitlement(ge); err != nil {
+		return refused(err)
 	}
 	pod, err := st.Pod(o.Pod)
 	if err != nil {
@@ -232,5 +232,5 @@ func (o *assignmentDeleteOptions) run() error {
 			Name: ldapschema.NameOf(gdn)}
 	}
 	return runDelete(o.g, st, directory.KindAssignment, name, dn, o.deleteFlags,
-		fmt.Sprintf("cpactl assignment delete --user %s --entitlement %s --yes", lint.Quote(o.User), lint.Quote(o.Entitlement)))
+		fmt.Sprintf("cpactl assignment delete --user %s --entitlement %s --yes", quote.Shell(o.User), quote.Shell(o.Entitlement)))
 }

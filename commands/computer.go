@@ -10,6 +10,7 @@ import (
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/rules"
 )
 
 func init() { register(newComputerCommand) }
@@ -163,7 +164,7 @@ func (o *computerCreateOptions) run() error {
 	var nf *directory.NotFoundError
 	switch {
 	case err == nil:
-		if existing.Description != o.Description {
+		if len(rules.RepeatedComputer(ldapschema.Computer{Description: o.Description}, existing)) > 0 {
 			return errorf("delete and create it again, or keep its description",
 				"computer %s exists with a different description", existing.Name)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/rules"
 )
 
 func init() { register(newConnectionServerCommand) }
@@ -212,14 +213,7 @@ func (o *csCreateOptions) run() error {
 			return errorf("Connection Server names are unique across the federation: pick another name",
 				"connection server %s exists in pod %s", existing.Name, existing.Pod)
 		}
-		var diffs []string
-		if !slices.Equal(orEmpty(existing.Tags), orEmpty(want.Tags)) {
-			diffs = append(diffs, "tags")
-		}
-		if existing.Description != want.Description {
-			diffs = append(diffs, "description")
-		}
-		if len(diffs) > 0 {
+		if diffs := rules.RepeatedConnectionServer(want, existing); len(diffs) > 0 {
 			return errorf(fmt.Sprintf("use `cpactl cs update %s` to change it", existing.Name),
 				"connection server %s exists with different %s", existing.Name, strings.Join(diffs, " and "))
 		}

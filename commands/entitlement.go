@@ -10,8 +10,9 @@ import (
 
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
-	"github.com/cpactl/cpactl/lint"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/quote"
+	"github.com/cpactl/cpactl/rules"
 )
 
 func init() { register(newEntitlementCommand) }
@@ -340,30 +341,18 @@ func (f *entitlementPolicyFlags) any() bool {
 // apply sets the given options on ge. On update the type and the user
 // assignment may be repeated but not changed.
 func (f *entitlementPolicyFlags) apply(ge *ldapschema.Entitlement, creating bool) error {
-	const fixed = "create another entitlement and move the members and pools (`cpactl entitlement create --help`)"
+	newType := ""
 	if f.changed("type") {
-		if !creating && f.Type != ge.Type {
-			return errorf(fixed, "entitlement %q is a %s entitlement: its type is fixed at creation",
-				ge.Name, strings.ToLower(ge.Type))
-		}
-		ge.Type = f.Type
+		newType = f.Type
 	}
-	if creating && ge.Type == "" {
-		return errorf("pass --type desktop or --type application", "entitlement %q needs --type", ge.Name)
+	if err := rules.EntitlementKind(*ge, creating, newType, f.Dedicated, f.Floating); err != nil {
+		return refused(err)
+	}
+	if newType != "" {
+		ge.Type = newType
 	}
 	if f.Dedicated || f.Floating {
-		if ge.Type != ldapschema.TypeDesktop {
-			return errorf("drop --dedicated/--floating: application entitlements have no user assignment",
-				"--dedicated and --floating are for desktop entitlements only")
-		}
-		if !creating && f.Dedicated != ge.Dedicated {
-			return errorf(fixed, "entitlement %q is %s: dedicated or floating is fixed at creation",
-				ge.Name, assignmentWord(&ge.Dedicated))
-		}
 		ge.Dedicated = f.Dedicated
-	} else if creating && ge.Type == ldapschema.TypeDesktop {
-		return errorf("pass --dedicated or --floating (it cannot be changed later)",
-			"desktop entitlement %q needs --dedicated or --floating", ge.Name)
 	}
 	if creating || f.changed("scope") {
 		ge.Scope = f.Scope
@@ -448,7 +437,7 @@ func (o *entitlementCreateOptions) build() (ldapschema.Entitlement, error) {
 	if err := o.apply(&ge, true); err != nil {
 		return ge, err
 	}
-	return ge, checkRules(o.g, directory.KindEntitlement, o.Name, lint.EntitlementRules(ge))
+	return ge, checkRules(o.g, directory.KindEntitlement, o.Name, rules.Entitlement(ge))
 }
 
 func (o *entitlementCreateOptions) run() error {
@@ -464,9 +453,9 @@ func (o *entitlementCreateOptions) run() error {
 	existing, err := st.Entitlement(o.Name)
 	switch {
 	case err == nil:
-		if changes := ge.Attrs().Changes(existing.Attrs(), entitlementCompared...); len(changes) > 0 {
-			return errorf(fmt.Sprintf("use `cpactl entitlement update %s` to change it", lint.Quote(existing.Name)),
-				"entitlement %q exists with a different %s", existing.Name, changedWords(changes))
+		if r := rules.RepeatedCreate(ge.Attrs(), existing.Attrs(), entitlementCompared, nil); !r.Unchanged() {
+			return errorf(fmt.Sprintf("use `cpactl entitlement update %s` to change it", quote.Shell(existing.Name)),
+				"entitlement %q exists with a different %s", existing.Name, attrWords(r.Different))
 		}
 		o.g.report("entitlement %s: unchanged", existing.Name)
 		return nil
@@ -535,7 +524,7 @@ func (o *entitlementUpdateOptions) run() error {
 	if err := o.apply(&next, false); err != nil {
 		return err
 	}
-	if err := checkRules(o.g, directory.KindEntitlement, ge.Name, lint.EntitlementRules(next)); err != nil {
+	if err := checkRules(o.g, directory.KindEntitlement, ge.Name, rules.Entitlement(next)); err != nil {
 		return err
 	}
 	changes := next.Attrs().Changes(ge.Attrs(), ldapschema.EntitlementManaged...)
@@ -835,20 +824,15 @@ func (o *entitlementPoolEditOptions) check(st *directory.Store, ge ldapschema.En
 	if containsDN(ge.PoolDNs, pool.DN) {
 		return pool.DN, pool.Name, nil // already in: nothing to check
 	}
-	if v := lint.PoolFits(ge, pool); v != nil {
-		return "", "", errorf(v.Hint, "cannot add pool %q to entitlement %q: %s", pool.Name, ge.Name, v.Message)
+	if err := rules.AddPoolFits(ge, pool); err != nil {
+		return "", "", refused(err)
 	}
 	others, err := st.EntitlementsWithPool(pool.DN)
 	if err != nil {
 		return "", "", err
 	}
-	for _, other := range others {
-		if !ldapschema.EqualDN(other.DN, ge.DN) {
-			return "", "", errorf(fmt.Sprintf("remove it there first: cpactl entitlement remove-pool %s %s",
-				lint.Quote(other.Name), lint.Quote(pool.Name)),
-				"cannot add pool %q to entitlement %q: it belongs to entitlement %q, and a pool belongs to at most one",
-				pool.Name, ge.Name, other.Name)
-		}
+	if err := rules.AddPoolOwner(ge, pool, others); err != nil {
+		return "", "", refused(err)
 	}
 	return pool.DN, pool.Name, nil
 }

@@ -9,8 +9,9 @@ import (
 
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
-	"github.com/cpactl/cpactl/lint"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/quote"
+	"github.com/cpactl/cpactl/rules"
 )
 
 func init() { register(newFarmCommand) }
@@ -257,12 +258,12 @@ func (o *farmCreateOptions) build() (ldapschema.Farm, error) {
 		return f, err
 	}
 	if o.Pod == "" {
-		return f, errorf(fmt.Sprintf("cpactl farm create %s --pod POD", lint.Quote(o.Name)), "a farm needs a pod: pass --pod")
+		return f, errorf(fmt.Sprintf("cpactl farm create %s --pod POD", quote.Shell(o.Name)), "a farm needs a pod: pass --pod")
 	}
 	if err := o.apply(&f); err != nil {
 		return f, err
 	}
-	return f, checkRules(o.g, directory.KindFarm, o.Name, lint.FarmRules(f))
+	return f, checkRules(o.g, directory.KindFarm, o.Name, rules.Farm(f))
 }
 
 func (o *farmCreateOptions) run() error {
@@ -287,9 +288,9 @@ func (o *farmCreateOptions) run() error {
 			return errorf("farm names are unique across the federation: pick another name",
 				"farm %q exists in pod %s", existing.Name, existing.Pod)
 		}
-		if diffs := want.Attrs().Changes(existing.Attrs(), ldapschema.FarmManaged...); len(diffs) > 0 {
-			return errorf(fmt.Sprintf("use `cpactl farm update %s` to change it", lint.Quote(existing.Name)),
-				"farm %q exists with a different %s", existing.Name, changedWords(diffs))
+		if r := rules.RepeatedCreate(want.Attrs(), existing.Attrs(), ldapschema.FarmManaged, nil); !r.Unchanged() {
+			return errorf(fmt.Sprintf("use `cpactl farm update %s` to change it", quote.Shell(existing.Name)),
+				"farm %q exists with a different %s", existing.Name, attrWords(r.Different))
 		}
 		o.g.report("farm %s: unchanged", existing.Name)
 		return nil
@@ -352,7 +353,7 @@ func (o *farmUpdateOptions) run() error {
 	if err := o.apply(&next); err != nil {
 		return err
 	}
-	if err := checkRules(o.g, directory.KindFarm, farm.Name, lint.FarmRules(next)); err != nil {
+	if err := checkRules(o.g, directory.KindFarm, farm.Name, rules.Farm(next)); err != nil {
 		return err
 	}
 	return writeChanges(o.g, st, o.DryRun, directory.KindFarm, farm.Name, farm.DN,

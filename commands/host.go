@@ -11,8 +11,9 @@ import (
 
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
-	"github.com/cpactl/cpactl/lint"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/quote"
+	"github.com/cpactl/cpactl/rules"
 )
 
 func init() { register(newHostCommand) }
@@ -176,16 +177,11 @@ func (f *hostFigureFlags) add(cmd *cobra.Command, figuresOnly bool) {
 // checkOvercommit refuses sessions above the farm's limit per host unless
 // --allow-overcommit.
 func (f *hostFigureFlags) checkOvercommit(g *Globals, h ldapschema.Host, farm ldapschema.Farm) error {
-	v := lint.HostOvercommit(h, farm)
-	switch {
-	case v == nil:
-		return nil
-	case f.AllowOvercommit:
+	v, err := rules.HostCapacity(h, farm, f.AllowOvercommit)
+	if v != nil {
 		g.warn("rds host %s: %s (--allow-overcommit)", h.Name, v.Message)
-		return nil
 	}
-	return errorf("lower --sessions, raise the farm's --max-sessions-per-host, or pass --allow-overcommit",
-		"rds host %q: %s", h.Name, v.Message)
+	return refused(err)
 }
 
 // parseFeatures validates --features and returns them in the canonical
@@ -274,12 +270,12 @@ func (o *hostCreateOptions) build() (ldapschema.Host, error) {
 		return h, err
 	}
 	if o.Farm == "" {
-		return h, errorf(fmt.Sprintf("cpactl host create %s --farm FARM", lint.Quote(o.Name)), "an RDS host needs a farm: pass --farm")
+		return h, errorf(fmt.Sprintf("cpactl host create %s --farm FARM", quote.Shell(o.Name)), "an RDS host needs a farm: pass --farm")
 	}
 	if err := o.apply(&h); err != nil {
 		return h, err
 	}
-	return h, checkRules(o.g, directory.KindHost, o.Name, lint.HostRules(h))
+	return h, checkRules(o.g, directory.KindHost, o.Name, rules.Host(h))
 }
 
 func (o *hostCreateOptions) run() error {
@@ -309,12 +305,12 @@ func (o *hostCreateOptions) run() error {
 		}
 		// The configuration decides; the live figures (load index,
 		// sessions, connecting), which a feed moves, are left as they are.
-		if diffs := want.Attrs().Changes(existing.Attrs(), configOnly(ldapschema.HostManaged, ldapschema.HostCounters)...); len(diffs) > 0 {
-			return errorf(fmt.Sprintf("use `cpactl host update %s` to change it", lint.Quote(existing.Name)),
-				"rds host %q exists with a different %s", existing.Name, changedWords(diffs))
+		r := rules.RepeatedCreate(want.Attrs(), existing.Attrs(), ldapschema.HostManaged, ldapschema.HostCounters)
+		if !r.Unchanged() {
+			return errorf(fmt.Sprintf("use `cpactl host update %s` to change it", quote.Shell(existing.Name)),
+				"rds host %q exists with a different %s", existing.Name, attrWords(r.Different))
 		}
-		o.g.report("rds host %s: unchanged%s", existing.Name,
-			countersNote(want.Attrs().Changes(existing.Attrs(), ldapschema.HostCounters...)))
+		o.g.report("rds host %s: unchanged%s", existing.Name, countersNote(r))
 		return nil
 	case !directory.IsNotFound(err):
 		return err
@@ -375,7 +371,7 @@ optionally, its sessions and connecting sessions. Unchanged figures print
 func (o *hostUpdateOptions) run() error {
 	switch {
 	case o.setLoad && !o.changed("load-index"):
-		return errorf(fmt.Sprintf("cpactl host set-load %s --load-index N", lint.Quote(o.Name)), "set-load needs --load-index")
+		return errorf(fmt.Sprintf("cpactl host set-load %s --load-index N", quote.Shell(o.Name)), "set-load needs --load-index")
 	case !o.setLoad && (o.enabled == nil || !o.enabled.set()) &&
 		!anyChanged(o.changed, "load-index", "sessions", "connecting", "features", "description"):
 		return errorf("pass --load-index, --sessions, --connecting, --features, --description, --enabled or --disabled",
@@ -394,7 +390,7 @@ func (o *hostUpdateOptions) run() error {
 	if err := o.apply(&next); err != nil {
 		return err
 	}
-	if err := checkRules(o.g, directory.KindHost, h.Name, lint.HostRules(next)); err != nil {
+	if err := checkRules(o.g, directory.KindHost, h.Name, rules.Host(next)); err != nil {
 		return err
 	}
 	if next.Sessions > h.Sessions {

@@ -6,7 +6,6 @@ package commands
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -15,7 +14,7 @@ import (
 
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
-	"github.com/cpactl/cpactl/lint"
+	"github.com/cpactl/cpactl/rules"
 )
 
 // toggle is an on/off flag pair (--use-home-site / --no-use-home-site,
@@ -144,18 +143,14 @@ func sortBy[T any](s []T, key func(T) string) {
 	})
 }
 
-// checkRules applies the lint rules an object must pass before it is
-// written: the first error fails (naming the flags that fix it); warnings
-// are printed.
-func checkRules(g *Globals, kind, name string, vs []lint.Violation) error {
-	if errs := lint.Errors(vs); len(errs) > 0 {
-		msgs := make([]string, len(errs))
-		for i, v := range errs {
-			msgs[i] = v.Message
-		}
-		return errorf(errs[0].FixText(), "%s %q: %s", kind, name, strings.Join(msgs, "; "))
+// checkRules applies the rules an object must pass before it is written:
+// the errors fail (naming the flags that fix the first); warnings are
+// printed.
+func checkRules(g *Globals, kind, name string, vs []rules.Violation) error {
+	if err := rules.Refusal(kind, name, vs); err != nil {
+		return refused(err)
 	}
-	for _, v := range lint.Warnings(vs) {
+	for _, v := range rules.Warnings(vs) {
 		g.warn("%s %s: %s (%s)", kind, name, v.Message, v.FixText())
 	}
 	return nil
@@ -177,27 +172,6 @@ func writeChanges(g *Globals, st *directory.Store, dryRun bool, kind, name, dn s
 	}
 	g.report("updated %s %s (%s)", kind, name, changedWords(changes))
 	return nil
-}
-
-// configOnly lists the managed attributes that are not live counters: what
-// a repeated create compares.
-func configOnly(managed, counters []string) []string {
-	out := make([]string, 0, len(managed))
-	for _, a := range managed {
-		if !slices.Contains(counters, a) {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// countersNote says when a repeated create left different live counters
-// alone.
-func countersNote(counterChanges ldapschema.Changes) string {
-	if len(counterChanges) == 0 {
-		return ""
-	}
-	return " (live counters left as they are)"
 }
 
 // containsDN reports whether dns holds dn (compared as DNs).

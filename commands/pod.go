@@ -11,6 +11,7 @@ import (
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/rules"
 )
 
 func init() { register(newPodCommand) }
@@ -213,17 +214,8 @@ func (o *podCreateOptions) run(statusGiven bool) error {
 	var nf *directory.NotFoundError
 	switch {
 	case err == nil:
-		var diffs []string
-		if !ldapschema.EqualDN(existing.SiteDN, site.DN) {
-			diffs = append(diffs, fmt.Sprintf("site (%s)", existing.Site))
-		}
-		if existing.Description != o.Description {
-			diffs = append(diffs, "description")
-		}
-		if statusGiven && existing.Online != online {
-			diffs = append(diffs, fmt.Sprintf("status (%s)", podStatus(existing.Online)))
-		}
-		if len(diffs) > 0 {
+		want := ldapschema.Pod{SiteDN: site.DN, Description: o.Description, Online: online}
+		if diffs := rules.RepeatedPod(want, existing, statusGiven); len(diffs) > 0 {
 			return errorf(fmt.Sprintf("use `cpactl pod update %s` to change it", existing.Name),
 				"pod %s exists with a different %s", existing.Name, strings.Join(diffs, " and "))
 		}

@@ -10,8 +10,9 @@ import (
 
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
-	"github.com/cpactl/cpactl/lint"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/quote"
+	"github.com/cpactl/cpactl/rules"
 )
 
 func init() { register(newPoolCommand) }
@@ -233,37 +234,18 @@ func (f *poolFigureFlags) add(cmd *cobra.Command) {
 // checkOvercommit refuses counters above the capacity unless
 // --allow-overcommit.
 func (f *poolFigureFlags) checkOvercommit(g *Globals, p ldapschema.Pool) error {
-	v := lint.PoolOvercommit(p)
-	switch {
-	case v == nil:
-		return nil
-	case f.AllowOvercommit:
+	v, err := rules.PoolCapacity(p, f.AllowOvercommit)
+	if v != nil {
 		g.warn("pool %s: %s (--allow-overcommit)", p.Name, v.Message)
-		return nil
 	}
-	return errorf("lower the figure, raise --capacity, or pass --allow-overcommit", "pool %q: %s", p.Name, v.Message)
+	return refused(err)
 }
 
 // apply sets the given figures on p, refusing those that do not fit its
 // kind.
 func (f *poolFigureFlags) apply(p *ldapschema.Pool) error {
-	desktopOnly := []string{"capacity", "sessions", "assigned"}
-	if p.Kind == ldapschema.KindDesktop {
-		if f.changed("farm") {
-			return errorf("drop --farm: desktop pools are virtual machines, not farm sessions",
-				"--farm is for rds-desktop and application pools; pool %q is a desktop pool", p.Name)
-		}
-		if f.changed("assigned") && !p.Dedicated {
-			return errorf("drop --assigned: floating pools assign no machines",
-				"--assigned is for dedicated desktop pools; pool %q is floating", p.Name)
-		}
-	} else {
-		for _, name := range desktopOnly {
-			if f.changed(name) {
-				return errorf(fmt.Sprintf("drop --%s: the figures of a farm-backed pool come from its farm's hosts (cpactl host set-load)", name),
-					"--%s is for desktop pools; pool %q is %s", name, p.Name, kindWord(p.Kind))
-			}
-		}
+	if err := rules.PoolFigures(*p, f.changed); err != nil {
+		return refused(err)
 	}
 	if f.changed("capacity") {
 		p.Capacity = f.Capacity
@@ -291,7 +273,7 @@ func (f *poolFigureFlags) bindFarm(st *directory.Store, p *ldapschema.Pool) erro
 	if err != nil {
 		return err
 	}
-	if v := lint.FarmFits(*p, farm); v != nil {
+	if v := rules.FarmFits(*p, farm); v != nil {
 		return errorf(v.Hint, "pool %q: %s", p.Name, v.Message)
 	}
 	p.FarmDN, p.Farm = farm.DN, farm.Name
@@ -359,7 +341,7 @@ func (o *poolCreateOptions) build() (ldapschema.Pool, error) {
 		return p, err
 	}
 	if o.Pod == "" {
-		return p, errorf(fmt.Sprintf("cpactl pool create %s --pod POD --kind KIND", lint.Quote(o.Name)), "a pool needs a pod: pass --pod")
+		return p, errorf(fmt.Sprintf("cpactl pool create %s --pod POD --kind KIND", quote.Shell(o.Name)), "a pool needs a pod: pass --pod")
 	}
 	if o.Kind == "" {
 		return p, errorf("pass --kind desktop, --kind rds-desktop or --kind application", "pool %q needs --kind", o.Name)
@@ -369,22 +351,14 @@ func (o *poolCreateOptions) build() (ldapschema.Pool, error) {
 		return p, err
 	}
 	p.Kind, p.Pod = kind, o.Pod
-	switch {
-	case o.Dedicated && o.Floating:
-		return p, errorf("pass one of --dedicated and --floating", "--dedicated and --floating contradict each other")
-	case kind == ldapschema.KindDesktop && !o.Dedicated && !o.Floating:
-		return p, errorf("pass --dedicated or --floating (it cannot be changed later)", "desktop pool %q needs --dedicated or --floating", o.Name)
-	case kind != ldapschema.KindDesktop && o.Dedicated:
-		return p, errorf("drop --dedicated: rds-desktop and application pools are floating",
-			"--dedicated is for desktop pools; pool %q is %s", o.Name, kindWord(kind))
-	case kind != ldapschema.KindDesktop && !o.changed("farm"):
-		return p, errorf(fmt.Sprintf("pass --farm FARM, a farm of pod %s", lint.Quote(o.Pod)), "%s pool %q needs --farm", kindWord(kind), o.Name)
+	if err := rules.PoolKind(p, o.Dedicated, o.Floating, o.changed("farm")); err != nil {
+		return p, refused(err)
 	}
 	p.Dedicated = o.Dedicated
 	if err := o.apply(&p); err != nil {
 		return p, err
 	}
-	if err := checkRules(o.g, directory.KindPool, o.Name, lint.PoolRules(p)); err != nil {
+	if err := checkRules(o.g, directory.KindPool, o.Name, rules.Pool(p)); err != nil {
 		return p, err
 	}
 	return p, o.checkOvercommit(o.g, p)
@@ -417,17 +391,16 @@ func (o *poolCreateOptions) run() error {
 		}
 		// The configuration decides; the live counters (sessions,
 		// assigned), which a feed moves, are left as they are.
-		diffs := want.Attrs().Changes(existing.Attrs(), configOnly(ldapschema.PoolManaged, ldapschema.PoolCounters)...)
-		if existing.Kind != want.Kind || len(diffs) > 0 {
-			what := changedWords(diffs)
+		r := rules.RepeatedCreate(want.Attrs(), existing.Attrs(), ldapschema.PoolManaged, ldapschema.PoolCounters)
+		if existing.Kind != want.Kind || !r.Unchanged() {
+			what := attrWords(r.Different)
 			if existing.Kind != want.Kind {
 				what = "kind (" + kindWord(existing.Kind) + ")"
 			}
-			return errorf(fmt.Sprintf("use `cpactl pool update %s` to change it", lint.Quote(existing.Name)),
+			return errorf(fmt.Sprintf("use `cpactl pool update %s` to change it", quote.Shell(existing.Name)),
 				"pool %q exists with a different %s", existing.Name, what)
 		}
-		o.g.report("pool %s: unchanged%s", existing.Name,
-			countersNote(want.Attrs().Changes(existing.Attrs(), ldapschema.PoolCounters...)))
+		o.g.report("pool %s: unchanged%s", existing.Name, countersNote(r))
 		return nil
 	case !directory.IsNotFound(err):
 		return err
@@ -507,7 +480,7 @@ func (o *poolUpdateOptions) run() error {
 	if err := o.apply(&next); err != nil {
 		return err
 	}
-	if err := checkRules(o.g, directory.KindPool, pool.Name, lint.PoolRules(next)); err != nil {
+	if err := checkRules(o.g, directory.KindPool, pool.Name, rules.Pool(next)); err != nil {
 		return err
 	}
 	if err := o.checkOvercommit(o.g, next); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/prompt"
+	"github.com/cpactl/cpactl/rules"
 )
 
 type sitePreferredOptions struct {
@@ -101,11 +102,8 @@ func (o *sitePreferredOptions) validate() error {
 		if len(o.Set) == 0 {
 			return errorf("to remove every preferred site, use --clear", "--set names no site")
 		}
-		if d := firstDuplicate(o.Set); d != "" {
-			return errorf("name each site once", "site %s is given twice in --set", d)
-		}
-		if d := firstFold(o.Set, o.Name); d != "" {
-			return errorf("a site's preferred sites are the other sites", "site %s cannot be its own preferred site", d)
+		if err := rules.PreferredSites(o.Name, o.Set); err != nil {
+			return refused(err)
 		}
 	}
 	return nil
@@ -149,8 +147,8 @@ func (o *sitePreferredOptions) run() error {
 			if err != nil {
 				return err // a missing site: exit 3
 			}
-			if ldapschema.EqualDN(s.DN, site.DN) {
-				return errorf("a site's preferred sites are the other sites", "site %s cannot be its own preferred site", n)
+			if err := rules.PreferredSite(site, s, n); err != nil {
+				return refused(err)
 			}
 			next = append(next, s.Name)
 		}

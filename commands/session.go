@@ -9,8 +9,8 @@ import (
 
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
-	"github.com/cpactl/cpactl/lint"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/rules"
 )
 
 func init() { register(newSessionCommand) }
@@ -297,25 +297,16 @@ func (o *sessionRecordOptions) build(st *directory.Store) (ldapschema.Session, e
 		return s, err
 	}
 	s.UserDN, s.EntitlementDN, s.PodDN, s.PoolDN = user.DN, ge.DN, pod.DN, pool.DN
-	if !strings.EqualFold(pool.Pod, pod.Name) {
-		return s, errorf(fmt.Sprintf("pass --pod %s, or a pool of pod %s", lint.Quote(pool.Pod), lint.Quote(pod.Name)),
-			"pool %q is in pod %s, not %s", pool.Name, pool.Pod, pod.Name)
-	}
-	if !containsDN(ge.PoolDNs, pool.DN) {
-		return s, errorf(fmt.Sprintf("cpactl entitlement add-pool %s %s", lint.Quote(ge.Name), lint.Quote(pool.Name)),
-			"pool %q is not associated with entitlement %q", pool.Name, ge.Name)
+	if err := rules.SessionPool(ge, pod, pool); err != nil {
+		return s, refused(err)
 	}
 	if o.Host != "" {
 		h, err := st.Host(o.Host)
 		if err != nil {
 			return s, err
 		}
-		if pool.Kind == ldapschema.KindDesktop {
-			return s, errorf("drop --host: desktop pools have no RDS hosts", "pool %q is a desktop pool: a session there has no RDS host", pool.Name)
-		}
-		if !ldapschema.EqualDN(ldapschema.ParentOf(h.DN), pool.FarmDN) {
-			return s, errorf(fmt.Sprintf("pass a host of farm %s (cpactl host list --farm %s)", lint.Quote(pool.Farm), lint.Quote(pool.Farm)),
-				"rds host %q is in farm %s, but pool %q is served by farm %s", h.Name, h.Farm, pool.Name, pool.Farm)
+		if err := rules.SessionHost(pool, h); err != nil {
+			return s, refused(err)
 		}
 		s.HostDN = h.DN
 	}

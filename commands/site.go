@@ -11,6 +11,7 @@ import (
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/rules"
 )
 
 func init() { register(newSiteCommand) }
@@ -206,14 +207,7 @@ func (o *siteCreateOptions) run() error {
 	var nf *directory.NotFoundError
 	switch {
 	case err == nil:
-		var diffs []string
-		if existing.Description != o.Description {
-			diffs = append(diffs, "description")
-		}
-		if existing.URL != o.URL {
-			diffs = append(diffs, "url")
-		}
-		if len(diffs) > 0 {
+		if diffs := rules.RepeatedSite(ldapschema.Site{Description: o.Description, URL: o.URL}, existing); len(diffs) > 0 {
 			return errorf(fmt.Sprintf("use `cpactl site update %s` to change it", existing.Name),
 				"site %s exists with a different %s", existing.Name, strings.Join(diffs, " and "))
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/quote"
+	"github.com/cpactl/cpactl/rules"
 )
 
 func init() { register(newUserCommand) }
@@ -269,14 +270,7 @@ func (o *userCreateOptions) run() error {
 	var nf *directory.NotFoundError
 	switch {
 	case err == nil:
-		var diffs []string
-		if !strings.EqualFold(existing.Domain, want.Domain) {
-			diffs = append(diffs, fmt.Sprintf("domain (%s)", orDash(existing.Domain)))
-		}
-		if existing.FullName != want.FullName {
-			diffs = append(diffs, fmt.Sprintf("full name (%s)", existing.FullName))
-		}
-		if len(diffs) > 0 {
+		if diffs := rules.RepeatedUser(want, existing); len(diffs) > 0 {
 			return errorf(fmt.Sprintf("use `cpactl user update %s` to change it", existing.UID),
 				"user %s exists with a different %s", existing.UID, strings.Join(diffs, " and "))
 		}

@@ -1,3 +1,15 @@
+// Package lint checks a federation's configuration for the mistakes the
+// broker would trip over: dangling references, preferred-site lists that
+// name missing sites, entitlement options that contradict each other, pools
+// that do not fit their entitlement, values out of range, and entitled users
+// who cannot reach any pool.
+//
+// The package is pure: it takes plain records (package ldapschema) and
+// returns findings; it imports neither LDAP access nor cobra. The rules on
+// one object (an entitlement's options, the ranges, which pools an
+// entitlement may hold, a site's preferred sites, capacity) are package
+// rules', the same ones the write commands apply before writing, so a
+// value a command refuses is a value lint reports.
 package lint
 
 import (
@@ -8,7 +20,42 @@ import (
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/membership"
+	"github.com/cpactl/cpactl/quote"
+	"github.com/cpactl/cpactl/rules"
 )
+
+// Finding classes (the "check" of a finding). They are a stable contract:
+// scripts may filter on them. The classes of the rules on one object are
+// package rules'.
+const (
+	CheckUnreadable                  = "unreadable-value"
+	CheckDuplicateName               = "duplicate-name"
+	CheckDangling                    = "dangling-reference"
+	CheckPreferredMissing            = "preferred-site-missing"
+	CheckPreferredSelf               = rules.CheckPreferredSelf
+	CheckPreferredDuplicate          = rules.CheckPreferredDuplicate
+	CheckPreferredRanks              = "preferred-rank-gap"
+	CheckIgnoreHighLoadWithoutPolicy = rules.CheckIgnoreHighLoadWithoutPolicy
+	CheckIgnoreHighLoadWithoutPrefer = rules.CheckIgnoreHighLoadWithoutPrefer
+	CheckPreferredSitesScope         = rules.CheckPreferredSitesScope
+	CheckRequireHomeSiteWithoutUse   = rules.CheckRequireHomeSiteWithoutUse
+	CheckOptionNotAllowed            = rules.CheckOptionNotAllowed
+	CheckPoolInTwoEntitlements       = rules.CheckPoolInTwoEntitlements
+	CheckDedicatedFloatingMismatch   = rules.CheckDedicatedFloatingMismatch
+	CheckPoolTypeMismatch            = rules.CheckPoolTypeMismatch
+	CheckFarmInAnotherPod            = rules.CheckFarmInAnotherPod
+	CheckOutOfRange                  = rules.CheckOutOfRange
+	CheckEntitledUsersWithoutPool    = "entitled-users-without-pool"
+	CheckHomeSiteOverrideNotEntitled = "home-site-override-not-entitled"
+	CheckOverCapacity                = rules.CheckOverCapacity
+)
+
+// Checks lists every finding class.
+var Checks = []string{CheckUnreadable, CheckDuplicateName, CheckDangling, CheckPreferredMissing, CheckPreferredSelf,
+	CheckPreferredDuplicate, CheckPreferredRanks, CheckIgnoreHighLoadWithoutPolicy, CheckIgnoreHighLoadWithoutPrefer,
+	CheckPreferredSitesScope, CheckRequireHomeSiteWithoutUse, CheckOptionNotAllowed, CheckPoolInTwoEntitlements,
+	CheckDedicatedFloatingMismatch, CheckPoolTypeMismatch, CheckFarmInAnotherPod, CheckOutOfRange,
+	CheckEntitledUsersWithoutPool, CheckHomeSiteOverrideNotEntitled, CheckOverCapacity}
 
 // Object kinds as findings name them.
 const (
@@ -144,7 +191,7 @@ func (l *linter) add(kind, object, check, message, fix string) {
 	l.out = append(l.out, Finding{Object: object, Kind: kind, Check: check, Message: message, Fix: fix})
 }
 
-func (l *linter) addViolation(kind, object, updateCmd string, v Violation) {
+func (l *linter) addViolation(kind, object, updateCmd string, v rules.Violation) {
 	fix := v.Hint
 	if len(v.Fixes) > 0 {
 		fix = updateCmd + " " + strings.Join(v.Fixes, ", or ")
@@ -360,7 +407,7 @@ func (l *linter) sites() {
 		siteNames[strings.ToLower(s.Name)] = true
 	}
 	for _, s := range l.d.Sites {
-		fix := fmt.Sprintf("rewrite the list: cpactl site preferred %s --set SITE,... (or --clear)", Quote(s.Name))
+		fix := fmt.Sprintf("rewrite the list: cpactl site preferred %s --set SITE,... (or --clear)", quote.Shell(s.Name))
 		list, _ := ldapschema.DecodePreferredSites(s.PreferredRaw)
 		if list.Gaps {
 			var ranks []string
@@ -370,22 +417,27 @@ func (l *linter) sites() {
 			l.add(KindSite, s.Name, CheckPreferredRanks,
 				fmt.Sprintf("preferred-site ranks are not 0..%d without gaps: %s", len(list.Sites)-1, strings.Join(ranks, " ")), fix)
 		}
-		seen := map[string]bool{}
-		for _, r := range list.Sites {
-			k := strings.ToLower(r.Name)
-			switch {
-			case strings.EqualFold(r.Name, s.Name):
+		names := make([]string, len(list.Sites))
+		for i, r := range list.Sites {
+			names[i] = r.Name
+		}
+		self := map[int]bool{}
+		for _, p := range rules.PreferredSiteProblems(s.Name, names) {
+			r := list.Sites[p.Index]
+			if p.Check == CheckPreferredSelf {
+				self[p.Index] = true
 				l.add(KindSite, s.Name, CheckPreferredSelf,
 					fmt.Sprintf("the preferred-site list names the site itself (rank %d)", r.Rank), fix)
-			case !siteNames[k]:
+				continue
+			}
+			l.add(KindSite, s.Name, CheckPreferredDuplicate,
+				fmt.Sprintf("preferred site %q is listed more than once", r.Name), fix)
+		}
+		for i, r := range list.Sites {
+			if !self[i] && !siteNames[strings.ToLower(r.Name)] {
 				l.add(KindSite, s.Name, CheckPreferredMissing,
 					fmt.Sprintf("preferred site %q (rank %d) does not exist", r.Name, r.Rank), fix)
 			}
-			if seen[k] {
-				l.add(KindSite, s.Name, CheckPreferredDuplicate,
-					fmt.Sprintf("preferred site %q is listed more than once", r.Name), fix)
-			}
-			seen[k] = true
 		}
 	}
 }
@@ -393,7 +445,7 @@ func (l *linter) sites() {
 // pods: O(P).
 func (l *linter) pods() {
 	for _, p := range l.d.Pods {
-		l.ref(KindPod, p.Name, fmt.Sprintf("cpactl pod update %s --site SITE", Quote(p.Name)),
+		l.ref(KindPod, p.Name, fmt.Sprintf("cpactl pod update %s --site SITE", quote.Shell(p.Name)),
 			ldapschema.AttrSiteDN, p.SiteDN, KindSite)
 	}
 }
@@ -401,11 +453,11 @@ func (l *linter) pods() {
 // pools: O(P), the farm found by its DN, normalized once (index).
 func (l *linter) pools() {
 	for i, p := range l.d.Pools {
-		update := "cpactl pool update " + Quote(p.Name)
-		for _, v := range PoolRules(p) {
+		update := "cpactl pool update " + quote.Shell(p.Name)
+		for _, v := range rules.Pool(p) {
 			l.addViolation(KindPool, p.Name, update, v)
 		}
-		if v := PoolOvercommit(p); v != nil {
+		if v := rules.PoolOvercommit(p); v != nil {
 			l.addViolation(KindPool, p.Name, update, *v)
 		}
 		if p.Kind == ldapschema.KindDesktop {
@@ -419,8 +471,8 @@ func (l *linter) pools() {
 			continue
 		}
 		if f, ok := l.farmOf[l.poolFarm[i]]; ok {
-			if v := FarmFits(p, l.d.Farms[f]); v != nil {
-				l.add(KindPool, p.Name, v.Check, v.Message, update+" --farm FARM (a farm of pod "+Quote(p.Pod)+")")
+			if v := rules.FarmFits(p, l.d.Farms[f]); v != nil {
+				l.add(KindPool, p.Name, v.Check, v.Message, update+" --farm FARM (a farm of pod "+quote.Shell(p.Pod)+")")
 			}
 		}
 	}
@@ -429,8 +481,8 @@ func (l *linter) pools() {
 // farmsAndHosts: O(F + H).
 func (l *linter) farmsAndHosts() {
 	for _, f := range l.d.Farms {
-		for _, v := range FarmRules(f) {
-			l.addViolation(KindFarm, f.Name, "cpactl farm update "+Quote(f.Name), v)
+		for _, v := range rules.Farm(f) {
+			l.addViolation(KindFarm, f.Name, "cpactl farm update "+quote.Shell(f.Name), v)
 		}
 	}
 	farmNamed := make(map[farmKey]int, len(l.d.Farms))
@@ -438,12 +490,12 @@ func (l *linter) farmsAndHosts() {
 		farmNamed[farmKey{fold.Key(f.Name), fold.Key(f.Pod)}] = i
 	}
 	for _, h := range l.d.Hosts {
-		update := "cpactl host update " + Quote(h.Name)
-		for _, v := range HostRules(h) {
+		update := "cpactl host update " + quote.Shell(h.Name)
+		for _, v := range rules.Host(h) {
 			l.addViolation(KindHost, h.Name, update, v)
 		}
 		if fi, ok := farmNamed[farmKey{fold.Key(h.Farm), fold.Key(h.Pod)}]; ok {
-			if v := HostOvercommit(h, l.d.Farms[fi]); v != nil {
+			if v := rules.HostOvercommit(h, l.d.Farms[fi]); v != nil {
 				l.addViolation(KindHost, h.Name, update, *v)
 			}
 		}
@@ -458,8 +510,8 @@ func (l *linter) entitlements() {
 	poolGEs := map[string][]string{} // normalized pool DN -> GE names
 	var poolKeys []string
 	for i, ge := range l.d.Entitlements {
-		update := "cpactl entitlement update " + Quote(ge.Name)
-		for _, v := range EntitlementRules(ge) {
+		update := "cpactl entitlement update " + quote.Shell(ge.Name)
+		for _, v := range rules.Entitlement(ge) {
 			l.addViolation(KindEntitlement, ge.Name, update, v)
 		}
 		for _, m := range ge.Members {
@@ -469,13 +521,13 @@ func (l *linter) entitlements() {
 		for _, dn := range ge.PoolDNs {
 			key := l.key(dn)
 			poolKeys = append(poolKeys, key)
-			fix := fmt.Sprintf("cpactl entitlement remove-pool %s %s", Quote(ge.Name), Quote(ldapschema.NameOf(dn)))
+			fix := fmt.Sprintf("cpactl entitlement remove-pool %s %s", quote.Shell(ge.Name), quote.Shell(ldapschema.NameOf(dn)))
 			if !l.refKey(KindEntitlement, ge.Name, fix, ldapschema.AttrEntitlementPoolDN, dn, key, KindPool) {
 				continue
 			}
 			poolGEs[key] = append(poolGEs[key], ge.Name)
 			if p, ok := l.poolOf[key]; ok {
-				if v := PoolFits(ge, l.d.Pools[p]); v != nil {
+				if v := rules.PoolFits(ge, l.d.Pools[p]); v != nil {
 					l.add(KindEntitlement, ge.Name, v.Check, v.Message, fix)
 				}
 			}
@@ -488,13 +540,12 @@ func (l *linter) entitlements() {
 		}
 		sortFold(ges)
 		name := l.objects[key].name
+		v := rules.PoolOwners(name, ges)
 		var fixes []string
 		for _, g := range ges[1:] {
-			fixes = append(fixes, fmt.Sprintf("cpactl entitlement remove-pool %s %s", Quote(g), Quote(name)))
+			fixes = append(fixes, fmt.Sprintf("cpactl entitlement remove-pool %s %s", quote.Shell(g), quote.Shell(name)))
 		}
-		l.add(KindPool, name, CheckPoolInTwoEntitlements,
-			fmt.Sprintf("pool %q is in %d entitlements (%s): a pool belongs to at most one", name, len(ges), strings.Join(ges, ", ")),
-			"keep one: "+strings.Join(fixes, "; "))
+		l.add(KindPool, name, v.Check, v.Message, "keep one: "+strings.Join(fixes, "; "))
 	}
 }
 
@@ -513,7 +564,7 @@ func sortFold(names []string) {
 }
 
 func memberFix(ge, dn string) string {
-	return fmt.Sprintf("cpactl entitlement remove-member %s --%s %s", Quote(ge), memberFlag(dn), Quote(ldapschema.NameOf(dn)))
+	return fmt.Sprintf("cpactl entitlement remove-member %s --%s %s", quote.Shell(ge), memberFlag(dn), quote.Shell(ldapschema.NameOf(dn)))
 }
 
 // memberFlag guesses the remove-member flag from a member DN's RDN.
@@ -528,7 +579,7 @@ func memberFlag(dn string) string {
 // ("" when it can): O(1), the pod, farm and hosts looked up.
 func (l *linter) unusable(ge ldapschema.Entitlement, i int) string {
 	p := l.d.Pools[i]
-	if PoolFits(ge, p) != nil {
+	if rules.PoolFits(ge, p) != nil {
 		return fmt.Sprintf("%s does not fit the entitlement", p.Name)
 	}
 	if !p.Enabled {
@@ -572,7 +623,7 @@ func (l *linter) reachable(i int, poolKeys []string) {
 		return
 	}
 	var why []string
-	fix := fmt.Sprintf("cpactl entitlement add-pool %s POOL", Quote(ge.Name))
+	fix := fmt.Sprintf("cpactl entitlement add-pool %s POOL", quote.Shell(ge.Name))
 	usable := 0
 	for k, dn := range ge.PoolDNs {
 		p, ok := l.poolOf[poolKeys[k]]
@@ -597,7 +648,7 @@ func (l *linter) reachable(i int, poolKeys []string) {
 	if len(ge.Tags) > 0 && !l.anyServerWithTag(ge.Tags) {
 		why = append(why, fmt.Sprintf("its restriction tags (%s) match no connection server", strings.Join(ge.Tags, ", ")))
 		if usable > 0 {
-			fix = fmt.Sprintf("cpactl entitlement update %s --no-tags, or tag a connection server", Quote(ge.Name))
+			fix = fmt.Sprintf("cpactl entitlement update %s --no-tags, or tag a connection server", quote.Shell(ge.Name))
 		}
 	}
 	if len(why) == 0 {
@@ -684,9 +735,9 @@ func (l *linter) homeSites() {
 		if h.GroupDN != "" {
 			principal, flag = h.GroupDN, "group"
 		}
-		unset := fmt.Sprintf("cpactl homesite unset --%s %s", flag, Quote(ldapschema.NameOf(principal)))
+		unset := fmt.Sprintf("cpactl homesite unset --%s %s", flag, quote.Shell(ldapschema.NameOf(principal)))
 		if h.EntitlementDN != "" {
-			unset += " --entitlement " + Quote(ldapschema.NameOf(h.EntitlementDN))
+			unset += " --entitlement " + quote.Shell(ldapschema.NameOf(h.EntitlementDN))
 		}
 		fix := unset + " (or set it again with cpactl homesite set)"
 		_, ok := l.ref(KindHomeSite, obj, fix, ldapschema.AttrUserDN, h.UserDN, KindUser)
@@ -704,7 +755,7 @@ func (l *linter) homeSites() {
 		l.add(KindHomeSite, obj, CheckHomeSiteOverrideNotEntitled,
 			fmt.Sprintf("the %s has a home-site override for entitlement %q but is not entitled to it (the row still counts)", flag, ge.Name),
 			fmt.Sprintf("cpactl entitlement add-member %s --%s %s, or %s",
-				Quote(ge.Name), flag, Quote(ldapschema.NameOf(principal)), unset))
+				quote.Shell(ge.Name), flag, quote.Shell(ldapschema.NameOf(principal)), unset))
 	}
 }
 
@@ -712,7 +763,7 @@ func (l *linter) homeSites() {
 func (l *linter) groups() {
 	for _, g := range l.d.Groups {
 		for _, m := range g.Members {
-			l.ref(KindGroup, g.Name, fmt.Sprintf("cpactl group remove-member %s %s", Quote(g.Name), Quote(ldapschema.NameOf(m))),
+			l.ref(KindGroup, g.Name, fmt.Sprintf("cpactl group remove-member %s %s", quote.Shell(g.Name), quote.Shell(ldapschema.NameOf(m))),
 				ldapschema.AttrMember, m, KindUser, KindGroup, KindComputer)
 		}
 	}
@@ -721,7 +772,7 @@ func (l *linter) groups() {
 // sessions: O(S), seven look-ups each.
 func (l *linter) sessions() {
 	for _, s := range l.d.Sessions {
-		fix := "cpactl session end " + Quote(s.ID)
+		fix := "cpactl session end " + quote.Shell(s.ID)
 		l.ref(KindSession, s.ID, fix, ldapschema.AttrUserDN, s.UserDN, KindUser)
 		l.ref(KindSession, s.ID, fix, ldapschema.AttrEntitlementDN, s.EntitlementDN, KindEntitlement)
 		l.ref(KindSession, s.ID, fix, ldapschema.AttrPodDN, s.PodDN, KindPod)
@@ -737,25 +788,18 @@ func (l *linter) assignments() {
 	for _, a := range l.d.Assignments {
 		obj := ldapschema.NameOf(a.UserDN) + " / " + ldapschema.NameOf(a.EntitlementDN)
 		fix := fmt.Sprintf("cpactl assignment delete --user %s --entitlement %s --yes",
-			Quote(ldapschema.NameOf(a.UserDN)), Quote(ldapschema.NameOf(a.EntitlementDN)))
+			quote.Shell(ldapschema.NameOf(a.UserDN)), quote.Shell(ldapschema.NameOf(a.EntitlementDN)))
 		l.ref(KindAssignment, obj, fix, ldapschema.AttrUserDN, a.UserDN, KindUser)
 		l.ref(KindAssignment, obj, fix, ldapschema.AttrEntitlementDN, a.EntitlementDN, KindEntitlement)
 		l.ref(KindAssignment, obj, fix, ldapschema.AttrPodDN, a.PodDN, KindPod)
 	}
 }
 
-// Quote returns s as one shell word: unchanged when it is plain, in single
-// quotes otherwise.
-func Quote(s string) string {
-	plain := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,/:@", r)) {
-			plain = false
-			break
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
 		}
 	}
-	if plain {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return false
 }

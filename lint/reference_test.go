@@ -9,6 +9,8 @@ import (
 
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/membership"
+	"github.com/cpactl/cpactl/quote"
+	"github.com/cpactl/cpactl/rules"
 )
 
 // referenceRun is Run as it was before its indexes: the reference the
@@ -60,7 +62,7 @@ func (l *refLinter) add(kind, object, check, message, fix string) {
 	l.out = append(l.out, Finding{Object: object, Kind: kind, Check: check, Message: message, Fix: fix})
 }
 
-func (l *refLinter) addViolation(kind, object, updateCmd string, v Violation) {
+func (l *refLinter) addViolation(kind, object, updateCmd string, v rules.Violation) {
 	fix := v.Hint
 	if len(v.Fixes) > 0 {
 		fix = updateCmd + " " + strings.Join(v.Fixes, ", or ")
@@ -204,7 +206,7 @@ func (l *refLinter) sites() {
 		siteNames[strings.ToLower(s.Name)] = true
 	}
 	for _, s := range l.d.Sites {
-		fix := fmt.Sprintf("rewrite the list: cpactl site preferred %s --set SITE,... (or --clear)", Quote(s.Name))
+		fix := fmt.Sprintf("rewrite the list: cpactl site preferred %s --set SITE,... (or --clear)", quote.Shell(s.Name))
 		list, _ := ldapschema.DecodePreferredSites(s.PreferredRaw)
 		if list.Gaps {
 			var ranks []string
@@ -236,7 +238,7 @@ func (l *refLinter) sites() {
 
 func (l *refLinter) pods() {
 	for _, p := range l.d.Pods {
-		l.ref(KindPod, p.Name, fmt.Sprintf("cpactl pod update %s --site SITE", Quote(p.Name)),
+		l.ref(KindPod, p.Name, fmt.Sprintf("cpactl pod update %s --site SITE", quote.Shell(p.Name)),
 			ldapschema.AttrSiteDN, p.SiteDN, KindSite)
 	}
 }
@@ -248,8 +250,8 @@ func (l *refLinter) farmByDN(dn string) (ldapschema.Farm, bool) {
 
 func (l *refLinter) pools() {
 	for _, p := range l.d.Pools {
-		update := "cpactl pool update " + Quote(p.Name)
-		for _, v := range PoolRules(p) {
+		update := "cpactl pool update " + quote.Shell(p.Name)
+		for _, v := range rules.Pool(p) {
 			l.addViolation(KindPool, p.Name, update, v)
 		}
 		if p.Kind == ldapschema.KindDesktop {
@@ -263,8 +265,8 @@ func (l *refLinter) pools() {
 			continue
 		}
 		if f, ok := l.farmByDN(p.FarmDN); ok {
-			if v := FarmFits(p, f); v != nil {
-				l.add(KindPool, p.Name, v.Check, v.Message, update+" --farm FARM (a farm of pod "+Quote(p.Pod)+")")
+			if v := rules.FarmFits(p, f); v != nil {
+				l.add(KindPool, p.Name, v.Check, v.Message, update+" --farm FARM (a farm of pod "+quote.Shell(p.Pod)+")")
 			}
 		}
 	}
@@ -272,13 +274,13 @@ func (l *refLinter) pools() {
 
 func (l *refLinter) farmsAndHosts() {
 	for _, f := range l.d.Farms {
-		for _, v := range FarmRules(f) {
-			l.addViolation(KindFarm, f.Name, "cpactl farm update "+Quote(f.Name), v)
+		for _, v := range rules.Farm(f) {
+			l.addViolation(KindFarm, f.Name, "cpactl farm update "+quote.Shell(f.Name), v)
 		}
 	}
 	for _, h := range l.d.Hosts {
-		for _, v := range HostRules(h) {
-			l.addViolation(KindHost, h.Name, "cpactl host update "+Quote(h.Name), v)
+		for _, v := range rules.Host(h) {
+			l.addViolation(KindHost, h.Name, "cpactl host update "+quote.Shell(h.Name), v)
 		}
 	}
 }
@@ -286,22 +288,22 @@ func (l *refLinter) farmsAndHosts() {
 func (l *refLinter) entitlements() {
 	poolGEs := map[string][]string{} // normalized pool DN -> GE names
 	for _, ge := range l.d.Entitlements {
-		update := "cpactl entitlement update " + Quote(ge.Name)
-		for _, v := range EntitlementRules(ge) {
+		update := "cpactl entitlement update " + quote.Shell(ge.Name)
+		for _, v := range rules.Entitlement(ge) {
 			l.addViolation(KindEntitlement, ge.Name, update, v)
 		}
 		for _, m := range ge.Members {
 			l.ref(KindEntitlement, ge.Name, refMemberFix(ge.Name, m), ldapschema.AttrMember, m, KindUser, KindGroup)
 		}
 		for _, dn := range ge.PoolDNs {
-			fix := fmt.Sprintf("cpactl entitlement remove-pool %s %s", Quote(ge.Name), Quote(ldapschema.NameOf(dn)))
+			fix := fmt.Sprintf("cpactl entitlement remove-pool %s %s", quote.Shell(ge.Name), quote.Shell(ldapschema.NameOf(dn)))
 			if !l.ref(KindEntitlement, ge.Name, fix, ldapschema.AttrEntitlementPoolDN, dn, KindPool) {
 				continue
 			}
 			key := ldapschema.NormalizeDN(dn)
 			poolGEs[key] = append(poolGEs[key], ge.Name)
 			if p, ok := l.poolByDN(dn); ok {
-				if v := PoolFits(ge, p); v != nil {
+				if v := rules.PoolFits(ge, p); v != nil {
 					l.add(KindEntitlement, ge.Name, v.Check, v.Message, fix)
 				}
 			}
@@ -316,7 +318,7 @@ func (l *refLinter) entitlements() {
 		name := l.names[key]
 		var fixes []string
 		for _, g := range ges[1:] {
-			fixes = append(fixes, fmt.Sprintf("cpactl entitlement remove-pool %s %s", Quote(g), Quote(name)))
+			fixes = append(fixes, fmt.Sprintf("cpactl entitlement remove-pool %s %s", quote.Shell(g), quote.Shell(name)))
 		}
 		l.add(KindPool, name, CheckPoolInTwoEntitlements,
 			fmt.Sprintf("pool %q is in %d entitlements (%s): a pool belongs to at most one", name, len(ges), strings.Join(ges, ", ")),
@@ -325,7 +327,7 @@ func (l *refLinter) entitlements() {
 }
 
 func refMemberFix(ge, dn string) string {
-	return fmt.Sprintf("cpactl entitlement remove-member %s --%s %s", Quote(ge), refMemberFlag(dn), Quote(ldapschema.NameOf(dn)))
+	return fmt.Sprintf("cpactl entitlement remove-member %s --%s %s", quote.Shell(ge), refMemberFlag(dn), quote.Shell(ldapschema.NameOf(dn)))
 }
 
 // refMemberFlag guesses the remove-member flag from a member DN's RDN.
@@ -343,7 +345,7 @@ func (l *refLinter) poolByDN(dn string) (ldapschema.Pool, bool) {
 
 // usable says why a pool of ge can take no session ("" when it can).
 func (l *refLinter) unusable(ge ldapschema.Entitlement, p ldapschema.Pool) string {
-	if PoolFits(ge, p) != nil {
+	if rules.PoolFits(ge, p) != nil {
 		return fmt.Sprintf("%s does not fit the entitlement", p.Name)
 	}
 	if !p.Enabled {
@@ -389,7 +391,7 @@ func (l *refLinter) reachable(ge ldapschema.Entitlement) {
 		return
 	}
 	var why []string
-	fix := fmt.Sprintf("cpactl entitlement add-pool %s POOL", Quote(ge.Name))
+	fix := fmt.Sprintf("cpactl entitlement add-pool %s POOL", quote.Shell(ge.Name))
 	usable := 0
 	for _, dn := range ge.PoolDNs {
 		p, ok := l.poolByDN(dn)
@@ -414,7 +416,7 @@ func (l *refLinter) reachable(ge ldapschema.Entitlement) {
 	if len(ge.Tags) > 0 && !l.anyServerWithTag(ge.Tags) {
 		why = append(why, fmt.Sprintf("its restriction tags (%s) match no connection server", strings.Join(ge.Tags, ", ")))
 		if usable > 0 {
-			fix = fmt.Sprintf("cpactl entitlement update %s --no-tags, or tag a connection server", Quote(ge.Name))
+			fix = fmt.Sprintf("cpactl entitlement update %s --no-tags, or tag a connection server", quote.Shell(ge.Name))
 		}
 	}
 	if len(why) == 0 {
@@ -462,9 +464,9 @@ func (l *refLinter) homeSites() {
 		if h.GroupDN != "" {
 			principal, flag = h.GroupDN, "group"
 		}
-		unset := fmt.Sprintf("cpactl homesite unset --%s %s", flag, Quote(ldapschema.NameOf(principal)))
+		unset := fmt.Sprintf("cpactl homesite unset --%s %s", flag, quote.Shell(ldapschema.NameOf(principal)))
 		if h.EntitlementDN != "" {
-			unset += " --entitlement " + Quote(ldapschema.NameOf(h.EntitlementDN))
+			unset += " --entitlement " + quote.Shell(ldapschema.NameOf(h.EntitlementDN))
 		}
 		fix := unset + " (or set it again with cpactl homesite set)"
 		ok := l.ref(KindHomeSite, obj, fix, ldapschema.AttrUserDN, h.UserDN, KindUser)
@@ -481,14 +483,14 @@ func (l *refLinter) homeSites() {
 		l.add(KindHomeSite, obj, CheckHomeSiteOverrideNotEntitled,
 			fmt.Sprintf("the %s has a home-site override for entitlement %q but is not entitled to it (the row still counts)", flag, ge.Name),
 			fmt.Sprintf("cpactl entitlement add-member %s --%s %s, or %s",
-				Quote(ge.Name), flag, Quote(ldapschema.NameOf(principal)), unset))
+				quote.Shell(ge.Name), flag, quote.Shell(ldapschema.NameOf(principal)), unset))
 	}
 }
 
 func (l *refLinter) groups() {
 	for _, g := range l.d.Groups {
 		for _, m := range g.Members {
-			l.ref(KindGroup, g.Name, fmt.Sprintf("cpactl group remove-member %s %s", Quote(g.Name), Quote(ldapschema.NameOf(m))),
+			l.ref(KindGroup, g.Name, fmt.Sprintf("cpactl group remove-member %s %s", quote.Shell(g.Name), quote.Shell(ldapschema.NameOf(m))),
 				ldapschema.AttrMember, m, KindUser, KindGroup, KindComputer)
 		}
 	}
@@ -496,7 +498,7 @@ func (l *refLinter) groups() {
 
 func (l *refLinter) sessions() {
 	for _, s := range l.d.Sessions {
-		fix := "cpactl session end " + Quote(s.ID)
+		fix := "cpactl session end " + quote.Shell(s.ID)
 		l.ref(KindSession, s.ID, fix, ldapschema.AttrUserDN, s.UserDN, KindUser)
 		l.ref(KindSession, s.ID, fix, ldapschema.AttrEntitlementDN, s.EntitlementDN, KindEntitlement)
 		l.ref(KindSession, s.ID, fix, ldapschema.AttrPodDN, s.PodDN, KindPod)
@@ -511,7 +513,7 @@ func (l *refLinter) assignments() {
 	for _, a := range l.d.Assignments {
 		obj := ldapschema.NameOf(a.UserDN) + " / " + ldapschema.NameOf(a.EntitlementDN)
 		fix := fmt.Sprintf("cpactl assignment delete --user %s --entitlement %s --yes",
-			Quote(ldapschema.NameOf(a.UserDN)), Quote(ldapschema.NameOf(a.EntitlementDN)))
+			quote.Shell(ldapschema.NameOf(a.UserDN)), quote.Shell(ldapschema.NameOf(a.EntitlementDN)))
 		l.ref(KindAssignment, obj, fix, ldapschema.AttrUserDN, a.UserDN, KindUser)
 		l.ref(KindAssignment, obj, fix, ldapschema.AttrEntitlementDN, a.EntitlementDN, KindEntitlement)
 		l.ref(KindAssignment, obj, fix, ldapschema.AttrPodDN, a.PodDN, KindPod)

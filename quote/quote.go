@@ -1,10 +1,12 @@
 // Package quote renders the names administrators give inside cpactl's
 // messages: in double quotes, and cut when they are long, so that a
-// 10,000-character argument still makes a one-line error.
+// 10,000-character argument still makes a one-line error (Name); and as one
+// shell word inside the commands cpactl suggests (Shell).
 package quote
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -28,4 +30,21 @@ func Name(s string) string {
 		runes++
 	}
 	return fmt.Sprintf("%q… (%d characters)", cut, n)
+}
+
+// Shell returns s as one shell word: unchanged when it is plain, in single
+// quotes otherwise; a single quote inside ends the quoted part, follows
+// escaped by a backslash, and a new quoted part begins.
+func Shell(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,/:@", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

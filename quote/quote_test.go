@@ -19,3 +19,23 @@ func TestName(t *testing.T) {
 		}
 	}
 }
+
+func TestShell(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"a plain word stays as it is", "uk-pod1", "uk-pod1"},
+		{"plain punctuation stays as it is", "a_b.c,d/e:f@g", "a_b.c,d/e:f@g"},
+		{"an empty word is quoted", "", "''"},
+		{"a space is quoted", "Sales Desktop", "'Sales Desktop'"},
+		{"a single quote is closed, escaped and reopened", "O'Brien", `'O'\''Brien'`},
+		{"a non-ASCII letter is quoted", "Zürich", "'Zürich'"},
+		{"digits, dashes, underscores and dots stay as they are", "plain-name_1.2", "plain-name_1.2"},
+		{"a plus is quoted", "a,b+c", "'a,b+c'"},
+		{"a quote inside a word", "it's", `'it'\''s'`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Shell(tc.in); got != tc.want {
+				t.Errorf("Shell(%q) = %s, want %s", tc.in, got, tc.want)
+			}
+		})
+	}
+}

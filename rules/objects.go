@@ -1,15 +1,4 @@
-// Package lint checks a federation's configuration for the mistakes the
-// broker would trip over: dangling references, preferred-site lists that
-// name missing sites, entitlement options that contradict each other, pools
-// that do not fit their entitlement, values out of range, and entitled users
-// who cannot reach any pool.
-//
-// The package is pure: it takes plain records (package ldapschema) and
-// returns findings; it imports neither LDAP access nor cobra. The per-object
-// rules (EntitlementRules, FarmRules, HostRules, PoolRules, PoolFits,
-// FarmFits) are the same ones the write commands apply before writing, so a
-// value a command refuses is a value lint reports.
-package lint
+package rules
 
 import (
 	"fmt"
@@ -18,87 +7,15 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
-// Finding classes (the "check" of a finding). They are a stable contract:
-// scripts may filter on them.
-const (
-	CheckUnreadable                  = "unreadable-value"
-	CheckDuplicateName               = "duplicate-name"
-	CheckDangling                    = "dangling-reference"
-	CheckPreferredMissing            = "preferred-site-missing"
-	CheckPreferredSelf               = "preferred-site-self"
-	CheckPreferredDuplicate          = "preferred-site-duplicate"
-	CheckPreferredRanks              = "preferred-rank-gap"
-	CheckIgnoreHighLoadWithoutPolicy = "ignore-high-load-without-policy"
-	CheckIgnoreHighLoadWithoutPrefer = "ignore-high-load-without-preferred-sites"
-	CheckPreferredSitesScope         = "preferred-sites-non-any-scope"
-	CheckRequireHomeSiteWithoutUse   = "require-home-site-without-use-home-site"
-	CheckOptionNotAllowed            = "option-not-allowed"
-	CheckPoolInTwoEntitlements       = "pool-in-two-entitlements"
-	CheckDedicatedFloatingMismatch   = "dedicated-floating-mismatch"
-	CheckPoolTypeMismatch            = "pool-type-mismatch"
-	CheckFarmInAnotherPod            = "farm-in-another-pod"
-	CheckOutOfRange                  = "out-of-range"
-	CheckEntitledUsersWithoutPool    = "entitled-users-without-pool"
-	CheckHomeSiteOverrideNotEntitled = "home-site-override-not-entitled"
-	CheckOverCapacity                = "over-capacity"
-)
-
-// Checks lists every finding class.
-var Checks = []string{CheckUnreadable, CheckDuplicateName, CheckDangling, CheckPreferredMissing, CheckPreferredSelf,
-	CheckPreferredDuplicate, CheckPreferredRanks, CheckIgnoreHighLoadWithoutPolicy, CheckIgnoreHighLoadWithoutPrefer,
-	CheckPreferredSitesScope, CheckRequireHomeSiteWithoutUse, CheckOptionNotAllowed, CheckPoolInTwoEntitlements,
-	CheckDedicatedFloatingMismatch, CheckPoolTypeMismatch, CheckFarmInAnotherPod, CheckOutOfRange,
-	CheckEntitledUsersWithoutPool, CheckHomeSiteOverrideNotEntitled, CheckOverCapacity}
-
-// Violation is one rule an object breaks.
-type Violation struct {
-	// Check is the finding class lint reports it under.
-	Check string
-	// Message says what is wrong, one lower-case line naming the options as
-	// the command-line flags spell them.
-	Message string
-	// Fixes are the alternative flags (of the object's update command) that
-	// put it right; empty when no flag can (the fix is in Hint).
-	Fixes []string
-	// Hint is a fix in words, for violations no flag repairs.
-	Hint string
-	// Warning marks a violation that is allowed but probably not meant.
-	Warning bool
-}
-
-// FixText renders the fixes as a hint: "pass --a, or --b".
-func (v Violation) FixText() string {
-	if len(v.Fixes) == 0 {
-		return v.Hint
-	}
-	return "pass " + strings.Join(v.Fixes, ", or ")
-}
-
-// Errors returns the violations that are not warnings.
-func Errors(vs []Violation) []Violation { return filter(vs, false) }
-
-// Warnings returns the violations that are warnings.
-func Warnings(vs []Violation) []Violation { return filter(vs, true) }
-
-func filter(vs []Violation, warning bool) []Violation {
-	var out []Violation
-	for _, v := range vs {
-		if v.Warning == warning {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 // isFloatingDesktop reports whether ge is a floating desktop entitlement.
 func isFloatingDesktop(ge ldapschema.Entitlement) bool {
 	return ge.Type == ldapschema.TypeDesktop && !ge.Dedicated
 }
 
-// EntitlementRules applies SPEC §1's rules on a global entitlement's
+// Entitlement applies SPEC §1's rules on a global entitlement's
 // options (and §3 step 5's on Ignore Preferred Sites with High Load).
 // O(1): it looks at the entitlement's own options only.
-func EntitlementRules(ge ldapschema.Entitlement) []Violation {
+func Entitlement(ge ldapschema.Entitlement) []Violation {
 	var vs []Violation
 	floatingOrApp := ge.Type == ldapschema.TypeApplication || isFloatingDesktop(ge)
 	if ge.RequireHomeSite && !ge.UseHomeSite {
@@ -187,8 +104,8 @@ func checkRanges(pairs ...any) []Violation {
 	return vs
 }
 
-// PoolRules checks a pool's own figures (ranges): O(1).
-func PoolRules(p ldapschema.Pool) []Violation {
+// Pool checks a pool's own figures (ranges): O(1).
+func Pool(p ldapschema.Pool) []Violation {
 	if p.Kind != ldapschema.KindDesktop {
 		return nil
 	}
@@ -226,15 +143,15 @@ func HostOvercommit(h ldapschema.Host, f ldapschema.Farm) *Violation {
 			h.Sessions, f.Name, f.MaxSessionsPerHost)}
 }
 
-// FarmRules checks a farm's limit and host-side thresholds: O(1).
-func FarmRules(f ldapschema.Farm) []Violation {
+// Farm checks a farm's limit and host-side thresholds: O(1).
+func Farm(f ldapschema.Farm) []Violation {
 	return checkRanges(RangeMaxSessionsPerHost, f.MaxSessionsPerHost,
 		RangeHostLoadIndexThreshold, f.LoadIndexThreshold,
 		RangeHostConnectingSessionLimit, f.ConnectingSessionThreshold)
 }
 
-// HostRules checks an RDS host's figures and features: O(features).
-func HostRules(h ldapschema.Host) []Violation {
+// Host checks an RDS host's figures and features: O(features).
+func Host(h ldapschema.Host) []Violation {
 	vs := checkRanges(RangeLoadIndex, h.LoadIndex, RangeHostSessions, h.Sessions, RangeConnecting, h.Connecting)
 	for _, f := range h.Features {
 		if !containsFold(ldapschema.AllFeatures, f) {

@@ -1,4 +1,4 @@
-package lint
+package rules
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ func floatingDesktop() ldapschema.Entitlement {
 		LoadDistribution: ldapschema.PolicyNone, Enabled: true}
 }
 
-func TestEntitlementRules(t *testing.T) {
+func TestEntitlement(t *testing.T) {
 	tests := []struct {
 		name    string
 		edit    func(*ldapschema.Entitlement)
@@ -58,7 +58,7 @@ func TestEntitlementRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ge := floatingDesktop()
 			tt.edit(&ge)
-			vs := EntitlementRules(ge)
+			vs := Entitlement(ge)
 			if tt.check == "" {
 				if len(vs) != 0 {
 					t.Fatalf("want no violation, got %+v", vs)
@@ -82,20 +82,20 @@ func TestRanges(t *testing.T) {
 		count int
 		text  string
 	}{
-		{"farm thresholds in range", FarmRules(ldapschema.Farm{LoadIndexThreshold: 100, ConnectingSessionThreshold: 150}), 0, ""},
-		{"farm load index threshold above 100", FarmRules(ldapschema.Farm{LoadIndexThreshold: 101}), 1,
+		{"farm thresholds in range", Farm(ldapschema.Farm{LoadIndexThreshold: 100, ConnectingSessionThreshold: 150}), 0, ""},
+		{"farm load index threshold above 100", Farm(ldapschema.Farm{LoadIndexThreshold: 101}), 1,
 			"host-load-index-threshold=101 is out of range: it takes an integer 0..100"},
-		{"farm connecting session threshold above 150", FarmRules(ldapschema.Farm{ConnectingSessionThreshold: 151}), 1,
+		{"farm connecting session threshold above 150", Farm(ldapschema.Farm{ConnectingSessionThreshold: 151}), 1,
 			"host-connecting-session-threshold=151 is out of range: it takes an integer 0..150"},
-		{"farm negative max sessions", FarmRules(ldapschema.Farm{MaxSessionsPerHost: -1}), 1,
+		{"farm negative max sessions", Farm(ldapschema.Farm{MaxSessionsPerHost: -1}), 1,
 			"max-sessions-per-host=-1 is out of range: it takes an integer 0 or more"},
-		{"host load index -1 is allowed", HostRules(ldapschema.Host{LoadIndex: -1}), 0, ""},
-		{"host load index below -1", HostRules(ldapschema.Host{LoadIndex: -2}), 1, "load-index=-2 is out of range: it takes an integer -1..100"},
-		{"host load index above 100", HostRules(ldapschema.Host{LoadIndex: 101}), 1, "load-index=101"},
-		{"host negative connecting", HostRules(ldapschema.Host{Connecting: -1}), 1, "connecting=-1"},
-		{"host unknown feature", HostRules(ldapschema.Host{Features: []string{"TELEPORT"}}), 1, `feature "TELEPORT" is not one of`},
-		{"desktop pool negative capacity", PoolRules(ldapschema.Pool{Kind: ldapschema.KindDesktop, Capacity: -1}), 1, "capacity=-1"},
-		{"farm pools have no counters", PoolRules(ldapschema.Pool{Kind: ldapschema.KindApplication, Capacity: -1}), 0, ""},
+		{"host load index -1 is allowed", Host(ldapschema.Host{LoadIndex: -1}), 0, ""},
+		{"host load index below -1", Host(ldapschema.Host{LoadIndex: -2}), 1, "load-index=-2 is out of range: it takes an integer -1..100"},
+		{"host load index above 100", Host(ldapschema.Host{LoadIndex: 101}), 1, "load-index=101"},
+		{"host negative connecting", Host(ldapschema.Host{Connecting: -1}), 1, "connecting=-1"},
+		{"host unknown feature", Host(ldapschema.Host{Features: []string{"TELEPORT"}}), 1, `feature "TELEPORT" is not one of`},
+		{"desktop pool negative capacity", Pool(ldapschema.Pool{Kind: ldapschema.KindDesktop, Capacity: -1}), 1, "capacity=-1"},
+		{"farm pools have no counters", Pool(ldapschema.Pool{Kind: ldapschema.KindApplication, Capacity: -1}), 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,19 +157,5 @@ func TestFarmFits(t *testing.T) {
 	v := FarmFits(p, ldapschema.Farm{Name: "f", Pod: "pod2"})
 	if v == nil || v.Check != CheckFarmInAnotherPod || !strings.Contains(v.Message, `farm "f" is in pod "pod2", but pool "apps" is in pod "pod1"`) {
 		t.Fatalf("got %+v", v)
-	}
-}
-
-func TestQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain-name_1.2": "plain-name_1.2",
-		"Sales Desktop":  "'Sales Desktop'",
-		"it's":           `'it'\''s'`,
-		"a,b+c":          "'a,b+c'",
-		"":               "''",
-	} {
-		if got := Quote(in); got != want {
-			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
-		}
 	}
 }
