@@ -74,7 +74,7 @@ const (
 	StatusPlaced      = "placed"      // this pool took the session
 	StatusFull        = "full"        // no room
 	StatusNoHost      = "no_host"     // the farm yields no host for the request
-	StatusUnavailable = "unavailable" // not available (§3.1) or unfit for this GE
+	StatusUnavailable = "unavailable" // not available (see docs/resolve.md) or unfit for this GE
 	StatusNotTried    = "not_tried"   // a pool earlier in the order took the session
 	StatusSearched    = "searched"    // a pod whose pools were tried
 	StatusSkipped     = "skipped"     // a pod not searched, see skip_reason

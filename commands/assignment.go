@@ -21,7 +21,7 @@ func newAssignmentCommand(g *Globals) *cobra.Command {
 		Short: "Set, list and delete pod assignments of dedicated entitlements",
 		Long: `A pod assignment records where a user of a dedicated desktop entitlement got
 a machine on first allocation: later connections go straight to that pod
-(and machine), whatever the scope (SPEC §3 step 3). There is one assignment
+(and machine), whatever the entitlement's scope. There is one assignment
 per user and entitlement; setting it again replaces it.`,
 	}
 	cmd.AddCommand(newAssignmentListCommand(g), newAssignmentSetCommand(g), newAssignmentDeleteCommand(g))

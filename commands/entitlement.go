@@ -27,7 +27,7 @@ from pools in any pod of the federation. Its policy says where the broker
 looks (scope, home site, preferred sites, load distribution) and what a
 user may do (several sessions, client restrictions, tags).
 
-Rules checked before anything is written (SPEC §1):
+Rules checked before anything is written:
   --require-home-site needs --use-home-site;
   --ignore-high-load-preferred-sites needs --load-distribution load or session;
   --multiple-session-auto-clean and --client-restrictions are for floating

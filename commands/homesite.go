@@ -26,7 +26,7 @@ func newHomeSiteCommand(g *Globals) *cobra.Command {
 (user or group, entitlement or none); setting it again replaces it.
 
 When a global entitlement has Use Home Site, the broker starts its search at
-the user's home site, resolved in this order (SPEC §3 step 4):
+the user's home site, resolved in this order (the first that applies wins):
 
   USER_OVERRIDE   the user's row for the entitlement
   GROUP_OVERRIDE  a row of one of the user's immediate groups for it

@@ -34,8 +34,8 @@ func newResolveCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "resolve",
 		Short: "Dry-run the broker's search: where would this user's session land, and why?",
-		Long: `Runs the Connection Server's whole search for one connection request, the
-way SPEC §3 describes it, and explains every step: the entitlement checks
+		Long: `Runs the Connection Server's whole search for one connection request, as
+the broker does it, and explains every step: the entitlement checks
 (membership through nested groups, Connection Server tags, client
 restrictions), existing sessions, a dedicated assignment, the home site, the
 order in which sites are searched (starting, connecting, preferred with the

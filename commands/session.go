@@ -22,7 +22,7 @@ func newSessionCommand(g *Globals) *cobra.Command {
 		Long: `Session records are the global data layer's list of existing sessions: the
 user, the global entitlement, the hosting pod and pool (and RDS host), the
 pod that brokered it, its state and the client computer. ` + "`cpactl resolve`" + `
-reads them to offer reconnects (SPEC §3 step 2). They never change a pool's
+reads them to offer reconnects to existing sessions. They never change a pool's
 or host's counters (set those with pool update and host set-load).`,
 	}
 	cmd.AddCommand(newSessionListCommand(g), newSessionShowCommand(g), newSessionRecordCommand(g), newSessionEndCommand(g))

@@ -49,7 +49,7 @@ func Markdown() string {
 	var b strings.Builder
 	b.WriteString("# cpactl LDAP schema\n\n")
 	fmt.Fprintf(&b, "<!-- %s; regenerate with `go run ./cmd/cpactl schema print --format markdown -O docs/schema.md` -->\n\n", generatedNote)
-	fmt.Fprintf(&b, "OID arc `%s` (SPEC §2.3): attribute types are `<arc>.1.N`, object classes `<arc>.2.N`. "+
+	fmt.Fprintf(&b, "OID arc `%s` (cpactl's own, under the UUID arc 2.25): attribute types are `<arc>.1.N`, object classes `<arc>.2.N`. "+
 		"An OID, once released, never changes meaning. The schema loads into a stock slapd after `core`, "+
 		"`cosine`, `nis` and `inetorgperson`; print it with `cpactl schema print [--format schema|ldif]`.\n\n", Arc)
 	b.WriteString("Integers use INTEGER syntax with `integerMatch`/`integerOrderingMatch`, booleans BOOLEAN " +
