@@ -14,8 +14,6 @@ import (
 	"github.com/cpactl/cpactl/reconcile"
 )
 
-func init() { register(newApplyCommand) }
-
 type applyOptions struct {
 	g *Globals
 	writeFlags

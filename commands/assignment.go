@@ -13,8 +13,6 @@ import (
 	"github.com/cpactl/cpactl/rules"
 )
 
-func init() { register(newAssignmentCommand) }
-
 func newAssignmentCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "assignment",
@@ -24,7 +22,6 @@ a machine on first allocation: later connections go straight to that pod
 (and machine), whatever the entitlement's scope. There is one assignment
 per user and entitlement; setting it again replaces it.`,
 	}
-	cmd.AddCommand(newAssignmentListCommand(g), newAssignmentSetCommand(g), newAssignmentDeleteCommand(g))
 	return cmd
 }
 

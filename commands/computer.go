@@ -13,8 +13,6 @@ import (
 	"github.com/cpactl/cpactl/rules"
 )
 
-func init() { register(newComputerCommand) }
-
 func newComputerCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "computer",
@@ -23,8 +21,6 @@ func newComputerCommand(g *Globals) *cobra.Command {
 an entitlement with client restrictions admits only computers in a group
 that is itself a member of the entitlement.`,
 	}
-	cmd.AddCommand(newComputerListCommand(g), newComputerShowCommand(g), newComputerCreateCommand(g),
-		newComputerDeleteCommand(g))
 	return cmd
 }
 

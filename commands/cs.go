@@ -15,8 +15,6 @@ import (
 	"github.com/cpactl/cpactl/rules"
 )
 
-func init() { register(newConnectionServerCommand) }
-
 func newConnectionServerCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cs",
@@ -26,8 +24,6 @@ restriction tags decide which global entitlements it may broker: a GE
 without tags is brokered by any server, a GE with tags only by a server
 that has at least one of them. Names are unique across the federation.`,
 	}
-	cmd.AddCommand(newCSListCommand(g), newCSShowCommand(g), newCSCreateCommand(g), newCSUpdateCommand(g),
-		newCSDeleteCommand(g))
 	return cmd
 }
 

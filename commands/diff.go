@@ -15,8 +15,6 @@ import (
 	"github.com/cpactl/cpactl/reconcile"
 )
 
-func init() { register(newDiffCommand) }
-
 type diffOptions struct {
 	g *Globals
 	readFlags

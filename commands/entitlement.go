@@ -15,8 +15,6 @@ import (
 	"github.com/cpactl/cpactl/rules"
 )
 
-func init() { register(newEntitlementCommand) }
-
 func newEntitlementCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "entitlement",
@@ -39,10 +37,6 @@ Rules checked before anything is written:
     (it has no effect there).
 A pool belongs to at most one entitlement, of its type and user assignment.`,
 	}
-	cmd.AddCommand(newEntitlementListCommand(g), newEntitlementShowCommand(g), newEntitlementCreateCommand(g),
-		newEntitlementUpdateCommand(g), newEntitlementDeleteCommand(g), newEntitlementMembersCommand(g),
-		newEntitlementMemberEditCommand(g, true), newEntitlementMemberEditCommand(g, false),
-		newEntitlementPoolEditCommand(g, true), newEntitlementPoolEditCommand(g, false))
 	return cmd
 }
 

@@ -9,8 +9,6 @@ import (
 	"github.com/cpactl/cpactl/reconcile"
 )
 
-func init() { register(newExportCommand) }
-
 type exportOptions struct {
 	g    *Globals
 	From string

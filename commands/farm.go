@@ -14,8 +14,6 @@ import (
 	"github.com/cpactl/cpactl/rules"
 )
 
-func init() { register(newFarmCommand) }
-
 func newFarmCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "farm",
@@ -33,8 +31,6 @@ application pools of that pod (several pools may share a farm).
 The host-side thresholds only filter candidates; the broker's buckets use
 the global pae-RDS* settings (cpactl settings).`,
 	}
-	cmd.AddCommand(newFarmListCommand(g), newFarmShowCommand(g), newFarmCreateCommand(g), newFarmUpdateCommand(g),
-		newFarmDeleteCommand(g))
 	return cmd
 }
 

@@ -14,8 +14,6 @@ import (
 	"github.com/cpactl/cpactl/output"
 )
 
-func init() { register(newGroupCommand) }
-
 const memberForms = `A member is a user, a group or a client computer, named as it is (users
 also as DOMAIN\uid or uid@domain). A name that several kinds carry must
 say which: user:NAME, group:NAME or computer:NAME. Separate members with
@@ -30,8 +28,6 @@ is tolerated but reported). A group may be empty.
 
 ` + memberForms,
 	}
-	cmd.AddCommand(newGroupListCommand(g), newGroupShowCommand(g), newGroupCreateCommand(g),
-		newGroupMembersCommand(g, true), newGroupMembersCommand(g, false), newGroupDeleteCommand(g))
 	return cmd
 }
 

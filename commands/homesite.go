@@ -15,8 +15,6 @@ import (
 	"github.com/cpactl/cpactl/output"
 )
 
-func init() { register(newHomeSiteCommand) }
-
 func newHomeSiteCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "homesite",
@@ -37,8 +35,6 @@ Two groups at the same level naming different sites are a conflict: the
 group whose name sorts first (case-insensitive) wins. ` + "`cpactl homesite resolve`" + `
 shows the winner, its source and why every other row lost.`,
 	}
-	cmd.AddCommand(newHomeSiteSetCommand(g), newHomeSiteUnsetCommand(g), newHomeSiteListCommand(g),
-		newHomeSiteResolveCommand(g))
 	return cmd
 }
 

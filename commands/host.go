@@ -16,8 +16,6 @@ import (
 	"github.com/cpactl/cpactl/rules"
 )
 
-func init() { register(newHostCommand) }
-
 func newHostCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "host",
@@ -29,8 +27,6 @@ features (multisession, unauthenticated, rdp, pcoip, blast; all five by
 default) decide which requests it can serve and whether it may join bucket
 1. Host names are unique across the federation.`,
 	}
-	cmd.AddCommand(newHostListCommand(g), newHostShowCommand(g), newHostCreateCommand(g), newHostUpdateCommand(g, false),
-		newHostUpdateCommand(g, true), newHostDeleteCommand(g))
 	return cmd
 }
 

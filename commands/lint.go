@@ -10,8 +10,6 @@ import (
 	"github.com/cpactl/cpactl/output"
 )
 
-func init() { register(newLintCommand) }
-
 type lintOptions struct {
 	g *Globals
 	readFlags

@@ -14,8 +14,6 @@ import (
 	"github.com/cpactl/cpactl/rules"
 )
 
-func init() { register(newPodCommand) }
-
 func newPodCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pod",
@@ -25,8 +23,6 @@ OFFLINE) is what-if input for resolve: offline pods are never searched.
 Pod names are unique across the federation. A pod's Connection Servers,
 pools and farms are entries below it and move with it on a rename.`,
 	}
-	cmd.AddCommand(newPodListCommand(g), newPodShowCommand(g), newPodCreateCommand(g), newPodUpdateCommand(g),
-		newPodDeleteCommand(g))
 	return cmd
 }
 

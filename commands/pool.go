@@ -15,8 +15,6 @@ import (
 	"github.com/cpactl/cpactl/rules"
 )
 
-func init() { register(newPoolCommand) }
-
 func newPoolCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pool",
@@ -28,8 +26,6 @@ desktop and application pools (--kind rds-desktop, --kind application) are
 served by an RDS farm of the same pod; their figures come from the farm's
 hosts. Pool names are unique across the federation.`,
 	}
-	cmd.AddCommand(newPoolListCommand(g), newPoolShowCommand(g), newPoolCreateCommand(g), newPoolUpdateCommand(g),
-		newPoolDeleteCommand(g))
 	return cmd
 }
 

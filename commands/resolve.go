@@ -13,8 +13,6 @@ import (
 	"github.com/cpactl/cpactl/output"
 )
 
-func init() { register(newResolveCommand) }
-
 type resolveOptions struct {
 	g *Globals
 	readFlags

@@ -88,16 +88,125 @@ with --from FILE.ldif and no server.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return errorf(fmt.Sprintf("see `%s --help`", cmd.CommandPath()), "%v", err)
 	})
+	// Every command of cpactl, in one place: each noun with its verbs.
 	root.AddCommand(
-		newExitCodesTopic(),
-		newSchemaCommand(g),
 		newInitCommand(g),
-		newSettingsCommand(g),
+		withVerbs(newSchemaCommand(g),
+			newSchemaPrintCommand(g),
+			newSchemaInstallCommand(g),
+			newSchemaCheckCommand(g),
+		),
+		withVerbs(newSettingsCommand(g),
+			newSettingsShowCommand(g),
+			newSettingsSetCommand(g),
+			newSettingsResetCommand(g),
+		),
+		withVerbs(newSiteCommand(g),
+			newSiteListCommand(g),
+			newSiteShowCommand(g),
+			newSiteCreateCommand(g),
+			newSiteUpdateCommand(g),
+			newSiteDeleteCommand(g),
+			newSitePreferredCommand(g),
+		),
+		withVerbs(newPodCommand(g),
+			newPodListCommand(g),
+			newPodShowCommand(g),
+			newPodCreateCommand(g),
+			newPodUpdateCommand(g),
+			newPodDeleteCommand(g),
+		),
+		withVerbs(newConnectionServerCommand(g),
+			newCSListCommand(g),
+			newCSShowCommand(g),
+			newCSCreateCommand(g),
+			newCSUpdateCommand(g),
+			newCSDeleteCommand(g),
+		),
+		withVerbs(newPoolCommand(g),
+			newPoolListCommand(g),
+			newPoolShowCommand(g),
+			newPoolCreateCommand(g),
+			newPoolUpdateCommand(g),
+			newPoolDeleteCommand(g),
+		),
+		withVerbs(newFarmCommand(g),
+			newFarmListCommand(g),
+			newFarmShowCommand(g),
+			newFarmCreateCommand(g),
+			newFarmUpdateCommand(g),
+			newFarmDeleteCommand(g),
+		),
+		withVerbs(newHostCommand(g),
+			newHostListCommand(g),
+			newHostShowCommand(g),
+			newHostCreateCommand(g),
+			newHostUpdateCommand(g, false), // update
+			newHostUpdateCommand(g, true),  // set-load
+			newHostDeleteCommand(g),
+		),
+		withVerbs(newEntitlementCommand(g),
+			newEntitlementListCommand(g),
+			newEntitlementShowCommand(g),
+			newEntitlementCreateCommand(g),
+			newEntitlementUpdateCommand(g),
+			newEntitlementDeleteCommand(g),
+			newEntitlementMembersCommand(g),
+			newEntitlementMemberEditCommand(g, true),  // add-member
+			newEntitlementMemberEditCommand(g, false), // remove-member
+			newEntitlementPoolEditCommand(g, true),    // add-pool
+			newEntitlementPoolEditCommand(g, false),   // remove-pool
+		),
+		withVerbs(newHomeSiteCommand(g),
+			newHomeSiteSetCommand(g),
+			newHomeSiteUnsetCommand(g),
+			newHomeSiteListCommand(g),
+			newHomeSiteResolveCommand(g),
+		),
+		withVerbs(newUserCommand(g),
+			newUserListCommand(g),
+			newUserShowCommand(g),
+			newUserCreateCommand(g),
+			newUserUpdateCommand(g),
+			newUserDeleteCommand(g),
+			newUserEntitlementsCommand(g),
+		),
+		withVerbs(newGroupCommand(g),
+			newGroupListCommand(g),
+			newGroupShowCommand(g),
+			newGroupCreateCommand(g),
+			newGroupMembersCommand(g, true),  // add-member
+			newGroupMembersCommand(g, false), // remove-member
+			newGroupDeleteCommand(g),
+		),
+		withVerbs(newComputerCommand(g),
+			newComputerListCommand(g),
+			newComputerShowCommand(g),
+			newComputerCreateCommand(g),
+			newComputerDeleteCommand(g),
+		),
+		withVerbs(newSessionCommand(g),
+			newSessionListCommand(g),
+			newSessionShowCommand(g),
+			newSessionRecordCommand(g),
+			newSessionEndCommand(g),
+		),
+		withVerbs(newAssignmentCommand(g),
+			newAssignmentListCommand(g),
+			newAssignmentSetCommand(g),
+			newAssignmentDeleteCommand(g),
+		),
+		newResolveCommand(g),
+		withVerbs(newSimulateCommand(g),
+			newSimulateStormCommand(g),
+		),
+		newLintCommand(g),
+		newExportCommand(g),
+		newDiffCommand(g),
+		newApplyCommand(g),
 		newGenerateCommand(g),
+		newExitCodesTopic(),
 	)
-	for _, add := range extraCommands {
-		root.AddCommand(add(g))
-	}
 	// Parse flags level by level, so an unknown flag before the noun is
 	// named as such ("unknown flag: --bogus") rather than taken for a flag
 	// with a value that swallows the noun.
@@ -131,11 +240,11 @@ func refuseUnknownSubcommands(cmd *cobra.Command) {
 	}
 }
 
-// extraCommands lets each noun's file register its command from init, so
-// files for new nouns do not all edit this one.
-var extraCommands []func(*Globals) *cobra.Command
-
-func register(f func(*Globals) *cobra.Command) { extraCommands = append(extraCommands, f) }
+// withVerbs adds verbs to a noun command and returns the noun.
+func withVerbs(noun *cobra.Command, verbs ...*cobra.Command) *cobra.Command {
+	noun.AddCommand(verbs...)
+	return noun
+}
 
 func newExitCodesTopic() *cobra.Command {
 	var b strings.Builder

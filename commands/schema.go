@@ -22,7 +22,6 @@ func newSchemaCommand(g *Globals) *cobra.Command {
 arc ` + ldapschema.Arc + `). It loads into a stock slapd after core,
 cosine, nis and inetorgperson. See docs/schema.md for every attribute.`,
 	}
-	cmd.AddCommand(newSchemaPrintCommand(g), newSchemaInstallCommand(g), newSchemaCheckCommand(g))
 	return cmd
 }
 

@@ -13,8 +13,6 @@ import (
 	"github.com/cpactl/cpactl/rules"
 )
 
-func init() { register(newSessionCommand) }
-
 func newSessionCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "session",
@@ -25,7 +23,6 @@ pod that brokered it, its state and the client computer. ` + "`cpactl resolve`" 
 reads them to offer reconnects to existing sessions. They never change a pool's
 or host's counters (set those with pool update and host set-load).`,
 	}
-	cmd.AddCommand(newSessionListCommand(g), newSessionShowCommand(g), newSessionRecordCommand(g), newSessionEndCommand(g))
 	return cmd
 }
 

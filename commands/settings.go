@@ -69,7 +69,6 @@ func newSettingsCommand(g *Globals) *cobra.Command {
 		Short: "Show and change the five federation-wide settings of cn=Common",
 		Long:  "The global settings are Horizon's own attributes of cn=Common,ou=Global,ou=Properties:\n\n" + settingsTable(),
 	}
-	cmd.AddCommand(newSettingsShowCommand(g), newSettingsSetCommand(g), newSettingsResetCommand(g))
 	return cmd
 }
 

@@ -15,8 +15,6 @@ import (
 	"github.com/cpactl/cpactl/output"
 )
 
-func init() { register(newSimulateCommand) }
-
 // maxStormRequests bounds --requests: far more sessions than a whole
 // federation holds, and still well under a second of simulation.
 const maxStormRequests = 1_000_000
@@ -30,7 +28,6 @@ func newSimulateCommand(g *Globals) *cobra.Command {
 snapshot with --from. They read the directory and never write to it.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newSimulateStormCommand(g))
 	return cmd
 }
 

@@ -14,8 +14,6 @@ import (
 	"github.com/cpactl/cpactl/rules"
 )
 
-func init() { register(newSiteCommand) }
-
 func newSiteCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "site",
@@ -29,8 +27,6 @@ Site names are 1-64 printable characters, any of them allowed
 (, + " \ < > ; = * ( ) and non-ASCII letters included), compared without
 regard to case.`,
 	}
-	cmd.AddCommand(newSiteListCommand(g), newSiteShowCommand(g), newSiteCreateCommand(g), newSiteUpdateCommand(g),
-		newSiteDeleteCommand(g), newSitePreferredCommand(g))
 	return cmd
 }
 

@@ -15,8 +15,6 @@ import (
 	"github.com/cpactl/cpactl/rules"
 )
 
-func init() { register(newUserCommand) }
-
 const userForms = `User arguments take three forms: uid, DOMAIN\uid and uid@domain. A domain
 given must match the user's stored domain when it has one (a NetBIOS name
 matches the first label of a DNS domain). Names are taken literally:
@@ -28,8 +26,6 @@ func newUserCommand(g *Globals) *cobra.Command {
 		Short: "List, show, create, update and delete users",
 		Long:  "Users are inetOrgPerson entries under ou=People, named by uid.\n\n" + userForms,
 	}
-	cmd.AddCommand(newUserListCommand(g), newUserShowCommand(g), newUserCreateCommand(g), newUserUpdateCommand(g),
-		newUserDeleteCommand(g), newUserEntitlementsCommand(g))
 	return cmd
 }
 
