@@ -181,43 +181,27 @@ func (o *computerCreateOptions) run() error {
 	return nil
 }
 
-type computerDeleteOptions struct {
-	g *Globals
-	deleteFlags
-	Name string
-}
-
 func newComputerDeleteCommand(g *Globals) *cobra.Command {
-	o := &computerDeleteOptions{g: g}
-	cmd := &cobra.Command{
-		Use:   "delete NAME",
-		Short: "Delete a client computer; refused while groups or sessions refer to it (see --force)",
-		Long: `Deletes a client computer. While groups list it or sessions name it, the
+	return newNamedDeleteCommand(g, namedDelete{
+		kind:  directory.KindComputer,
+		use:   "delete NAME",
+		short: "Delete a client computer; refused while groups or sessions refer to it (see --force)",
+		long: `Deletes a client computer. While groups list it or sessions name it, the
 delete is refused and they are listed; with --force it leaves the groups
 and the sessions lose their client, in the same LDAP transaction.
 
 On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
-		Example: `  cpactl computer delete KIOSK-01 --force --yes`,
-		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
-			return o.run()
+		example: `  cpactl computer delete KIOSK-01 --force --yes`,
+		force:   "also remove the computer from its groups and from session records",
+		hint: func(stored string) string {
+			return fmt.Sprintf("remove it from its groups first (cpactl group remove-member GROUP computer:%s), or pass --force", stored)
 		},
-	}
-	o.deleteFlags.add(cmd, "also remove the computer from its groups and from session records")
-	return cmd
-}
-
-func (o *computerDeleteOptions) run() error {
-	st, closeFn, err := o.g.Store()
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	c, err := st.Computer(o.Name)
-	if err != nil {
-		return err
-	}
-	return runDelete(o.g, st, directory.KindComputer, c.Name, c.DN, o.deleteFlags,
-		fmt.Sprintf("remove it from its groups first (cpactl group remove-member GROUP computer:%s), or pass --force", c.Name))
+		lookup: func(st *directory.Store, name string) (string, string, error) {
+			x, err := st.Computer(name)
+			if err != nil {
+				return "", "", err
+			}
+			return x.Name, x.DN, nil
+		},
+	})
 }

@@ -318,40 +318,22 @@ func (o *csUpdateOptions) run() error {
 	return applyPlan(o.g, st, plan, o.DryRun, "connection server "+cs.Name)
 }
 
-type csDeleteOptions struct {
-	g *Globals
-	deleteFlags
-	Name string
-}
-
 func newCSDeleteCommand(g *Globals) *cobra.Command {
-	o := &csDeleteOptions{g: g}
-	cmd := &cobra.Command{
-		Use:   "delete NAME",
-		Short: "Delete a Connection Server",
-		Long: `Deletes a Connection Server. On a terminal cpactl asks for confirmation;
+	return newNamedDeleteCommand(g, namedDelete{
+		kind:  directory.KindConnectionServer,
+		use:   "delete NAME",
+		short: "Delete a Connection Server",
+		long: `Deletes a Connection Server. On a terminal cpactl asks for confirmation;
 elsewhere pass --yes.`,
-		Example: `  cpactl cs delete cs-in-old --yes`,
-		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
-			return o.run()
+		example: `  cpactl cs delete cs-in-old --yes`,
+		force:   "also remove every reference to the server in the same transaction",
+		hint:    func(_ string) string { return "pass --force to remove the references in the same transaction" },
+		lookup: func(st *directory.Store, name string) (string, string, error) {
+			x, err := st.ConnectionServer(name)
+			if err != nil {
+				return "", "", err
+			}
+			return x.Name, x.DN, nil
 		},
-	}
-	o.deleteFlags.add(cmd, "also remove every reference to the server in the same transaction")
-	return cmd
-}
-
-func (o *csDeleteOptions) run() error {
-	st, closeFn, err := o.g.Store()
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	cs, err := st.ConnectionServer(o.Name)
-	if err != nil {
-		return err
-	}
-	return runDelete(o.g, st, directory.KindConnectionServer, cs.Name, cs.DN, o.deleteFlags,
-		"pass --force to remove the references in the same transaction")
+	})
 }

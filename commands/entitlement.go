@@ -538,7 +538,9 @@ On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
 		example: `  cpactl entitlement delete "Old Desktop" --yes
   cpactl entitlement delete "Sales Desktop" --force --dry-run`,
 		force: "also delete the home-site overrides, sessions and assignments of the entitlement, in the same transaction",
-		hint:  "end the sessions and delete the overrides and assignments first, or pass --force to delete them in the same transaction",
+		hint: func(string) string {
+			return "end the sessions and delete the overrides and assignments first, or pass --force to delete them in the same transaction"
+		},
 	})
 }
 

@@ -369,6 +369,8 @@ On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
 		example: `  cpactl farm delete lab-farm --yes
   cpactl farm delete us-farm1 --force --dry-run`,
 		force: "also delete its hosts and the pools it serves, in the same transaction",
-		hint:  "delete its hosts and pools first, or pass --force to delete them in the same transaction",
+		hint: func(string) string {
+			return "delete its hosts and pools first, or pass --force to delete them in the same transaction"
+		},
 	})
 }

@@ -435,45 +435,29 @@ func (o *groupMembersOptions) storedMembers(st *directory.Store, gr ldapschema.G
 	return out, nil
 }
 
-type groupDeleteOptions struct {
-	g *Globals
-	deleteFlags
-	Name string
-}
-
 func newGroupDeleteCommand(g *Globals) *cobra.Command {
-	o := &groupDeleteOptions{g: g}
-	cmd := &cobra.Command{
-		Use:   "delete NAME",
-		Short: "Delete a group; refused while groups, entitlements or home sites refer to it (see --force)",
-		Long: `Deletes a group (its own members are not touched). While other groups or
+	return newNamedDeleteCommand(g, namedDelete{
+		kind:  directory.KindGroup,
+		use:   "delete NAME",
+		short: "Delete a group; refused while groups, entitlements or home sites refer to it (see --force)",
+		long: `Deletes a group (its own members are not touched). While other groups or
 entitlements list it as a member, or home-site rows name it, the delete is
 refused and they are listed; with --force it leaves those groups and
 entitlements and its home-site rows are deleted, in the same LDAP
 transaction.
 
 On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
-		Example: `  cpactl group delete Contractors --yes`,
-		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
-			return o.run()
+		example: `  cpactl group delete Contractors --yes`,
+		force:   "also remove the group from groups and entitlements and delete its home sites",
+		hint: func(_ string) string {
+			return "remove it from those groups and entitlements first, or pass --force to remove every reference in the same transaction"
 		},
-	}
-	o.deleteFlags.add(cmd, "also remove the group from groups and entitlements and delete its home sites")
-	return cmd
-}
-
-func (o *groupDeleteOptions) run() error {
-	st, closeFn, err := o.g.Store()
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	gr, err := st.Group(o.Name)
-	if err != nil {
-		return err
-	}
-	return runDelete(o.g, st, directory.KindGroup, gr.Name, gr.DN, o.deleteFlags,
-		"remove it from those groups and entitlements first, or pass --force to remove every reference in the same transaction")
+		lookup: func(st *directory.Store, name string) (string, string, error) {
+			x, err := st.Group(name)
+			if err != nil {
+				return "", "", err
+			}
+			return x.Name, x.DN, nil
+		},
+	})
 }

@@ -413,7 +413,7 @@ LDAP transaction.
 On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
 		example: `  cpactl host delete rds-us-09 --yes`,
 		force:   "also remove the host from session records, in the same transaction",
-		hint:    "end the sessions on it first (cpactl session end), or pass --force",
+		hint:    func(string) string { return "end the sessions on it first (cpactl session end), or pass --force" },
 	})
 }
 

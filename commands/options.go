@@ -187,12 +187,21 @@ func containsDN(dns []string, dn string) bool {
 	return false
 }
 
-// namedDelete describes `NOUN delete NAME` for an entitlement, pool, farm
-// or RDS host.
+// namedDelete describes `NOUN delete NAME`, the one delete every named
+// object (site, pod, Connection Server, pool, farm, RDS host, entitlement,
+// user, group, computer) shares: look the object up, refuse while entries
+// refer to it (listing them) or, with --force, remove them in the same
+// transaction (runDelete).
 type namedDelete struct {
 	kind                        string // directory.Kind*
+	use                         string // "delete NAME" unless set
 	short, long, example, force string // help texts; force documents --force
-	hint                        string // what to do when referrers block the delete
+	// hint says what to do when referrers block the delete of the object
+	// named stored (as the directory spells it).
+	hint func(stored string) string
+	// lookup finds the object: its name as stored and its DN. Unset, it is
+	// Store.NamedEntry of kind.
+	lookup func(st *directory.Store, name string) (stored, dn string, err error)
 }
 
 type namedDeleteOptions struct {
@@ -202,13 +211,14 @@ type namedDeleteOptions struct {
 	Name string
 }
 
-// newNamedDeleteCommand builds a delete that refuses while entries refer to
-// the object (listing them) and, with --force, removes them in the same
-// transaction (runDelete).
 func newNamedDeleteCommand(g *Globals, spec namedDelete) *cobra.Command {
 	o := &namedDeleteOptions{g: g, spec: spec}
+	use := spec.use
+	if use == "" {
+		use = "delete NAME"
+	}
 	cmd := &cobra.Command{
-		Use:     "delete NAME",
+		Use:     use,
 		Short:   spec.short,
 		Long:    spec.long,
 		Example: spec.example,
@@ -228,9 +238,19 @@ func (o *namedDeleteOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	e, err := st.NamedEntry(o.spec.kind, o.Name)
+	lookup := o.spec.lookup
+	if lookup == nil {
+		lookup = func(st *directory.Store, name string) (string, string, error) {
+			e, err := st.NamedEntry(o.spec.kind, name)
+			if err != nil {
+				return "", "", err
+			}
+			return ldapschema.NameOf(e.DN), e.DN, nil
+		}
+	}
+	stored, dn, err := lookup(st, o.Name)
 	if err != nil {
 		return err
 	}
-	return runDelete(o.g, st, o.spec.kind, ldapschema.NameOf(e.DN), e.DN, o.deleteFlags, o.spec.hint)
+	return runDelete(o.g, st, o.spec.kind, stored, dn, o.deleteFlags, o.spec.hint(stored))
 }

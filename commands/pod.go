@@ -336,45 +336,29 @@ func (o *podUpdateOptions) run() error {
 	return applyPlan(o.g, st, plan, o.DryRun, "pod "+pod.Name)
 }
 
-type podDeleteOptions struct {
-	g *Globals
-	deleteFlags
-	Name string
-}
-
 func newPodDeleteCommand(g *Globals) *cobra.Command {
-	o := &podDeleteOptions{g: g}
-	cmd := &cobra.Command{
-		Use:   "delete NAME",
-		Short: "Delete a pod; refused while it has Connection Servers, pools or farms, or records refer to it (see --force)",
-		Long: `Deletes a pod. While Connection Servers, pools or farms lie below it, or
+	return newNamedDeleteCommand(g, namedDelete{
+		kind:  directory.KindPod,
+		use:   "delete NAME",
+		short: "Delete a pod; refused while it has Connection Servers, pools or farms, or records refer to it (see --force)",
+		long: `Deletes a pod. While Connection Servers, pools or farms lie below it, or
 sessions, pod assignments or entitlements refer to it or to them, the delete
 is refused and they are listed. With --force they are deleted (entitlements
 only lose the pools) in the same LDAP transaction as the pod.
 
 On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
-		Example: `  cpactl pod delete Lab-1 --yes
+		example: `  cpactl pod delete Lab-1 --yes
   cpactl pod delete London-2 --force --dry-run`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
-			return o.run()
+		force: "also delete the pod's Connection Servers, pools and farms and every reference to them",
+		hint: func(_ string) string {
+			return "delete its Connection Servers, pools and farms first, or pass --force to delete them in the same transaction"
 		},
-	}
-	o.deleteFlags.add(cmd, "also delete the pod's Connection Servers, pools and farms and every reference to them")
-	return cmd
-}
-
-func (o *podDeleteOptions) run() error {
-	st, closeFn, err := o.g.Store()
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	pod, err := st.Pod(o.Name)
-	if err != nil {
-		return err
-	}
-	return runDelete(o.g, st, directory.KindPod, pod.Name, pod.DN, o.deleteFlags,
-		"delete its Connection Servers, pools and farms first, or pass --force to delete them in the same transaction")
+		lookup: func(st *directory.Store, name string) (string, string, error) {
+			x, err := st.Pod(name)
+			if err != nil {
+				return "", "", err
+			}
+			return x.Name, x.DN, nil
+		},
+	})
 }

@@ -510,6 +510,8 @@ On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
 		example: `  cpactl pool delete old-desk --yes
   cpactl pool delete uk-desk --force --dry-run`,
 		force: "also remove the pool from its entitlement and from session records, in the same transaction",
-		hint:  "remove it from its entitlement first (cpactl entitlement remove-pool), or pass --force",
+		hint: func(string) string {
+			return "remove it from its entitlement first (cpactl entitlement remove-pool), or pass --force"
+		},
 	})
 }

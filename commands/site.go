@@ -421,18 +421,12 @@ func checkFreeName(newName, ownDN string, lookup func(string) (string, error), k
 		"%s %s already exists", kind, ldapschema.NameOf(dn))
 }
 
-type siteDeleteOptions struct {
-	g *Globals
-	deleteFlags
-	Name string
-}
-
 func newSiteDeleteCommand(g *Globals) *cobra.Command {
-	o := &siteDeleteOptions{g: g}
-	cmd := &cobra.Command{
-		Use:   "delete NAME",
-		Short: "Delete a site; refused while pods, preferred-site lists or home sites refer to it (see --force)",
-		Long: `Deletes a site. While pods, other sites' preferred-site lists or home-site
+	return newNamedDeleteCommand(g, namedDelete{
+		kind:  directory.KindSite,
+		use:   "delete NAME",
+		short: "Delete a site; refused while pods, preferred-site lists or home sites refer to it (see --force)",
+		long: `Deletes a site. While pods, other sites' preferred-site lists or home-site
 rows refer to it, the delete is refused and the referrers are listed. With
 --force every reference goes in the same LDAP transaction as the site: the
 site leaves the other sites' lists (the ranks close up), its home-site rows
@@ -440,28 +434,18 @@ are deleted, and so are its pods, with their Connection Servers, pools and
 farms, and the records that refer to those.
 
 On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
-		Example: `  cpactl site delete Lab --yes
+		example: `  cpactl site delete Lab --yes
   cpactl site delete UK --force --dry-run`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
-			return o.run()
+		force: "also remove every reference to the site (pods included) in the same transaction",
+		hint: func(_ string) string {
+			return "move the pods with `cpactl pod update POD --site OTHER`, edit the lists and home sites, or pass --force to remove every reference in the same transaction"
 		},
-	}
-	o.deleteFlags.add(cmd, "also remove every reference to the site (pods included) in the same transaction")
-	return cmd
-}
-
-func (o *siteDeleteOptions) run() error {
-	st, closeFn, err := o.g.Store()
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	site, err := st.Site(o.Name)
-	if err != nil {
-		return err
-	}
-	return runDelete(o.g, st, directory.KindSite, site.Name, site.DN, o.deleteFlags,
-		"move the pods with `cpactl pod update POD --site OTHER`, edit the lists and home sites, or pass --force to remove every reference in the same transaction")
+		lookup: func(st *directory.Store, name string) (string, string, error) {
+			x, err := st.Site(name)
+			if err != nil {
+				return "", "", err
+			}
+			return x.Name, x.DN, nil
+		},
+	})
 }

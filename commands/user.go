@@ -371,18 +371,12 @@ func dedupChanges(changes ldapschema.Changes) ldapschema.Changes {
 	return out
 }
 
-type userDeleteOptions struct {
-	g *Globals
-	deleteFlags
-	Arg string
-}
-
 func newUserDeleteCommand(g *Globals) *cobra.Command {
-	o := &userDeleteOptions{g: g}
-	cmd := &cobra.Command{
-		Use:   "delete USER",
-		Short: "Delete a user; refused while groups, entitlements, home sites or records refer to it (see --force)",
-		Long: `Deletes a user. While groups or entitlements list it as a member, or
+	return newNamedDeleteCommand(g, namedDelete{
+		kind:  directory.KindUser,
+		use:   "delete USER",
+		short: "Delete a user; refused while groups, entitlements, home sites or records refer to it (see --force)",
+		long: `Deletes a user. While groups or entitlements list it as a member, or
 home-site rows, sessions or pod assignments name it, the delete is refused
 and they are listed; with --force it leaves the groups and entitlements and
 those rows and records are deleted, in the same LDAP transaction.
@@ -390,28 +384,18 @@ those rows and records are deleted, in the same LDAP transaction.
 On a terminal cpactl asks for confirmation; elsewhere pass --yes.
 
 ` + userForms,
-		Example: `  cpactl user delete alice --yes
+		example: `  cpactl user delete alice --yes
   cpactl user delete 'CORP\bob' --force --yes`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg = args[0]
-			return o.run()
+		force: "also remove the user from groups and entitlements and delete its home sites, sessions and assignments",
+		hint: func(_ string) string {
+			return "remove it from its groups first, or pass --force to remove every reference in the same transaction"
 		},
-	}
-	o.deleteFlags.add(cmd, "also remove the user from groups and entitlements and delete its home sites, sessions and assignments")
-	return cmd
-}
-
-func (o *userDeleteOptions) run() error {
-	st, closeFn, err := o.g.Store()
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	u, err := st.User(o.Arg)
-	if err != nil {
-		return userError(err)
-	}
-	return runDelete(o.g, st, directory.KindUser, u.UID, u.DN, o.deleteFlags,
-		"remove it from its groups first, or pass --force to remove every reference in the same transaction")
+		lookup: func(st *directory.Store, name string) (string, string, error) {
+			x, err := st.User(name)
+			if err != nil {
+				return "", "", userError(err)
+			}
+			return x.UID, x.DN, nil
+		},
+	})
 }
