@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -156,29 +155,17 @@ func (o *computerCreateOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	existing, err := st.Computer(o.Name)
-	var nf *directory.NotFoundError
-	switch {
-	case err == nil:
-		if len(rules.RepeatedComputer(ldapschema.Computer{Description: o.Description}, existing)) > 0 {
-			return errorf("delete and create it again, or keep its description",
-				"computer %s exists with a different description", existing.Name)
-		}
-		o.g.report("computer %s: unchanged", existing.Name)
-		return nil
-	case !errors.As(err, &nf):
-		return err
-	}
-	if o.DryRun {
-		o.g.report("would create computer %s", o.Name)
-		return nil
-	}
-	c := ldapschema.Computer{Name: o.Name, Description: o.Description}
-	if err := st.Add(st.Client, st.DIT.Computer(o.Name), c.Attrs()); err != nil {
-		return existsHint(err, directory.KindComputer, o.Name)
-	}
-	o.g.report("created computer %s", o.Name)
-	return nil
+	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Computer]{
+		kind: directory.KindComputer, name: o.Name, where: "", dn: st.DIT.Computer(o.Name), attrs: ldapschema.Computer{Name: o.Name, Description: o.Description}.Attrs(),
+		read: func() (ldapschema.Computer, error) { return st.Computer(o.Name) },
+		same: func(existing ldapschema.Computer) (string, string, error) {
+			if len(rules.RepeatedComputer(ldapschema.Computer{Description: o.Description}, existing)) > 0 {
+				return "", "", errorf("delete and create it again, or keep its description",
+					"computer %s exists with a different description", existing.Name)
+			}
+			return existing.Name, "", nil
+		},
+	})
 }
 
 func newComputerDeleteCommand(g *Globals) *cobra.Command {

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -201,32 +200,21 @@ func (o *csCreateOptions) run() error {
 		return err
 	}
 	want := ldapschema.ConnectionServer{Name: o.Name, Pod: pod.Name, Description: o.Description, Tags: sortedTags(o.Tags)}
-	existing, err := st.ConnectionServer(o.Name)
-	var nf *directory.NotFoundError
-	switch {
-	case err == nil:
-		if !ldapschema.EqualDN(ldapschema.ParentOf(existing.DN), pod.DN) {
-			return errorf("Connection Server names are unique across the federation: pick another name",
-				"connection server %s exists in pod %s", existing.Name, existing.Pod)
-		}
-		if diffs := rules.RepeatedConnectionServer(want, existing); len(diffs) > 0 {
-			return errorf(fmt.Sprintf("use `cpactl cs update %s` to change it", existing.Name),
-				"connection server %s exists with different %s", existing.Name, strings.Join(diffs, " and "))
-		}
-		o.g.report("connection server %s: unchanged", existing.Name)
-		return nil
-	case !errors.As(err, &nf):
-		return err
-	}
-	if o.DryRun {
-		o.g.report("would create connection server %s in pod %s", o.Name, pod.Name)
-		return nil
-	}
-	if err := st.Add(st.Client, st.DIT.ConnectionServer(pod.Name, o.Name), want.Attrs()); err != nil {
-		return existsHint(err, directory.KindConnectionServer, o.Name)
-	}
-	o.g.report("created connection server %s in pod %s", o.Name, pod.Name)
-	return nil
+	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.ConnectionServer]{
+		kind: directory.KindConnectionServer, name: o.Name, where: " in pod " + pod.Name, dn: st.DIT.ConnectionServer(pod.Name, o.Name), attrs: want.Attrs(),
+		read: func() (ldapschema.ConnectionServer, error) { return st.ConnectionServer(o.Name) },
+		same: func(existing ldapschema.ConnectionServer) (string, string, error) {
+			if !ldapschema.EqualDN(ldapschema.ParentOf(existing.DN), pod.DN) {
+				return "", "", errorf("Connection Server names are unique across the federation: pick another name",
+					"connection server %s exists in pod %s", existing.Name, existing.Pod)
+			}
+			if diffs := rules.RepeatedConnectionServer(want, existing); len(diffs) > 0 {
+				return "", "", errorf(fmt.Sprintf("use `cpactl cs update %s` to change it", existing.Name),
+					"connection server %s exists with different %s", existing.Name, strings.Join(diffs, " and "))
+			}
+			return existing.Name, "", nil
+		},
+	})
 }
 
 func sortedTags(tags []string) []string {

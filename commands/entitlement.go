@@ -444,27 +444,17 @@ func (o *entitlementCreateOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	existing, err := st.Entitlement(o.Name)
-	switch {
-	case err == nil:
-		if r := rules.RepeatedCreate(ge.Attrs(), existing.Attrs(), entitlementCompared, nil); !r.Unchanged() {
-			return errorf(fmt.Sprintf("use `cpactl entitlement update %s` to change it", quote.Shell(existing.Name)),
-				"entitlement %q exists with a different %s", existing.Name, attrWords(r.Different))
-		}
-		o.g.report("entitlement %s: unchanged", existing.Name)
-		return nil
-	case !directory.IsNotFound(err):
-		return err
-	}
-	if o.DryRun {
-		o.g.report("would create entitlement %s", o.Name)
-		return nil
-	}
-	if err := st.Add(st.Client, st.DIT.Entitlement(o.Name), ge.Attrs()); err != nil {
-		return existsHint(err, directory.KindEntitlement, o.Name)
-	}
-	o.g.report("created entitlement %s", o.Name)
-	return nil
+	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Entitlement]{
+		kind: directory.KindEntitlement, name: o.Name, where: "", dn: st.DIT.Entitlement(o.Name), attrs: ge.Attrs(),
+		read: func() (ldapschema.Entitlement, error) { return st.Entitlement(o.Name) },
+		same: func(existing ldapschema.Entitlement) (string, string, error) {
+			if r := rules.RepeatedCreate(ge.Attrs(), existing.Attrs(), entitlementCompared, nil); !r.Unchanged() {
+				return "", "", errorf(fmt.Sprintf("use `cpactl entitlement update %s` to change it", quote.Shell(existing.Name)),
+					"entitlement %q exists with a different %s", existing.Name, attrWords(r.Different))
+			}
+			return existing.Name, "", nil
+		},
+	})
 }
 
 type entitlementUpdateOptions struct {

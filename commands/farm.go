@@ -277,34 +277,22 @@ func (o *farmCreateOptions) run() error {
 		return err
 	}
 	want.Pod, want.DN = pod.Name, st.DIT.Farm(pod.Name, o.Name)
-	existing, err := st.Farm(o.Name)
-	switch {
-	case err == nil:
-		if !ldapschema.EqualDN(existing.DN, want.DN) {
-			return errorf("farm names are unique across the federation: pick another name",
-				"farm %q exists in pod %s", existing.Name, existing.Pod)
-		}
-		if r := rules.RepeatedCreate(want.Attrs(), existing.Attrs(), ldapschema.FarmManaged, nil); !r.Unchanged() {
-			return errorf(fmt.Sprintf("use `cpactl farm update %s` to change it", quote.Shell(existing.Name)),
-				"farm %q exists with a different %s", existing.Name, attrWords(r.Different))
-		}
-		o.g.report("farm %s: unchanged", existing.Name)
-		return nil
-	case !directory.IsNotFound(err):
-		return err
-	}
-	if err := checkFreeSlot(st, want.DN, directory.KindFarm, o.Name, "pod "+pod.Name); err != nil {
-		return err
-	}
-	if o.DryRun {
-		o.g.report("would create farm %s in pod %s", o.Name, pod.Name)
-		return nil
-	}
-	if err := st.Add(st.Client, want.DN, want.Attrs()); err != nil {
-		return existsHint(err, directory.KindFarm, o.Name)
-	}
-	o.g.report("created farm %s in pod %s", o.Name, pod.Name)
-	return nil
+	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Farm]{
+		kind: directory.KindFarm, name: o.Name, where: " in pod " + pod.Name, dn: want.DN, attrs: want.Attrs(),
+		read: func() (ldapschema.Farm, error) { return st.Farm(o.Name) },
+		same: func(existing ldapschema.Farm) (string, string, error) {
+			if !ldapschema.EqualDN(existing.DN, want.DN) {
+				return "", "", errorf("farm names are unique across the federation: pick another name",
+					"farm %q exists in pod %s", existing.Name, existing.Pod)
+			}
+			if r := rules.RepeatedCreate(want.Attrs(), existing.Attrs(), ldapschema.FarmManaged, nil); !r.Unchanged() {
+				return "", "", errorf(fmt.Sprintf("use `cpactl farm update %s` to change it", quote.Shell(existing.Name)),
+					"farm %q exists with a different %s", existing.Name, attrWords(r.Different))
+			}
+			return existing.Name, "", nil
+		},
+		check: func() error { return checkFreeSlot(st, want.DN, directory.KindFarm, o.Name, "pod "+pod.Name) },
+	})
 }
 
 type farmUpdateOptions struct {

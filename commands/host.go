@@ -292,34 +292,24 @@ func (o *hostCreateOptions) run() error {
 	if err := o.checkOvercommit(o.g, want, farm); err != nil {
 		return err
 	}
-	existing, err := st.Host(o.Name)
-	switch {
-	case err == nil:
-		if !ldapschema.EqualDN(existing.DN, want.DN) {
-			return errorf("RDS host names are unique across the federation: pick another name",
-				"rds host %q exists in farm %s", existing.Name, existing.Farm)
-		}
-		// The configuration decides; the live figures (load index,
-		// sessions, connecting), which a feed moves, are left as they are.
-		r := rules.RepeatedCreate(want.Attrs(), existing.Attrs(), ldapschema.HostManaged, ldapschema.HostCounters)
-		if !r.Unchanged() {
-			return errorf(fmt.Sprintf("use `cpactl host update %s` to change it", quote.Shell(existing.Name)),
-				"rds host %q exists with a different %s", existing.Name, attrWords(r.Different))
-		}
-		o.g.report("rds host %s: unchanged%s", existing.Name, countersNote(r))
-		return nil
-	case !directory.IsNotFound(err):
-		return err
-	}
-	if o.DryRun {
-		o.g.report("would create rds host %s in farm %s", o.Name, farm.Name)
-		return nil
-	}
-	if err := st.Add(st.Client, want.DN, want.Attrs()); err != nil {
-		return existsHint(err, directory.KindHost, o.Name)
-	}
-	o.g.report("created rds host %s in farm %s", o.Name, farm.Name)
-	return nil
+	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Host]{
+		kind: directory.KindHost, name: o.Name, where: " in farm " + farm.Name, dn: want.DN, attrs: want.Attrs(),
+		read: func() (ldapschema.Host, error) { return st.Host(o.Name) },
+		same: func(existing ldapschema.Host) (string, string, error) {
+			if !ldapschema.EqualDN(existing.DN, want.DN) {
+				return "", "", errorf("RDS host names are unique across the federation: pick another name",
+					"rds host %q exists in farm %s", existing.Name, existing.Farm)
+			}
+			// The configuration decides; the live figures (load index,
+			// sessions, connecting), which a feed moves, are left as they are.
+			r := rules.RepeatedCreate(want.Attrs(), existing.Attrs(), ldapschema.HostManaged, ldapschema.HostCounters)
+			if !r.Unchanged() {
+				return "", "", errorf(fmt.Sprintf("use `cpactl host update %s` to change it", quote.Shell(existing.Name)),
+					"rds host %q exists with a different %s", existing.Name, attrWords(r.Different))
+			}
+			return existing.Name, countersNote(r), nil
+		},
+	})
 }
 
 type hostUpdateOptions struct {

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -206,30 +205,18 @@ func (o *podCreateOptions) run(statusGiven bool) error {
 	if err != nil {
 		return err
 	}
-	existing, err := st.Pod(o.Name)
-	var nf *directory.NotFoundError
-	switch {
-	case err == nil:
-		want := ldapschema.Pod{SiteDN: site.DN, Description: o.Description, Online: online}
-		if diffs := rules.RepeatedPod(want, existing, statusGiven); len(diffs) > 0 {
-			return errorf(fmt.Sprintf("use `cpactl pod update %s` to change it", existing.Name),
-				"pod %s exists with a different %s", existing.Name, strings.Join(diffs, " and "))
-		}
-		o.g.report("pod %s: unchanged", existing.Name)
-		return nil
-	case !errors.As(err, &nf):
-		return err
-	}
-	if o.DryRun {
-		o.g.report("would create pod %s in site %s", o.Name, site.Name)
-		return nil
-	}
-	pod := ldapschema.Pod{Name: o.Name, SiteDN: site.DN, Description: o.Description, Online: online}
-	if err := st.Add(st.Client, st.DIT.Pod(o.Name), pod.Attrs()); err != nil {
-		return existsHint(err, directory.KindPod, o.Name)
-	}
-	o.g.report("created pod %s in site %s", o.Name, site.Name)
-	return nil
+	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Pod]{
+		kind: directory.KindPod, name: o.Name, where: " in site " + site.Name, dn: st.DIT.Pod(o.Name), attrs: ldapschema.Pod{Name: o.Name, SiteDN: site.DN, Description: o.Description, Online: online}.Attrs(),
+		read: func() (ldapschema.Pod, error) { return st.Pod(o.Name) },
+		same: func(existing ldapschema.Pod) (string, string, error) {
+			want := ldapschema.Pod{SiteDN: site.DN, Description: o.Description, Online: online}
+			if diffs := rules.RepeatedPod(want, existing, statusGiven); len(diffs) > 0 {
+				return "", "", errorf(fmt.Sprintf("use `cpactl pod update %s` to change it", existing.Name),
+					"pod %s exists with a different %s", existing.Name, strings.Join(diffs, " and "))
+			}
+			return existing.Name, "", nil
+		},
+	})
 }
 
 type podUpdateOptions struct {

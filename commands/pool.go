@@ -378,41 +378,29 @@ func (o *poolCreateOptions) run() error {
 	if err := o.bindFarm(st, &want); err != nil {
 		return err
 	}
-	existing, err := st.Pool(o.Name)
-	switch {
-	case err == nil:
-		if !ldapschema.EqualDN(existing.DN, want.DN) {
-			return errorf("pool names are unique across the federation: pick another name",
-				"pool %q exists in pod %s", existing.Name, existing.Pod)
-		}
-		// The configuration decides; the live counters (sessions,
-		// assigned), which a feed moves, are left as they are.
-		r := rules.RepeatedCreate(want.Attrs(), existing.Attrs(), ldapschema.PoolManaged, ldapschema.PoolCounters)
-		if existing.Kind != want.Kind || !r.Unchanged() {
-			what := attrWords(r.Different)
-			if existing.Kind != want.Kind {
-				what = "kind (" + kindWord(existing.Kind) + ")"
+	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Pool]{
+		kind: directory.KindPool, name: o.Name, where: " in pod " + pod.Name, dn: want.DN, attrs: want.Attrs(),
+		read: func() (ldapschema.Pool, error) { return st.Pool(o.Name) },
+		same: func(existing ldapschema.Pool) (string, string, error) {
+			if !ldapschema.EqualDN(existing.DN, want.DN) {
+				return "", "", errorf("pool names are unique across the federation: pick another name",
+					"pool %q exists in pod %s", existing.Name, existing.Pod)
 			}
-			return errorf(fmt.Sprintf("use `cpactl pool update %s` to change it", quote.Shell(existing.Name)),
-				"pool %q exists with a different %s", existing.Name, what)
-		}
-		o.g.report("pool %s: unchanged%s", existing.Name, countersNote(r))
-		return nil
-	case !directory.IsNotFound(err):
-		return err
-	}
-	if err := checkFreeSlot(st, want.DN, directory.KindPool, o.Name, "pod "+pod.Name); err != nil {
-		return err
-	}
-	if o.DryRun {
-		o.g.report("would create pool %s in pod %s", o.Name, pod.Name)
-		return nil
-	}
-	if err := st.Add(st.Client, want.DN, want.Attrs()); err != nil {
-		return existsHint(err, directory.KindPool, o.Name)
-	}
-	o.g.report("created pool %s in pod %s", o.Name, pod.Name)
-	return nil
+			// The configuration decides; the live counters (sessions,
+			// assigned), which a feed moves, are left as they are.
+			r := rules.RepeatedCreate(want.Attrs(), existing.Attrs(), ldapschema.PoolManaged, ldapschema.PoolCounters)
+			if existing.Kind != want.Kind || !r.Unchanged() {
+				what := attrWords(r.Different)
+				if existing.Kind != want.Kind {
+					what = "kind (" + kindWord(existing.Kind) + ")"
+				}
+				return "", "", errorf(fmt.Sprintf("use `cpactl pool update %s` to change it", quote.Shell(existing.Name)),
+					"pool %q exists with a different %s", existing.Name, what)
+			}
+			return existing.Name, countersNote(r), nil
+		},
+		check: func() error { return checkFreeSlot(st, want.DN, directory.KindPool, o.Name, "pod "+pod.Name) },
+	})
 }
 
 // checkFreeSlot refuses to create an entry where another one of a

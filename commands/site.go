@@ -199,29 +199,17 @@ func (o *siteCreateOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	existing, err := st.Site(o.Name)
-	var nf *directory.NotFoundError
-	switch {
-	case err == nil:
-		if diffs := rules.RepeatedSite(ldapschema.Site{Description: o.Description, URL: o.URL}, existing); len(diffs) > 0 {
-			return errorf(fmt.Sprintf("use `cpactl site update %s` to change it", existing.Name),
-				"site %s exists with a different %s", existing.Name, strings.Join(diffs, " and "))
-		}
-		o.g.report("site %s: unchanged", existing.Name)
-		return nil
-	case !errors.As(err, &nf):
-		return err
-	}
-	if o.DryRun {
-		o.g.report("would create site %s", o.Name)
-		return nil
-	}
-	site := ldapschema.Site{Name: o.Name, Description: o.Description, URL: o.URL}
-	if err := st.Add(st.Client, st.DIT.Site(o.Name), site.Attrs()); err != nil {
-		return existsHint(err, "site", o.Name)
-	}
-	o.g.report("created site %s", o.Name)
-	return nil
+	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Site]{
+		kind: directory.KindSite, name: o.Name, where: "", dn: st.DIT.Site(o.Name), attrs: ldapschema.Site{Name: o.Name, Description: o.Description, URL: o.URL}.Attrs(),
+		read: func() (ldapschema.Site, error) { return st.Site(o.Name) },
+		same: func(existing ldapschema.Site) (string, string, error) {
+			if diffs := rules.RepeatedSite(ldapschema.Site{Description: o.Description, URL: o.URL}, existing); len(diffs) > 0 {
+				return "", "", errorf(fmt.Sprintf("use `cpactl site update %s` to change it", existing.Name),
+					"site %s exists with a different %s", existing.Name, strings.Join(diffs, " and "))
+			}
+			return existing.Name, "", nil
+		},
+	})
 }
 
 // checkSiteURLFlag catches a site's web address given to -H/--url, the

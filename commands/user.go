@@ -262,28 +262,17 @@ func (o *userCreateOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	existing, err := st.User(want.UID)
-	var nf *directory.NotFoundError
-	switch {
-	case err == nil:
-		if diffs := rules.RepeatedUser(want, existing); len(diffs) > 0 {
-			return errorf(fmt.Sprintf("use `cpactl user update %s` to change it", existing.UID),
-				"user %s exists with a different %s", existing.UID, strings.Join(diffs, " and "))
-		}
-		o.g.report("user %s: unchanged", existing.UID)
-		return nil
-	case !errors.As(err, &nf):
-		return err
-	}
-	if o.DryRun {
-		o.g.report("would create user %s", want.UID)
-		return nil
-	}
-	if err := st.Add(st.Client, st.DIT.User(want.UID), want.Attrs()); err != nil {
-		return existsHint(err, directory.KindUser, want.UID)
-	}
-	o.g.report("created user %s", want.UID)
-	return nil
+	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.User]{
+		kind: directory.KindUser, name: want.UID, where: "", dn: st.DIT.User(want.UID), attrs: want.Attrs(),
+		read: func() (ldapschema.User, error) { return st.User(want.UID) },
+		same: func(existing ldapschema.User) (string, string, error) {
+			if diffs := rules.RepeatedUser(want, existing); len(diffs) > 0 {
+				return "", "", errorf(fmt.Sprintf("use `cpactl user update %s` to change it", existing.UID),
+					"user %s exists with a different %s", existing.UID, strings.Join(diffs, " and "))
+			}
+			return existing.UID, "", nil
+		},
+	})
 }
 
 type userUpdateOptions struct {
