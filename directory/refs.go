@@ -22,6 +22,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -668,22 +669,13 @@ func (s *Store) sitesPreferring(names []string) ([]ldapschema.Site, error) {
 			return nil, err
 		}
 		for _, p := range site.PreferredSites {
-			if containsFold(names, p) {
+			if fold.Contains(names, p) {
 				out = append(out, site)
 				break
 			}
 		}
 	}
 	return out, nil
-}
-
-func containsFold(list []string, s string) bool {
-	for _, v := range list {
-		if strings.EqualFold(v, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // subtree reads dn and every entry below it, parents first.
@@ -871,7 +863,7 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 				preferredOrder = append(preferredOrder, k)
 			}
 			for _, p := range site.PreferredSites {
-				if containsFold(freshSites, p) {
+				if fold.Contains(freshSites, p) {
 					preferredRemovals[k] = append(preferredRemovals[k], p)
 				}
 			}
@@ -912,7 +904,7 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 		drop := preferredRemovals[k]
 		var keep []string
 		for _, p := range site.PreferredSites {
-			if !containsFold(drop, p) {
+			if !fold.Contains(drop, p) {
 				keep = append(keep, p)
 			}
 		}
@@ -1008,7 +1000,7 @@ func (s *Store) PlanRename(kind, name, dn, newName string) (*Plan, error) {
 			changes = append(changes,
 				ldap.Change{Operation: ldap.DeleteAttribute, Modification: ldap.PartialAttribute{Type: r.attr, Vals: []string{r.from}}},
 				ldap.Change{Operation: ldap.AddAttribute, Modification: ldap.PartialAttribute{Type: r.attr, Vals: []string{r.to}}})
-			if !containsFold(attrs, r.attr) {
+			if !fold.Contains(attrs, r.attr) {
 				attrs = append(attrs, r.attr)
 			}
 		}

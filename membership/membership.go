@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cpactl/cpactl/internal/nesting"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -126,16 +127,11 @@ type Ancestor struct {
 	Chain []ldapschema.Group
 }
 
-// step is one group reached walking upwards: its node and the index of the
-// step it was reached from (-1 for an immediate group).
-type step struct {
-	node, from int32
-}
-
 // upwards walks breadth first from principal through the groups that list
-// it: shortest chains first, ties by group name, each group once. It stops
-// when stop returns true for a step, and returns the steps taken.
-func (g *Graph) upwards(principal string, stop func(node int32) bool) []step {
+// it (nesting.Up): shortest chains first, ties by group name, each group
+// once. It stops after a step for which stop returns true, and returns the
+// steps taken.
+func (g *Graph) upwards(principal string, stop func(node int32) bool) []nesting.Step[int32] {
 	start, ok := g.ids[ldapschema.NormalizeDN(principal)]
 	if !ok {
 		return nil
@@ -143,37 +139,15 @@ func (g *Graph) upwards(principal string, stop func(node int32) bool) []step {
 	v := g.startVisits()
 	defer g.visits.Put(v)
 	v.mark(start)
-	var steps []step
-	enqueue := func(from int32, at int32) bool {
-		for _, p := range g.parents[from] {
-			if v.mark(p) {
-				steps = append(steps, step{node: p, from: at})
-				if stop != nil && stop(p) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	if enqueue(start, -1) {
-		return steps
-	}
-	for i := 0; i < len(steps); i++ {
-		if enqueue(steps[i].node, int32(i)) {
-			break
-		}
-	}
-	return steps
+	return nesting.Up(g.parents[start], func(n int32) []int32 { return g.parents[n] }, v.mark, stop)
 }
 
 // chain returns the groups from an immediate group to steps[i].
-func (g *Graph) chain(steps []step, i int32) []ldapschema.Group {
-	var chain []ldapschema.Group
-	for j := i; j >= 0; j = steps[j].from {
-		chain = append(chain, g.groupOf(steps[j].node))
-	}
-	for a, b := 0, len(chain)-1; a < b; a, b = a+1, b-1 {
-		chain[a], chain[b] = chain[b], chain[a]
+func (g *Graph) chain(steps []nesting.Step[int32], i int) []ldapschema.Group {
+	nodes := nesting.Chain(steps, i)
+	chain := make([]ldapschema.Group, len(nodes))
+	for j, n := range nodes {
+		chain[j] = g.groupOf(n)
 	}
 	return chain
 }
@@ -185,7 +159,7 @@ func (g *Graph) Ancestors(principal string) []Ancestor {
 	steps := g.upwards(principal, nil)
 	out := make([]Ancestor, len(steps))
 	for i, s := range steps {
-		out[i] = Ancestor{Group: g.groupOf(s.node), Chain: g.chain(steps, int32(i))}
+		out[i] = Ancestor{Group: g.groupOf(s.Node), Chain: g.chain(steps, i)}
 	}
 	return out
 }
@@ -239,7 +213,7 @@ func (g *Graph) MemberOf(principal string, members []string) (Via, bool) {
 	if !found {
 		return Via{}, false
 	}
-	return Via{Chain: g.chain(steps, int32(len(steps)-1))}, true
+	return Via{Chain: g.chain(steps, len(steps)-1)}, true
 }
 
 // In reports whether principal is in s, directly or through nested groups:
@@ -268,7 +242,7 @@ func (g *Graph) Within(s Set) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		v := g.startVisits()
 		defer g.visits.Put(v)
-		var queue []int32
+		var first []int32
 		for _, k := range s.keys {
 			n, ok := g.ids[k]
 			if !ok { // in no group and no group itself
@@ -277,21 +251,10 @@ func (g *Graph) Within(s Set) iter.Seq[string] {
 				}
 				continue
 			}
-			if v.mark(n) {
-				queue = append(queue, n)
-			}
+			first = append(first, n)
 		}
-		for i := 0; i < len(queue); i++ {
-			n := queue[i]
-			if !yield(g.keys[n]) {
-				return
-			}
-			for _, c := range g.children[n] {
-				if v.mark(c) {
-					queue = append(queue, c)
-				}
-			}
-		}
+		nesting.Up(first, func(n int32) []int32 { return g.children[n] }, v.mark,
+			func(n int32) bool { return !yield(g.keys[n]) })
 	}
 }
 
