@@ -103,21 +103,6 @@ func TestRebaseDN(t *testing.T) {
 	}
 }
 
-func TestLayoutBase(t *testing.T) {
-	tests := map[string]string{
-		"cn=s1,ou=Sessions,dc=a,dc=b":                       "dc=a,dc=b",
-		"cn=cs,cn=p,ou=Pods,dc=vdiglobal,dc=vmware,dc=int":  "dc=vdiglobal,dc=vmware,dc=int",
-		"cn=Common,ou=Global,ou=Properties,o=example":       "o=example",
-		"cn=x,dc=nowhere":                                   "",
-		"cn=deleted,ou=Trash,dc=vdiglobal,dc=vmware,dc=int": "dc=vdiglobal,dc=vmware,dc=int",
-	}
-	for dn, want := range tests {
-		if got := layoutBase(dn); got != want {
-			t.Errorf("layoutBase(%s) = %q, want %q", dn, got, want)
-		}
-	}
-}
-
 func TestWriteLines(t *testing.T) {
 	for verb, want := range map[string]string{"delete": "deleted", "set": "set", "unset": "unset", "add": "added",
 		"remove": "removed", "rename": "renamed", "update": "updated"} {
