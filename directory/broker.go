@@ -81,17 +81,10 @@ func BrokerHost(h ldapschema.Host) broker.Host {
 		Connecting: h.Connecting, Features: f, Enabled: h.Enabled}
 }
 
-// BrokerEntitlement converts a global entitlement. Members under ou=People
+// brokerEntitlement converts a global entitlement. Members under ou=People
 // are users, members under ou=Groups groups; any other member DN (a client
-// computer, an entry outside cpactl's layout) is left out: an entitlement
-// is given to users and groups only.
-func (s *Store) BrokerEntitlement(g ldapschema.Entitlement) broker.Entitlement {
-	out, _ := s.brokerEntitlement(g)
-	return out
-}
-
-// brokerEntitlement is BrokerEntitlement, also returning the member DNs it
-// left out.
+// computer, an entry outside cpactl's layout) is left out, and returned in
+// ignored: an entitlement is given to users and groups only.
 func (s *Store) brokerEntitlement(g ldapschema.Entitlement) (out broker.Entitlement, ignored []string) {
 	out = broker.Entitlement{Name: g.Name, Type: broker.EntitlementType(g.Type), Scope: broker.Scope(g.Scope),
 		Dedicated: g.Dedicated, UseHomeSite: g.UseHomeSite, RequireHomeSite: g.RequireHomeSite,

@@ -32,9 +32,6 @@ type Referrer struct {
 	Via string `json:"via"`
 }
 
-// String renders "pod P1 (pae-SiteDN)".
-func (r Referrer) String() string { return fmt.Sprintf("%s %s (%s)", r.Kind, r.Name, r.Via) }
-
 // Via values that are not attribute names.
 const (
 	ViaChild          = "child"

@@ -2,6 +2,7 @@ package directory
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -275,7 +276,7 @@ func TestPlanDeleteSiteForced(t *testing.T) {
 	}
 	var refs []string
 	for _, r := range plan.Referrers {
-		refs = append(refs, r.String())
+		refs = append(refs, fmt.Sprintf("%s %s (%s)", r.Kind, r.Name, r.Via))
 	}
 	slices.Sort(refs)
 	want := []string{

@@ -240,18 +240,6 @@ func (s *Store) Update(dn string, changes []ldap.Change) error {
 	return nil
 }
 
-// Delete deletes one entry.
-func (s *Store) Delete(w Writer, dn string) error {
-	req := ldap.NewDelRequest(dn, nil)
-	if err := w.Del(req); err != nil {
-		if s.direct(w) && unanswered(err) {
-			return s.settle(err, "deleting "+dn, []Write{{DN: dn, del: req}})
-		}
-		return opError(err, "deleting %s", dn)
-	}
-	return nil
-}
-
 // Settings reads cn=Common; a missing entry means every default.
 func (s *Store) Settings() (ldapschema.SettingsRecord, error) {
 	e, err := s.Entry(s.DIT.Settings())

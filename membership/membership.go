@@ -11,7 +11,6 @@
 package membership
 
 import (
-	"iter"
 	"math/bits"
 	"sort"
 	"strings"
@@ -118,15 +117,6 @@ func (v *visits) mark(n int32) bool {
 	return true
 }
 
-// Ancestor is a group a principal belongs to, with the chain that leads
-// there.
-type Ancestor struct {
-	Group ldapschema.Group
-	// Chain lists the groups from the principal's immediate group to Group
-	// (Group last); its length is the nesting depth.
-	Chain []ldapschema.Group
-}
-
 // upwards walks breadth first from principal through the groups that list
 // it (nesting.Up): shortest chains first, ties by group name, each group
 // once. It stops after a step for which stop returns true, and returns the
@@ -150,18 +140,6 @@ func (g *Graph) chain(steps []nesting.Step[int32], i int) []ldapschema.Group {
 		chain[j] = g.groupOf(n)
 	}
 	return chain
-}
-
-// Ancestors returns every group principal (a DN) is in, directly or through
-// nested groups, breadth first: shortest chains first, ties by group name.
-// Each group appears once, with its shortest chain.
-func (g *Graph) Ancestors(principal string) []Ancestor {
-	steps := g.upwards(principal, nil)
-	out := make([]Ancestor, len(steps))
-	for i, s := range steps {
-		out[i] = Ancestor{Group: g.groupOf(s.Node), Chain: g.chain(steps, i)}
-	}
-	return out
 }
 
 // Via says how a principal is a member of a set of DNs (an entitlement's
@@ -189,10 +167,6 @@ func NewSet(dns []string) Set {
 	}
 	return s
 }
-
-// Keys returns the normalized DNs of the set, in the order they were given
-// (repeats left out).
-func (s Set) Keys() []string { return s.keys }
 
 // Has reports whether dn is one of the set's DNs, compared as DNs.
 func (s Set) Has(dn string) bool { return s.has[ldapschema.NormalizeDN(dn)] }
@@ -230,32 +204,6 @@ func (g *Graph) In(principal string, s Set) bool {
 		return found
 	})
 	return found
-}
-
-// Within yields, each once, the normalized DNs of s and of everything nested
-// in it: the members of its groups, their groups' members, and so on, breadth
-// first. It is the downward question ("who is entitled?") asked once for a
-// set, where MemberOf asks it for one principal: O(R + M_R) for the R DNs
-// reached and the M_R memberships of the groups among them, each group
-// expanded once.
-func (g *Graph) Within(s Set) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		v := g.startVisits()
-		defer g.visits.Put(v)
-		var first []int32
-		for _, k := range s.keys {
-			n, ok := g.ids[k]
-			if !ok { // in no group and no group itself
-				if !yield(k) {
-					return
-				}
-				continue
-			}
-			first = append(first, n)
-		}
-		nesting.Up(first, func(n int32) []int32 { return g.children[n] }, v.mark,
-			func(n int32) bool { return !yield(g.keys[n]) })
-	}
 }
 
 // Tally counts, for many sets of members, the principals of interest
@@ -337,7 +285,7 @@ func (b Bits) First(n int) []int {
 }
 
 // Within returns the principals in s, directly or through nested groups
-// (the principals Graph.Within yields).
+// (what walking down from s, each group once, reaches).
 func (t *Tally) Within(s Set) Bits {
 	out := make(Bits, t.words)
 	for _, k := range s.keys {
