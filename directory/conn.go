@@ -586,7 +586,7 @@ func (c *Conn) slapdThreads(root *ldap.Entry) int {
 // read.
 func (c *Conn) baseEntry(dn string, attrs ...string) (*ldap.Entry, error) {
 	res, err := c.conn.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 1, 0, false,
-		"(objectClass=*)", attrs, nil))
+		AnyEntry, attrs, nil))
 	switch {
 	case IsCode(err, ldap.LDAPResultNoSuchObject), IsCode(err, ldap.LDAPResultInsufficientAccessRights):
 		return nil, nil

@@ -174,7 +174,7 @@ func (s *Store) sitesPreferring(names []string) ([]ldapschema.Site, error) {
 	for _, n := range names {
 		// "{rank}name": the value ends with "}" and the name; the decoded
 		// list is checked below, as "}name" may also end a longer name.
-		fs = append(fs, "("+ldapschema.AttrPreferredSite+"=*"+ldap.EscapeFilter("}"+n)+")")
+		fs = append(fs, Suffix(ldapschema.AttrPreferredSite, "}"+n))
 	}
 	entries, err := s.Find(s.DIT.Sites(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassSite), Or(fs...)))
 	if err != nil {
@@ -198,7 +198,7 @@ func (s *Store) sitesPreferring(names []string) ([]ldapschema.Site, error) {
 
 // subtree reads dn and every entry below it, parents first.
 func (s *Store) subtree(dn string) ([]*ldap.Entry, error) {
-	entries, err := s.Find(dn, ldap.ScopeWholeSubtree, "(objectClass=*)")
+	entries, err := s.Find(dn, ldap.ScopeWholeSubtree, AnyEntry)
 	if err != nil {
 		return nil, err
 	}
@@ -406,7 +406,7 @@ func (s *Store) PlanRename(kind, name, dn, newName string) (*Plan, error) {
 		return nil, fmt.Errorf("%s %q: cannot rename %q", kind, name, dn)
 	}
 	rdnAttr := parsed.RDNs[0].Attributes[0].Type
-	newRDN := rdnAttr + "=" + ldap.EscapeDN(newName)
+	newRDN := ldapschema.RDN(rdnAttr, newName)
 	newDN := newRDN + "," + ldapschema.ParentOf(dn)
 
 	entries, err := s.subtree(dn)
@@ -475,7 +475,7 @@ func (s *Store) PlanRename(kind, name, dn, newName string) (*Plan, error) {
 			id := ldapschema.RowID(principal, value(ldapschema.AttrEntitlementDN))
 			if ldapschema.NameOf(e.DN) != id {
 				// The row's cn follows its RDN (deleteOldRDN).
-				rowRenames = append(rowRenames, RenameWrite("rename", rk+" "+rn, e.DN, ldapschema.AttrCN+"="+id))
+				rowRenames = append(rowRenames, RenameWrite("rename", rk+" "+rn, e.DN, ldapschema.RDN(ldapschema.AttrCN, id)))
 			}
 		}
 	}
@@ -523,11 +523,7 @@ func rebaseDN(value, oldBase, newBase string) string {
 	}
 	parts := make([]string, 0, len(keep)+1)
 	for _, r := range keep {
-		avas := make([]string, 0, len(r.Attributes))
-		for _, a := range r.Attributes {
-			avas = append(avas, a.Type+"="+ldap.EscapeDN(a.Value))
-		}
-		parts = append(parts, strings.Join(avas, "+"))
+		parts = append(parts, ldapschema.RDNOf(r.Attributes))
 	}
 	return strings.Join(append(parts, newBase), ",")
 }

@@ -19,7 +19,7 @@ import (
 func PreferredAssertion(raw []string) string {
 	a := ldapschema.AttrPreferredSite
 	if len(raw) == 0 {
-		return "(!(" + a + "=*))"
+		return Not(Present(a))
 	}
 	fs := make([]string, 0, len(raw)+1)
 	ranks := map[int]bool{}
@@ -39,7 +39,7 @@ func PreferredAssertion(raw []string) string {
 	// reports gaps, and the fix is to write the list again).
 	for r := 0; r <= top+1; r++ {
 		if !ranks[r] {
-			fs = append(fs, "(!("+a+"="+ldap.EscapeFilter(fmt.Sprintf("{%d}", r))+"*))")
+			fs = append(fs, Not(Prefix(a, fmt.Sprintf("{%d}", r))))
 		}
 	}
 	return And(fs...)

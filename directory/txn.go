@@ -77,7 +77,7 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 		parent := ldapschema.ParentOf(w.DN)
 		if k := ldapschema.NormalizeDN(parent); !parents[k] {
 			parents[k] = true
-			dn := ldapschema.AttrOU + "=" + run + "," + parent
+			dn := ldapschema.RDN(ldapschema.AttrOU, run) + "," + parent
 			placeholders = append(placeholders, Write{Verb: "add", Object: "placeholder " + dn, DN: dn,
 				add: placeholder(dn).AddRequest(dn)})
 		}
@@ -135,7 +135,7 @@ func (s *Store) toTrash(dn, run string) *ldap.ModifyDNRequest {
 	if parsed, err := ldap.ParseDN(dn); err == nil && len(parsed.RDNs) > 0 {
 		attr = parsed.RDNs[0].Attributes[0].Type
 	}
-	return ldap.NewModifyDNRequest(dn, attr+"="+run, false, s.DIT.Trash())
+	return ldap.NewModifyDNRequest(dn, ldapschema.RDN(attr, run), false, s.DIT.Trash())
 }
 
 // cleanUp deletes placeholders and, when asked, empties the trash.
@@ -167,7 +167,7 @@ func (s *Store) ensureTrash() error {
 // EmptyTrash deletes everything in the trash container, deepest entries
 // first, then the container itself (unless another run refilled it).
 func (s *Store) EmptyTrash() error {
-	entries, err := s.Find(s.DIT.Trash(), ldap.ScopeWholeSubtree, "(objectClass=*)", "1.1")
+	entries, err := s.Find(s.DIT.Trash(), ldap.ScopeWholeSubtree, AnyEntry, "1.1")
 	var missing *LayoutError
 	if errors.As(err, &missing) {
 		return nil // no trash: nothing to empty
@@ -210,5 +210,5 @@ const transientPrefix = "cpactl-txn-"
 // like any other.
 func IsTransient(dit ldapschema.DIT, dn string) bool {
 	return ldapschema.IsUnder(dn, dit.Trash()) ||
-		strings.HasPrefix(ldapschema.NormalizeDN(dn), ldapschema.AttrOU+"="+transientPrefix)
+		strings.HasPrefix(ldapschema.NormalizeDN(dn), ldapschema.RDN(ldapschema.AttrOU, transientPrefix))
 }

@@ -451,11 +451,7 @@ func firstRDN(dn string) string {
 	if err != nil || len(parsed.RDNs) == 0 {
 		return dn
 	}
-	avas := make([]string, len(parsed.RDNs[0].Attributes))
-	for i, a := range parsed.RDNs[0].Attributes {
-		avas[i] = a.Type + "=" + ldap.EscapeDN(a.Value)
-	}
-	return strings.Join(avas, "+")
+	return ldapschema.RDNOf(parsed.RDNs[0].Attributes)
 }
 
 // classRules holds what a set of object classes requires and allows
