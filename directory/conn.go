@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +16,9 @@ import (
 
 	ber "github.com/go-asn1-ber/asn1-ber"
 	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/ldapschema"
 )
 
 // Options says how to reach and bind to a server.
@@ -548,9 +550,7 @@ func (c *Conn) endSettle() time.Duration {
 		if err != nil || root == nil {
 			return
 		}
-		if !slices.ContainsFunc(root.GetEqualFoldAttributeValues("objectClass"), func(v string) bool {
-			return strings.EqualFold(v, "OpenLDAProotDSE")
-		}) {
+		if !fold.Contains(root.GetEqualFoldAttributeValues(ldapschema.AttrObjectClass), "OpenLDAProotDSE") {
 			c.settle = 0
 			return
 		}

@@ -110,10 +110,8 @@ func goesWithReference(e *ldap.Entry, attr string) bool {
 		if !ldapschema.HasClass(e, c.Name) {
 			continue
 		}
-		for _, m := range c.Must {
-			if strings.EqualFold(m, attr) {
-				return true
-			}
+		if fold.Contains(c.Must, attr) {
+			return true
 		}
 	}
 	return false
