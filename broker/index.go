@@ -6,7 +6,6 @@ package broker
 
 import (
 	"sort"
-	"strings"
 
 	"github.com/cpactl/cpactl/internal/fold"
 )
@@ -20,16 +19,6 @@ func foldKey(s string) string { return fold.Key(s) }
 // (nameLess, shared with the host selection).
 func sortNames(names []string) {
 	sort.SliceStable(names, func(i, j int) bool { return nameLess(names[i], names[j]) })
-}
-
-// containsFold reports whether list holds name, compared case-insensitively.
-func containsFold(list []string, name string) bool {
-	for _, s := range list {
-		if strings.EqualFold(s, name) {
-			return true
-		}
-	}
-	return false
 }
 
 // index holds a Federation's objects by folded name. When the data holds
@@ -100,7 +89,7 @@ func newIndex(f *Federation, offlinePods []string) *index {
 	for _, name := range offlinePods {
 		if p := ix.pod(name); p != nil {
 			ix.offline[foldKey(p.Name)] = true
-			if !containsFold(ix.whatIfOffline, p.Name) {
+			if !fold.Contains(ix.whatIfOffline, p.Name) {
 				ix.whatIfOffline = append(ix.whatIfOffline, p.Name)
 			}
 		}

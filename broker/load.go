@@ -169,72 +169,9 @@ func loadValue(load *big.Rat) *float64 {
 	return &v
 }
 
-// PoolAvailability reports whether the named pool takes part in loads,
-// capacity tests and candidate lists (SPEC §3.1), and why not: offline pods
-// (stored as offline or listed in offlinePods), disabled pools and pools
-// that can hold no session (capacity 0, a farm with no enabled host) are left
-// out. A pool that does not exist is reported as unavailable.
-func PoolAvailability(f *Federation, pool string, offlinePods []string) (available bool, why string) {
-	ix := newIndex(f, offlinePods)
-	p := ix.pool(pool)
-	if p == nil {
-		return false, fmt.Sprintf("pool %q does not exist", pool)
-	}
-	why = ix.poolUnavailable(p)
-	return why == "", why
-}
-
-// PoolLoad returns the load of the named pool under policy (SPEC §3.1):
-// desktop pools sessions*100/capacity; farm-backed pools the mean load index
-// of the farm's enabled hosts, hosts at -1 left out, 0 when none is left
-// (LOAD), or sessions*100/(hosts*max sessions per host) over the enabled
-// hosts, unlimited counting as 150 (SESSION). It returns nil when the pool
-// is not available (see PoolAvailability) or the policy is NONE, which
-// defines no load.
-func PoolLoad(f *Federation, pool string, policy Policy, offlinePods []string) *big.Rat {
-	ix := newIndex(f, offlinePods)
-	p := ix.pool(pool)
-	if p == nil || !policyHasLoad(policy) || ix.poolUnavailable(p) != "" {
-		return nil
-	}
-	return ix.figures(p, policy).load
-}
-
-// PodLoad returns the load of a pod for the named global entitlement under
-// policy: over the entitlement's available pools in that pod, the mean pool
-// load (LOAD) or total sessions over total capacity times 100 (SESSION). It
-// returns nil when the pod has no available pool of the entitlement (nothing
-// left: no load), when the entitlement does not exist, or under NONE.
-func PodLoad(f *Federation, entitlement, pod string, policy Policy, offlinePods []string) *big.Rat {
-	ix := newIndex(f, offlinePods)
-	ge := ix.entitlement(entitlement)
-	if ge == nil {
-		return nil
-	}
-	return ix.podLoad(ge, pod, policy)
-}
-
-// SiteLoad returns the load of a site for the named global entitlement under
-// policy, computed like PodLoad over the entitlement's available pools in
-// the site's online pods. This is the load compared with
-// pae-LoadThresholdForSite when Ignore Preferred Sites with High Load
-// applies. nil when the site has no available pool of the entitlement, when
-// the entitlement does not exist, or under NONE.
-func SiteLoad(f *Federation, entitlement, site string, policy Policy, offlinePods []string) *big.Rat {
-	ix := newIndex(f, offlinePods)
-	ge := ix.entitlement(entitlement)
-	if ge == nil {
-		return nil
-	}
-	return ix.siteLoad(ge, site, policy)
-}
-
-// siteLoad is SiteLoad over an index.
-func (ix *index) siteLoad(ge *Entitlement, site string, policy Policy) *big.Rat {
-	return ix.aggregateLoad(available(ix.poolsOf(ge).bySite[foldKey(site)], nil), policy)
-}
-
-// podLoad is PodLoad over an index.
+// podLoad is the load of a pod for ge under policy: over ge's available
+// pools in that pod, the mean pool load (LOAD) or total sessions over total
+// capacity times 100 (SESSION); nil when nothing is left, or under NONE.
 func (ix *index) podLoad(ge *Entitlement, pod string, policy Policy) *big.Rat {
 	return ix.aggregateLoad(available(ix.poolsOf(ge).byPod[foldKey(pod)], nil), policy)
 }

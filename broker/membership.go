@@ -4,6 +4,9 @@ package broker
 
 import (
 	"strings"
+
+	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/internal/nesting"
 )
 
 // memberGroups returns the folded names of the groups that are members of
@@ -40,40 +43,32 @@ func (ix *index) groupName(name string) string {
 // through the groups they are members of, for a group in targets (folded
 // names). It returns the chain of groups from an immediate group to the
 // target (the shortest one; ties go to names in name order), or nil. Cycles
-// are tolerated: each group is visited once.
+// are tolerated: each group is visited once (nesting.Up).
 func (ix *index) groupChain(start []string, targets map[string]bool) []string {
-	type step struct {
-		name   string
-		parent int // index in visited, -1 for an immediate group
-	}
-	var visited []step
-	seen := map[string]bool{}
-	enqueue := func(names []string, parent int) {
+	// stored returns names in name order, each in its stored spelling.
+	stored := func(names []string) []string {
 		sorted := append([]string(nil), names...)
 		sortNames(sorted)
-		for _, n := range sorted {
-			k := foldKey(n)
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			visited = append(visited, step{name: ix.groupName(n), parent: parent})
+		for i, n := range sorted {
+			sorted[i] = ix.groupName(n)
 		}
+		return sorted
 	}
-	enqueue(start, -1)
-	for i := 0; i < len(visited); i++ {
-		if targets[foldKey(visited[i].name)] {
-			var chain []string
-			for j := i; j >= 0; j = visited[j].parent {
-				chain = append([]string{visited[j].name}, chain...)
-			}
-			return chain
+	next := func(name string) []string {
+		if g := ix.group(name); g != nil {
+			return stored(g.Groups)
 		}
-		if g := ix.group(visited[i].name); g != nil {
-			enqueue(g.Groups, i)
-		}
+		return nil
 	}
-	return nil
+	found := false
+	steps := nesting.Up(stored(start), next, nesting.Once(foldKey), func(name string) bool {
+		found = targets[foldKey(name)]
+		return found
+	})
+	if !found {
+		return nil
+	}
+	return nesting.Chain(steps, len(steps)-1)
 }
 
 // userEntitlement says how user is a member of ge: direct reports a direct
@@ -104,7 +99,7 @@ func tagsMatch(geTags, serverTags []string) (ok bool, shared []string) {
 		return true, nil
 	}
 	for _, t := range serverTags {
-		if containsFold(geTags, t) && !containsFold(shared, t) {
+		if fold.Contains(geTags, t) && !fold.Contains(shared, t) {
 			shared = append(shared, t)
 		}
 	}

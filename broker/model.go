@@ -157,9 +157,7 @@ func AllFeatures() Features {
 
 // Default reports whether every default feature is supported (bucket 1 of
 // SPEC §4 takes only such hosts).
-func (f Features) Default() bool {
-	return f.MultiSession && f.Unauthenticated && f.RDP && f.PCoIP && f.Blast
-}
+func (f Features) Default() bool { return f == AllFeatures() }
 
 // Supports reports whether the host can serve protocol p.
 func (f Features) Supports(p Protocol) bool {

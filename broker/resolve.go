@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/cpactl/cpactl/internal/fold"
 )
 
 // Request is one connection request to resolve.
@@ -329,7 +331,7 @@ func (rs *resolver) describeRequest() {
 		sum.Client = rs.client.Name
 	}
 	for _, p := range rs.ix.f.Pods {
-		if rs.ix.isOffline(p.Name) && !containsFold(sum.OfflinePods, p.Name) {
+		if rs.ix.isOffline(p.Name) && !fold.Contains(sum.OfflinePods, p.Name) {
 			sum.OfflinePods = append(sum.OfflinePods, p.Name)
 		}
 	}
@@ -356,7 +358,7 @@ func (rs *resolver) describeRequest() {
 		switch {
 		case !p.Online:
 			stored = append(stored, p.Name)
-		case containsFold(rs.ix.whatIfOffline, p.Name):
+		case fold.Contains(rs.ix.whatIfOffline, p.Name):
 			whatIf = append(whatIf, p.Name)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/broker"
+	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/internal/nesting"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -79,17 +81,10 @@ func BrokerHost(h ldapschema.Host) broker.Host {
 		Connecting: h.Connecting, Features: f, Enabled: h.Enabled}
 }
 
-// BrokerEntitlement converts a global entitlement. Members under ou=People
+// brokerEntitlement converts a global entitlement. Members under ou=People
 // are users, members under ou=Groups groups; any other member DN (a client
-// computer, an entry outside cpactl's layout) is left out: an entitlement
-// is given to users and groups only.
-func (s *Store) BrokerEntitlement(g ldapschema.Entitlement) broker.Entitlement {
-	out, _ := s.brokerEntitlement(g)
-	return out
-}
-
-// brokerEntitlement is BrokerEntitlement, also returning the member DNs it
-// left out.
+// computer, an entry outside cpactl's layout) is left out, and returned in
+// ignored: an entitlement is given to users and groups only.
 func (s *Store) brokerEntitlement(g ldapschema.Entitlement) (out broker.Entitlement, ignored []string) {
 	out = broker.Entitlement{Name: g.Name, Type: broker.EntitlementType(g.Type), Scope: broker.Scope(g.Scope),
 		Dedicated: g.Dedicated, UseHomeSite: g.UseHomeSite, RequireHomeSite: g.RequireHomeSite,
@@ -488,14 +483,15 @@ func (r *resolveReader) readUser(arg string) (uid, dn string, err error) {
 }
 
 // readGroups walks up the group nesting from member (a user or computer
-// DN), one search per level, adding each group found, with the groups it is
-// an immediate member of, to the federation once. Cycles end the walk: a
-// group is searched for once. It returns member's immediate groups.
+// DN), one search per level (nesting.Levels), adding each group found, with
+// the groups it is an immediate member of, to the federation once. Cycles
+// end the walk: a group is searched for once. It returns member's immediate
+// groups.
 func (r *resolveReader) readGroups(member string) ([]ldapschema.Group, error) {
 	var immediate []ldapschema.Group
-	level := []string{member}
-	searched := map[string]bool{ldapschema.NormalizeDN(member): true}
-	for depth := 0; len(level) > 0; depth++ {
+	depth := 0
+	err := nesting.Levels([]string{member}, func(level []string) ([]string, bool, error) {
+		defer func() { depth++ }()
 		inLevel := map[string]bool{}
 		var fs []string
 		for _, dn := range level {
@@ -504,7 +500,7 @@ func (r *resolveReader) readGroups(member string) ([]ldapschema.Group, error) {
 		}
 		entries, err := r.s.Find(r.s.DIT.Groups(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassGroup), Or(fs...)))
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		var next []string
 		for _, g := range lenientRecords(r, entries, ldapschema.GroupFromEntry, func(x ldapschema.Group) string { return x.Name }) {
@@ -524,12 +520,12 @@ func (r *resolveReader) readGroups(member string) ([]ldapschema.Group, error) {
 					r.f.Groups[i].Groups = appendOnce(r.f.Groups[i].Groups, g.Name)
 				}
 			}
-			if !searched[key] {
-				searched[key] = true
-				next = append(next, g.DN)
-			}
+			next = append(next, g.DN)
 		}
-		level = next
+		return next, false, nil
+	}, nesting.Once(ldapschema.NormalizeDN))
+	if err != nil {
+		return nil, err
 	}
 	return immediate, nil
 }
@@ -544,7 +540,7 @@ func appendGroupOnce(list []ldapschema.Group, g ldapschema.Group) []ldapschema.G
 }
 
 func appendOnce(list []string, name string) []string {
-	if containsFold(list, name) {
+	if fold.Contains(list, name) {
 		return list
 	}
 	return append(list, name)

@@ -1,7 +1,6 @@
 package directory
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +16,9 @@ import (
 
 	ber "github.com/go-asn1-ber/asn1-ber"
 	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/ldapschema"
 )
 
 // Options says how to reach and bind to a server.
@@ -230,10 +231,6 @@ func tlsHint(err error) error {
 	return err
 }
 
-// Raw returns the underlying go-ldap connection (for schema install, which
-// talks to cn=config).
-func (c *Conn) Raw() *ldap.Conn { return c.conn }
-
 // Reconnect replaces the connection with a fresh one to the same server,
 // bound the same way: what re-reads a write whose answer never came, and
 // what the command goes on with. It is not safe for concurrent use.
@@ -281,63 +278,6 @@ func (c *Conn) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error)
 		return c.bulkErr
 	}
 	return c.bulk.searchEach(req, each)
-}
-
-// searchEachGoLDAP is SearchEach through go-ldap's own decoding: the
-// reference bulkConn's answers are checked against in tests.
-func (c *Conn) searchEachGoLDAP(req *ldap.SearchRequest, each func(*ldap.Entry) error) error {
-	paging := ldap.NewControlPaging(PageSize)
-	page := *req
-	page.Controls = append(append([]ldap.Control(nil), req.Controls...), paging)
-	for {
-		start := time.Now()
-		ctx, cancel := context.WithCancel(context.Background())
-		resp := c.conn.SearchAsync(ctx, &page, 256)
-		var cookie []byte
-		var stop error
-		// A stopped search still reads its page to the end (at most
-		// PageSize entries, dropped): slapd keeps one paged search per
-		// connection, and a page still being sent when the next search
-		// starts would overwrite that search's paging state.
-		for resp.Next() {
-			if e := resp.Entry(); e != nil {
-				if stop == nil {
-					stop = each(e)
-				}
-				continue
-			}
-			if p, ok := ldap.FindControl(resp.Controls(), ldap.ControlTypePaging).(*ldap.ControlPaging); ok && p != nil {
-				cookie = p.Cookie
-			}
-		}
-		cancel()
-		if stop != nil {
-			paging.SetCookie(cookie)
-			c.abandonPaging(req, paging)
-			return stop
-		}
-		if err := resp.Err(); err != nil {
-			return c.answered(err, start, "search")
-		}
-		if len(cookie) == 0 {
-			return nil
-		}
-		paging.SetCookie(cookie)
-	}
-}
-
-// abandonPaging tells the server that a paged search will not go on (a
-// page size of 0 with the last cookie, RFC 2696 §3), so it can free the
-// search's state. Failing to is harmless: the server drops it later.
-func (c *Conn) abandonPaging(req *ldap.SearchRequest, paging *ldap.ControlPaging) {
-	if len(paging.Cookie) == 0 {
-		return
-	}
-	done := *req
-	stop := ldap.NewControlPaging(0)
-	stop.SetCookie(paging.Cookie)
-	done.Controls = append(append([]ldap.Control(nil), req.Controls...), stop)
-	_, _ = c.conn.Search(&done)
 }
 
 // Add adds an entry.
@@ -613,9 +553,7 @@ func (c *Conn) endSettle() time.Duration {
 		if err != nil || root == nil {
 			return
 		}
-		if !slices.ContainsFunc(root.GetEqualFoldAttributeValues("objectClass"), func(v string) bool {
-			return strings.EqualFold(v, "OpenLDAProotDSE")
-		}) {
+		if !fold.Contains(root.GetEqualFoldAttributeValues(ldapschema.AttrObjectClass), "OpenLDAProotDSE") {
 			c.settle = 0
 			return
 		}
@@ -651,7 +589,7 @@ func (c *Conn) slapdThreads(root *ldap.Entry) int {
 // read.
 func (c *Conn) baseEntry(dn string, attrs ...string) (*ldap.Entry, error) {
 	res, err := c.conn.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 1, 0, false,
-		"(objectClass=*)", attrs, nil))
+		AnyEntry, attrs, nil))
 	switch {
 	case IsCode(err, ldap.LDAPResultNoSuchObject), IsCode(err, ldap.LDAPResultInsufficientAccessRights):
 		return nil, nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/internal/nesting"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -70,26 +71,20 @@ func (s *Store) PoolsOfFarm(farmDN string) ([]ldapschema.Pool, error) {
 
 // GroupsAbove reads the groups dn is in, directly or through nested
 // groups: one search per level of nesting, each group read once (cycles
-// tolerated).
+// tolerated; nesting.Levels).
 func (s *Store) GroupsAbove(dn string) ([]ldapschema.Group, error) {
-	var all []ldapschema.Group
-	seen := map[string]bool{ldapschema.NormalizeDN(dn): true}
-	level := []string{dn}
-	for len(level) > 0 {
-		groups, err := s.GroupsWithMember(level...)
-		if err != nil {
-			return nil, err
+	var all []ldapschema.Group // the levels walked, dn's own first
+	err := nesting.Levels([]ldapschema.Group{{DN: dn}}, func(level []ldapschema.Group) ([]ldapschema.Group, bool, error) {
+		all = append(all, level...)
+		dns := make([]string, len(level))
+		for i, g := range level {
+			dns[i] = g.DN
 		}
-		level = nil
-		for _, g := range groups {
-			key := ldapschema.NormalizeDN(g.DN)
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			all = append(all, g)
-			level = append(level, g.DN)
-		}
+		up, err := s.GroupsWithMember(dns...)
+		return up, false, err
+	}, nesting.Once(func(g ldapschema.Group) string { return ldapschema.NormalizeDN(g.DN) }))
+	if err != nil || len(all) == 1 {
+		return nil, err
 	}
-	return all, nil
+	return all[1:], nil
 }

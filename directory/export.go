@@ -17,7 +17,7 @@ func (s *Store) Export(w io.Writer, keep func(*ldap.Entry) *ldap.Entry) (int, er
 	sorter := newRecordSorter(exportSpillLimit)
 	defer sorter.Close()
 	n := 0
-	err := s.Each(s.DIT.Base, ldap.ScopeWholeSubtree, "(objectClass=*)", nil, func(e *ldap.Entry) error {
+	err := s.Each(s.DIT.Base, ldap.ScopeWholeSubtree, AnyEntry, nil, func(e *ldap.Entry) error {
 		if e = keep(e); e == nil {
 			return nil
 		}

@@ -15,33 +15,7 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
-// WriteLDIF writes entries as LDIF content records (RFC 2849), parents
-// before children and siblings by DN, objectClass first and the other
-// attributes by name, so that the output loads with ldapadd and diffs well.
-// Values (and DNs) that are not safe strings are base64-encoded; lines are
-// not folded.
-func WriteLDIF(w io.Writer, entries []*ldap.Entry) error {
-	type keyed struct {
-		key   string
-		entry *ldap.Entry
-	}
-	sorted := make([]keyed, len(entries))
-	for i, e := range entries {
-		sorted[i] = keyed{ldifOrderKey(e.DN), e}
-	}
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].key < sorted[j].key })
-	var b bytes.Buffer
-	for i, k := range sorted {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		writeEntrySorted(&b, k.entry)
-	}
-	_, err := w.Write(b.Bytes())
-	return err
-}
-
-// ldifOrderKey orders entries the way WriteLDIF and export write them:
+// ldifOrderKey orders entries the way export writes them:
 // parents before children (by depth), then by normalized DN.
 func ldifOrderKey(dn string) string {
 	norm := ldapschema.NormalizeDN(dn)
@@ -122,14 +96,6 @@ func (lw *LDIFWriter) WriteEntry(dn string, attrs ldapschema.Attrs) error {
 	}
 	lw.separate()
 	writeRecord(lw.w, dn, list)
-	lw.entries++
-	return lw.err()
-}
-
-// Write writes one entry.
-func (lw *LDIFWriter) Write(e *ldap.Entry) error {
-	lw.separate()
-	writeRecord(lw.w, e.DN, e.Attributes)
 	lw.entries++
 	return lw.err()
 }

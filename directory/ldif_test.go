@@ -1,7 +1,10 @@
 package directory
 
 import (
+	"bytes"
 	"errors"
+	"io"
+	"sort"
 	"strings"
 	"testing"
 
@@ -57,7 +60,7 @@ func TestLDIFWriter(t *testing.T) {
 	must(lw.WriteEntry("cn=Zürich,ou=Sites,dc=example,dc=test", ldapschema.Attrs{
 		ldapschema.AttrPreferredSite: {"{0}UK", "{1}India"}, ldapschema.AttrCN: {"Zürich"},
 		ldapschema.AttrObjectClass: {ldapschema.ClassTop, ldapschema.ClassSite}, ldapschema.AttrDescription: nil}))
-	must(lw.Write(ldap.NewEntry("ou=Sites,dc=example,dc=test", map[string][]string{"ou": {"Sites"}})))
+	must(lw.WriteEntry("ou=Sites,dc=example,dc=test", ldapschema.Attrs{"ou": {"Sites"}}))
 	if lw.Entries() != 2 {
 		t.Errorf("Entries() = %d, want 2", lw.Entries())
 	}
@@ -114,4 +117,30 @@ func TestLDIFWriterReportsWriteErrors(t *testing.T) {
 	if err := lw.Close(); err == nil {
 		t.Error("Close after a failed write returned nil")
 	}
+}
+
+// WriteLDIF, the reference for Export's order and encoding, writes entries as LDIF content records (RFC 2849), parents
+// before children and siblings by DN, objectClass first and the other
+// attributes by name, so that the output loads with ldapadd and diffs well.
+// Values (and DNs) that are not safe strings are base64-encoded; lines are
+// not folded.
+func WriteLDIF(w io.Writer, entries []*ldap.Entry) error {
+	type keyed struct {
+		key   string
+		entry *ldap.Entry
+	}
+	sorted := make([]keyed, len(entries))
+	for i, e := range entries {
+		sorted[i] = keyed{ldifOrderKey(e.DN), e}
+	}
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].key < sorted[j].key })
+	var b bytes.Buffer
+	for i, k := range sorted {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		writeEntrySorted(&b, k.entry)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
 }

@@ -120,7 +120,7 @@ func lastWrites(writes []Write) []Write {
 func (w Write) inPlace(c Client) (bool, error) {
 	exists := func(dn string) (*ldap.Entry, error) {
 		res, err := c.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
-			"(objectClass=*)", []string{"*"}, nil))
+			AnyEntry, []string{"*"}, nil))
 		if IsCode(err, ldap.LDAPResultNoSuchObject) {
 			return nil, nil
 		}

@@ -2,6 +2,7 @@ package directory
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -99,21 +100,6 @@ func TestRebaseDN(t *testing.T) {
 	for _, tc := range tests {
 		if got := rebaseDN(tc.value, tc.old, tc.new); !ldapschema.EqualDN(got, tc.want) {
 			t.Errorf("rebaseDN(%s) = %s, want %s", tc.value, got, tc.want)
-		}
-	}
-}
-
-func TestLayoutBase(t *testing.T) {
-	tests := map[string]string{
-		"cn=s1,ou=Sessions,dc=a,dc=b":                       "dc=a,dc=b",
-		"cn=cs,cn=p,ou=Pods,dc=vdiglobal,dc=vmware,dc=int":  "dc=vdiglobal,dc=vmware,dc=int",
-		"cn=Common,ou=Global,ou=Properties,o=example":       "o=example",
-		"cn=x,dc=nowhere":                                   "",
-		"cn=deleted,ou=Trash,dc=vdiglobal,dc=vmware,dc=int": "dc=vdiglobal,dc=vmware,dc=int",
-	}
-	for dn, want := range tests {
-		if got := layoutBase(dn); got != want {
-			t.Errorf("layoutBase(%s) = %q, want %q", dn, got, want)
 		}
 	}
 }
@@ -290,7 +276,7 @@ func TestPlanDeleteSiteForced(t *testing.T) {
 	}
 	var refs []string
 	for _, r := range plan.Referrers {
-		refs = append(refs, r.String())
+		refs = append(refs, fmt.Sprintf("%s %s (%s)", r.Kind, r.Name, r.Via))
 	}
 	slices.Sort(refs)
 	want := []string{

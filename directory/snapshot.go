@@ -97,10 +97,6 @@ func LoadSnapshot(path string) (*Snapshot, error) {
 	return s, nil
 }
 
-// ParseSnapshot parses LDIF content entries (change records are refused,
-// except add records, read as entries).
-func ParseSnapshot(data string) (*Snapshot, error) { return ReadSnapshot(strings.NewReader(data)) }
-
 // snapshotError is what is wrong with the LDIF of a snapshot, as opposed to
 // an error reading it.
 type snapshotError struct{ msg string }

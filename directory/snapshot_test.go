@@ -7,8 +7,8 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
-	"github.com/cpactl/cpactl/ldif"
 )
 
 // scan is the reference a snapshot's indexes must agree with: every entry
@@ -239,7 +239,7 @@ func FuzzLDIFRoundTrip(f *testing.F) {
 	f.Add("dn:: Y249WsO8cmljaA==\ncn:: IGxlYWRpbmc=\ndescription: trailing \n\ndn: cn=b\nchangetype: add\ncn: b\nseeAlso:\n")
 	f.Add("version: 1\n# c\ndn: cn=a,\n dc=x\r\ncn;lang-fr: a\n  b\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		entries, err := ldif.ReadEntries(strings.NewReader(text))
+		entries, err := slapdtest.ReadEntries(text)
 		if err != nil {
 			return
 		}
@@ -247,7 +247,7 @@ func FuzzLDIFRoundTrip(f *testing.F) {
 		if err := WriteLDIF(&out, entries); err != nil {
 			t.Fatal(err)
 		}
-		again, err := ldif.ReadEntries(strings.NewReader(out.String()))
+		again, err := slapdtest.ReadEntries(out.String())
 		if err != nil {
 			t.Fatalf("export does not read back: %v\n%s", err, out.String())
 		}
@@ -259,3 +259,6 @@ func FuzzLDIFRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// ParseSnapshot reads a snapshot from LDIF text.
+func ParseSnapshot(data string) (*Snapshot, error) { return ReadSnapshot(strings.NewReader(data)) }

@@ -56,6 +56,21 @@ func ChildrenFilter(dn string) string {
 // ClassFilter is "(objectClass=class)".
 func ClassFilter(class string) string { return Filter(ldapschema.AttrObjectClass, class) }
 
+// Present is "(attr=*)": attr holds a value.
+func Present(attr string) string { return "(" + attr + "=*)" }
+
+// AnyEntry matches every entry: AnyEntry.
+const AnyEntry = "(" + ldapschema.AttrObjectClass + "=*)"
+
+// Not negates a filter.
+func Not(filter string) string { return "(!" + filter + ")" }
+
+// Prefix is "(attr=value*)": a value of attr starts with value (escaped).
+func Prefix(attr, value string) string { return "(" + attr + "=" + ldap.EscapeFilter(value) + "*)" }
+
+// Suffix is "(attr=*value)": a value of attr ends with value (escaped).
+func Suffix(attr, value string) string { return "(" + attr + "=*" + ldap.EscapeFilter(value) + ")" }
+
 // objectAttrs is what a read of one object asks for: its attributes and
 // its entryCSN, which Update asserts.
 var objectAttrs = []string{"*", ldapschema.AttrEntryCSN}
@@ -83,7 +98,7 @@ func (s *Store) Entry(dn string, attrs ...string) (*ldap.Entry, error) {
 		attrs = objectAttrs
 	}
 	res, err := s.Client.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
-		"(objectClass=*)", attrs, nil))
+		AnyEntry, attrs, nil))
 	if IsCode(err, ldap.LDAPResultNoSuchObject) {
 		return nil, nil
 	}
@@ -237,18 +252,6 @@ func (s *Store) Update(dn string, changes []ldap.Change) error {
 	s.mu.Lock()
 	delete(s.read, key)
 	s.mu.Unlock()
-	return nil
-}
-
-// Delete deletes one entry.
-func (s *Store) Delete(w Writer, dn string) error {
-	req := ldap.NewDelRequest(dn, nil)
-	if err := w.Del(req); err != nil {
-		if s.direct(w) && unanswered(err) {
-			return s.settle(err, "deleting "+dn, []Write{{DN: dn, del: req}})
-		}
-		return opError(err, "deleting %s", dn)
-	}
 	return nil
 }
 

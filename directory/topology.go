@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/internal/nesting"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -109,27 +110,7 @@ func (s *Store) Entitled(principalDN string, ge ldapschema.Entitlement) (bool, e
 	for _, m := range ge.Members {
 		members[ldapschema.NormalizeDN(m)] = true
 	}
-	seen := map[string]bool{ldapschema.NormalizeDN(principalDN): true}
-	frontier := []string{principalDN}
-	for len(frontier) > 0 {
-		for _, dn := range frontier {
-			if members[ldapschema.NormalizeDN(dn)] {
-				return true, nil
-			}
-		}
-		parents, err := s.GroupsWithMember(frontier...)
-		if err != nil {
-			return false, err
-		}
-		frontier = nil
-		for _, g := range parents {
-			if k := ldapschema.NormalizeDN(g.DN); !seen[k] {
-				seen[k] = true
-				frontier = append(frontier, g.DN)
-			}
-		}
-	}
-	return false, nil
+	return s.reachesUp(principalDN, func(key string) bool { return members[key] })
 }
 
 // ReachesGroup reports whether group groupDN is reachable upwards from
@@ -137,27 +118,33 @@ func (s *Store) Entitled(principalDN string, ge ldapschema.Entitlement) (bool, e
 // as a member of groupDN then closes a cycle.
 func (s *Store) ReachesGroup(startDN, groupDN string) (bool, error) {
 	target := ldapschema.NormalizeDN(groupDN)
-	seen := map[string]bool{}
-	frontier := []string{startDN}
-	for len(frontier) > 0 {
-		for _, dn := range frontier {
-			if ldapschema.NormalizeDN(dn) == target {
-				return true, nil
+	return s.reachesUp(startDN, func(key string) bool { return key == target })
+}
+
+// reachesUp reports whether target (given normalized DNs) holds for startDN
+// or for a group it is in, directly or through nested groups: one search
+// per level of nesting (nesting.Levels), ending at the first level that
+// holds a target.
+func (s *Store) reachesUp(startDN string, target func(key string) bool) (bool, error) {
+	found := false
+	err := nesting.Levels([]string{startDN}, func(level []string) ([]string, bool, error) {
+		for _, dn := range level {
+			if target(ldapschema.NormalizeDN(dn)) {
+				found = true
+				return nil, true, nil
 			}
 		}
-		parents, err := s.GroupsWithMember(frontier...)
+		parents, err := s.GroupsWithMember(level...)
 		if err != nil {
-			return false, err
+			return nil, false, err
 		}
-		frontier = nil
-		for _, g := range parents {
-			if k := ldapschema.NormalizeDN(g.DN); !seen[k] {
-				seen[k] = true
-				frontier = append(frontier, g.DN)
-			}
+		up := make([]string, len(parents))
+		for i, g := range parents {
+			up[i] = g.DN
 		}
-	}
-	return false, nil
+		return up, false, nil
+	}, nesting.Once(ldapschema.NormalizeDN))
+	return found, err
 }
 
 // PodsOfSite reads the pods of the site siteDN, sorted by name.

@@ -277,7 +277,7 @@ func touchedDNs(w Write) [][]string {
 		for i, r := range parsed.RDNs {
 			avas := make([]string, len(r.Attributes))
 			for j, a := range r.Attributes {
-				avas[j] = strings.ToLower(a.Type) + "=" + ldap.EscapeDN(strings.ToLower(a.Value))
+				avas[j] = ldapschema.RDN(strings.ToLower(a.Type), strings.ToLower(a.Value))
 			}
 			rdns[i] = strings.Join(avas, "+")
 		}

@@ -144,26 +144,6 @@ func (g *groupShape) userAt(idx, r int) int {
 	return g.teams[idx][k] + r*g.n[0]
 }
 
-// secondTeam returns the second group of user u, or -1.
-func (g *groupShape) secondTeam(u int) int {
-	if g.n[0] < 2 || (u/g.n[0])%8 != 1 {
-		return -1
-	}
-	return (u%g.n[0] + 1) % g.n[0]
-}
-
-// userGroups returns the immediate groups of user u (group indexes).
-func (g *groupShape) userGroups(u int) []int {
-	if g.n[0] == 0 {
-		return nil
-	}
-	out := []int{u % g.n[0]}
-	if s := g.secondTeam(u); s >= 0 {
-		out = append(out, s)
-	}
-	return out
-}
-
 // cycleMember returns the top-level group that team c also holds (closing
 // a cycle through the levels between them), or -1.
 func (g *groupShape) cycleMember(c int) int {

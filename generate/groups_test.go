@@ -2,8 +2,11 @@ package generate
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"testing"
+
+	"github.com/cpactl/cpactl/ldapschema"
 )
 
 // TestGroupShape: the members each group lists agree with the model the
@@ -121,5 +124,52 @@ func TestCoprimeStride(t *testing.T) {
 		if len(seen) != n {
 			t.Fatalf("stride %d over %d visits %d values", s, n, len(seen))
 		}
+	}
+}
+
+// The model TestGroupShape checks the generator against.
+
+// secondTeam returns the second group of user u, or -1.
+func (g *groupShape) secondTeam(u int) int {
+	if g.n[0] < 2 || (u/g.n[0])%8 != 1 {
+		return -1
+	}
+	return (u%g.n[0] + 1) % g.n[0]
+}
+
+// userGroups returns the immediate groups of user u (group indexes).
+func (g *groupShape) userGroups(u int) []int {
+	if g.n[0] == 0 {
+		return nil
+	}
+	out := []int{u % g.n[0]}
+	if s := g.secondTeam(u); s >= 0 {
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestEmitErrorStops: an error from the callback ends the generation (the
+// plan Write runs: entries parents before children, each handed to emit).
+func TestEmitErrorStops(t *testing.T) {
+	cfg, err := Preset(PresetDemo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Seed = 1
+	p, err := newPlan(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	err = p.run(func(string, ldapschema.Attrs) error {
+		calls++
+		if calls == 20 {
+			return io.ErrShortWrite
+		}
+		return nil
+	})
+	if err != io.ErrShortWrite || calls != 20 {
+		t.Errorf("the generation returned %v after %d entries", err, calls)
 	}
 }

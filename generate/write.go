@@ -13,21 +13,6 @@ import (
 // ldapschema record types write them.
 type Emit func(dn string, attrs ldapschema.Attrs) error
 
-// Generate validates cfg, then hands every entry of the federation to emit,
-// parents before children, so that the entries load in this order into an
-// empty database: the layout of `cpactl init` (base entry, containers,
-// cn=Common), sites, pods (each followed by its Connection Servers, farms
-// with their hosts, and pools), entitlements, users, groups, computers,
-// home sites, pod assignments and sessions. Nothing is emitted when cfg is
-// invalid; an error from emit stops the generation.
-func Generate(cfg Config, emit Emit) error {
-	p, err := newPlan(cfg)
-	if err != nil {
-		return err
-	}
-	return p.run(emit)
-}
-
 // Write writes the federation as LDIF content records (RFC 2849) to w,
 // after a comment that names the seed and the counts, and returns the
 // number of entries written. Nothing is written when cfg is invalid.
@@ -65,6 +50,12 @@ func (c Config) describe() []string {
 	}
 }
 
+// run hands every entry of the federation to emit, parents before
+// children, so that the entries load in this order into an empty database:
+// the layout of `cpactl init` (base entry, containers, cn=Common), sites,
+// pods (each followed by its Connection Servers, farms with their hosts,
+// and pools), entitlements, users, groups, computers, home sites, pod
+// assignments and sessions. An error from emit stops the generation.
 func (p *plan) run(emit Emit) error {
 	steps := []func(Emit) error{p.writeLayout, p.writeSites, p.writePods, p.writeEntitlements, p.writeUsers,
 		p.writeGroups, p.writeComputers, p.writeHomeSites, p.writeAssignments, p.writeSessions}

@@ -33,7 +33,22 @@ type DIT struct {
 
 func (d DIT) under(rdn string) string { return rdn + "," + d.Base }
 
-func rdn(attr, value string) string { return attr + "=" + ldap.EscapeDN(value) }
+// RDN renders the relative DN attr=value, value escaped (RFC 4514): the one
+// place a DN component is built.
+func RDN(attr, value string) string { return attr + "=" + ldap.EscapeDN(value) }
+
+// RDNOf renders a parsed RDN, its attribute values escaped and joined by
+// "+" (a multi-valued RDN).
+func RDNOf(avas []*ldap.AttributeTypeAndValue) string {
+	if len(avas) == 1 {
+		return RDN(avas[0].Type, avas[0].Value)
+	}
+	parts := make([]string, len(avas))
+	for i, a := range avas {
+		parts[i] = RDN(a.Type, a.Value)
+	}
+	return strings.Join(parts, "+")
+}
 
 // Properties is ou=Properties,<base>.
 func (d DIT) Properties() string { return d.under("ou=Properties") }
@@ -85,49 +100,49 @@ func (d DIT) Containers() []string {
 }
 
 // Site is the DN of the named site.
-func (d DIT) Site(name string) string { return rdn(AttrCN, name) + "," + d.Sites() }
+func (d DIT) Site(name string) string { return RDN(AttrCN, name) + "," + d.Sites() }
 
 // Pod is the DN of the named pod.
-func (d DIT) Pod(name string) string { return rdn(AttrCN, name) + "," + d.Pods() }
+func (d DIT) Pod(name string) string { return RDN(AttrCN, name) + "," + d.Pods() }
 
 // ConnectionServer is the DN of a Connection Server of a pod.
-func (d DIT) ConnectionServer(pod, name string) string { return rdn(AttrCN, name) + "," + d.Pod(pod) }
+func (d DIT) ConnectionServer(pod, name string) string { return RDN(AttrCN, name) + "," + d.Pod(pod) }
 
 // Pool is the DN of a pool of a pod.
-func (d DIT) Pool(pod, name string) string { return rdn(AttrCN, name) + "," + d.Pod(pod) }
+func (d DIT) Pool(pod, name string) string { return RDN(AttrCN, name) + "," + d.Pod(pod) }
 
 // Farm is the DN of an RDS farm of a pod.
-func (d DIT) Farm(pod, name string) string { return rdn(AttrCN, name) + "," + d.Pod(pod) }
+func (d DIT) Farm(pod, name string) string { return RDN(AttrCN, name) + "," + d.Pod(pod) }
 
 // Host is the DN of an RDS host of a farm.
-func (d DIT) Host(pod, farm, name string) string { return rdn(AttrCN, name) + "," + d.Farm(pod, farm) }
+func (d DIT) Host(pod, farm, name string) string { return RDN(AttrCN, name) + "," + d.Farm(pod, farm) }
 
 // Entitlement is the DN of the named global entitlement.
-func (d DIT) Entitlement(name string) string { return rdn(AttrCN, name) + "," + d.Entitlements() }
+func (d DIT) Entitlement(name string) string { return RDN(AttrCN, name) + "," + d.Entitlements() }
 
 // User is the DN of the user with this uid.
-func (d DIT) User(uid string) string { return rdn(AttrUID, uid) + "," + d.People() }
+func (d DIT) User(uid string) string { return RDN(AttrUID, uid) + "," + d.People() }
 
 // Group is the DN of the named group.
-func (d DIT) Group(name string) string { return rdn(AttrCN, name) + "," + d.Groups() }
+func (d DIT) Group(name string) string { return RDN(AttrCN, name) + "," + d.Groups() }
 
 // Computer is the DN of the named client computer.
-func (d DIT) Computer(name string) string { return rdn(AttrCN, name) + "," + d.Computers() }
+func (d DIT) Computer(name string) string { return RDN(AttrCN, name) + "," + d.Computers() }
 
 // Session is the DN of the session with this ID.
-func (d DIT) Session(id string) string { return rdn(AttrCN, id) + "," + d.Sessions() }
+func (d DIT) Session(id string) string { return RDN(AttrCN, id) + "," + d.Sessions() }
 
 // HomeSite is the DN of the home-site row of a user or group (principalDN)
 // for one global entitlement (entitlementDN, "" for the global home site).
 // There is one row per (principal, entitlement): the RDN is derived from
 // both, so setting a home site again replaces the row.
 func (d DIT) HomeSite(principalDN, entitlementDN string) string {
-	return rdn(AttrCN, RowID(principalDN, entitlementDN)) + "," + d.HomeSites()
+	return RDN(AttrCN, RowID(principalDN, entitlementDN)) + "," + d.HomeSites()
 }
 
 // Assignment is the DN of the pod assignment of a user for one entitlement.
 func (d DIT) Assignment(userDN, entitlementDN string) string {
-	return rdn(AttrCN, RowID(userDN, entitlementDN)) + "," + d.Assignments()
+	return RDN(AttrCN, RowID(userDN, entitlementDN)) + "," + d.Assignments()
 }
 
 // RowID derives a stable row name from DNs, compared case-insensitively
@@ -189,7 +204,7 @@ func normalizeFrom(parsed *ldap.DN) string {
 	for _, r := range parsed.RDNs {
 		avas := make([]string, 0, len(r.Attributes))
 		for _, a := range r.Attributes {
-			avas = append(avas, strings.ToLower(a.Type)+"="+ldap.EscapeDN(strings.ToLower(a.Value)))
+			avas = append(avas, RDN(strings.ToLower(a.Type), strings.ToLower(a.Value)))
 		}
 		// A multi-valued RDN is a set: "a=1+b=2" and "b=2+a=1" name the
 		// same entry.

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/internal/fold"
 )
 
 // Attrs is an entry's attributes as a map from attribute name to values, the
@@ -152,12 +154,7 @@ func FormatBool(v bool) string {
 
 // HasClass reports whether the entry has the object class.
 func HasClass(e *ldap.Entry, class string) bool {
-	for _, c := range e.GetEqualFoldAttributeValues(AttrObjectClass) {
-		if strings.EqualFold(c, class) {
-			return true
-		}
-	}
-	return false
+	return fold.Contains(e.GetEqualFoldAttributeValues(AttrObjectClass), class)
 }
 
 // reader reads typed values from an entry and remembers the first error.

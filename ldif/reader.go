@@ -24,12 +24,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/go-ldap/ldap/v3"
 )
 
 // Bounds on what one record may hold. A longer line, value or record is a
@@ -98,29 +95,6 @@ type Mod struct {
 	Values    []string
 }
 
-// Entry returns an entry or add record as an ldap.Entry: one attribute per
-// name, names compared without regard to case (the first spelling is
-// kept), attributes in the order they first appear, values in file order.
-func (r *Record) Entry() *ldap.Entry {
-	e := &ldap.Entry{DN: r.DN}
-	for _, v := range r.Values {
-		var a *ldap.EntryAttribute
-		for _, have := range e.Attributes {
-			if strings.EqualFold(have.Name, v.Name) {
-				a = have
-				break
-			}
-		}
-		if a == nil {
-			a = &ldap.EntryAttribute{Name: v.Name}
-			e.Attributes = append(e.Attributes, a)
-		}
-		a.Values = append(a.Values, v.Value)
-		a.ByteValues = append(a.ByteValues, []byte(v.Value))
-	}
-	return e
-}
-
 // Error is a syntax error in an LDIF input: one line naming the line.
 type Error struct {
 	Line int
@@ -153,16 +127,6 @@ type start struct{ off, line int }
 // NewReader returns a reader of the LDIF in r.
 func NewReader(r io.Reader) *Reader {
 	return &Reader{in: bufio.NewReaderSize(r, 64<<10), first: true}
-}
-
-// Next returns the next record; io.EOF when there is none. A syntax error
-// is an *Error; after any error, Next returns it again.
-func (r *Reader) Next() (*Record, error) {
-	rec := &Record{}
-	if err := r.Read(rec); err != nil {
-		return nil, err
-	}
-	return rec, nil
 }
 
 // Read reads the next record into rec, reusing its slices (the strings of
@@ -517,29 +481,4 @@ func quote(s string) string {
 		s = s[:60] + "..."
 	}
 	return fmt.Sprintf("%q", s)
-}
-
-// ErrNotEntry is returned by ReadEntries for a change record other than
-// an add.
-var ErrNotEntry = errors.New("a change record; only entries are read here")
-
-// ReadEntries reads every entry (and add record) of an LDIF input, for
-// small inputs such as test fixtures; any other change record is an error
-// wrapping ErrNotEntry.
-func ReadEntries(in io.Reader) ([]*ldap.Entry, error) {
-	r := NewReader(in)
-	var out []*ldap.Entry
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if rec.ChangeType != "" && rec.ChangeType != ChangeAdd {
-			return nil, fmt.Errorf("line %d: changetype %s: %w", rec.Line, rec.ChangeType, ErrNotEntry)
-		}
-		out = append(out, rec.Entry())
-	}
 }

@@ -46,7 +46,7 @@ func BenchmarkLintGenerated(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	snap, err := directory.ParseSnapshot(ldif.String())
+	snap, err := directory.ReadSnapshot(strings.NewReader(ldif.String()))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -316,7 +316,7 @@ func (l *linter) check(kind, object, fix, attr, dn string, o *object, want ...st
 	if ok {
 		got = o.kind
 	}
-	if ok && containsFold(want, got) {
+	if ok && fold.Contains(want, got) {
 		return true
 	}
 	what := strings.Join(want, " or ")

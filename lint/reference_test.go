@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/membership"
 	"github.com/cpactl/cpactl/quote"
@@ -119,7 +120,7 @@ func (l *refLinter) ref(kind, object, fix, attr, dn string, want ...string) bool
 		return true
 	}
 	got, ok := l.dns[ldapschema.NormalizeDN(dn)]
-	if ok && containsFold(want, got) {
+	if ok && fold.Contains(want, got) {
 		return true
 	}
 	what := strings.Join(want, " or ")
@@ -429,7 +430,7 @@ func (l *refLinter) reachable(ge ldapschema.Entitlement) {
 func (l *refLinter) anyServerWithTag(tags []string) bool {
 	for _, cs := range l.d.ConnectionServers {
 		for _, t := range cs.Tags {
-			if containsFold(tags, t) {
+			if fold.Contains(tags, t) {
 				return true
 			}
 		}

@@ -11,12 +11,12 @@
 package membership
 
 import (
-	"iter"
 	"math/bits"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/cpactl/cpactl/internal/nesting"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -117,25 +117,11 @@ func (v *visits) mark(n int32) bool {
 	return true
 }
 
-// Ancestor is a group a principal belongs to, with the chain that leads
-// there.
-type Ancestor struct {
-	Group ldapschema.Group
-	// Chain lists the groups from the principal's immediate group to Group
-	// (Group last); its length is the nesting depth.
-	Chain []ldapschema.Group
-}
-
-// step is one group reached walking upwards: its node and the index of the
-// step it was reached from (-1 for an immediate group).
-type step struct {
-	node, from int32
-}
-
 // upwards walks breadth first from principal through the groups that list
-// it: shortest chains first, ties by group name, each group once. It stops
-// when stop returns true for a step, and returns the steps taken.
-func (g *Graph) upwards(principal string, stop func(node int32) bool) []step {
+// it (nesting.Up): shortest chains first, ties by group name, each group
+// once. It stops after a step for which stop returns true, and returns the
+// steps taken.
+func (g *Graph) upwards(principal string, stop func(node int32) bool) []nesting.Step[int32] {
 	start, ok := g.ids[ldapschema.NormalizeDN(principal)]
 	if !ok {
 		return nil
@@ -143,51 +129,17 @@ func (g *Graph) upwards(principal string, stop func(node int32) bool) []step {
 	v := g.startVisits()
 	defer g.visits.Put(v)
 	v.mark(start)
-	var steps []step
-	enqueue := func(from int32, at int32) bool {
-		for _, p := range g.parents[from] {
-			if v.mark(p) {
-				steps = append(steps, step{node: p, from: at})
-				if stop != nil && stop(p) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	if enqueue(start, -1) {
-		return steps
-	}
-	for i := 0; i < len(steps); i++ {
-		if enqueue(steps[i].node, int32(i)) {
-			break
-		}
-	}
-	return steps
+	return nesting.Up(g.parents[start], func(n int32) []int32 { return g.parents[n] }, v.mark, stop)
 }
 
 // chain returns the groups from an immediate group to steps[i].
-func (g *Graph) chain(steps []step, i int32) []ldapschema.Group {
-	var chain []ldapschema.Group
-	for j := i; j >= 0; j = steps[j].from {
-		chain = append(chain, g.groupOf(steps[j].node))
-	}
-	for a, b := 0, len(chain)-1; a < b; a, b = a+1, b-1 {
-		chain[a], chain[b] = chain[b], chain[a]
+func (g *Graph) chain(steps []nesting.Step[int32], i int) []ldapschema.Group {
+	nodes := nesting.Chain(steps, i)
+	chain := make([]ldapschema.Group, len(nodes))
+	for j, n := range nodes {
+		chain[j] = g.groupOf(n)
 	}
 	return chain
-}
-
-// Ancestors returns every group principal (a DN) is in, directly or through
-// nested groups, breadth first: shortest chains first, ties by group name.
-// Each group appears once, with its shortest chain.
-func (g *Graph) Ancestors(principal string) []Ancestor {
-	steps := g.upwards(principal, nil)
-	out := make([]Ancestor, len(steps))
-	for i, s := range steps {
-		out[i] = Ancestor{Group: g.groupOf(s.node), Chain: g.chain(steps, int32(i))}
-	}
-	return out
 }
 
 // Via says how a principal is a member of a set of DNs (an entitlement's
@@ -216,10 +168,6 @@ func NewSet(dns []string) Set {
 	return s
 }
 
-// Keys returns the normalized DNs of the set, in the order they were given
-// (repeats left out).
-func (s Set) Keys() []string { return s.keys }
-
 // Has reports whether dn is one of the set's DNs, compared as DNs.
 func (s Set) Has(dn string) bool { return s.has[ldapschema.NormalizeDN(dn)] }
 
@@ -239,7 +187,7 @@ func (g *Graph) MemberOf(principal string, members []string) (Via, bool) {
 	if !found {
 		return Via{}, false
 	}
-	return Via{Chain: g.chain(steps, int32(len(steps)-1))}, true
+	return Via{Chain: g.chain(steps, len(steps)-1)}, true
 }
 
 // In reports whether principal is in s, directly or through nested groups:
@@ -256,43 +204,6 @@ func (g *Graph) In(principal string, s Set) bool {
 		return found
 	})
 	return found
-}
-
-// Within yields, each once, the normalized DNs of s and of everything nested
-// in it: the members of its groups, their groups' members, and so on, breadth
-// first. It is the downward question ("who is entitled?") asked once for a
-// set, where MemberOf asks it for one principal: O(R + M_R) for the R DNs
-// reached and the M_R memberships of the groups among them, each group
-// expanded once.
-func (g *Graph) Within(s Set) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		v := g.startVisits()
-		defer g.visits.Put(v)
-		var queue []int32
-		for _, k := range s.keys {
-			n, ok := g.ids[k]
-			if !ok { // in no group and no group itself
-				if !yield(k) {
-					return
-				}
-				continue
-			}
-			if v.mark(n) {
-				queue = append(queue, n)
-			}
-		}
-		for i := 0; i < len(queue); i++ {
-			n := queue[i]
-			if !yield(g.keys[n]) {
-				return
-			}
-			for _, c := range g.children[n] {
-				if v.mark(c) {
-					queue = append(queue, c)
-				}
-			}
-		}
-	}
 }
 
 // Tally counts, for many sets of members, the principals of interest
@@ -374,7 +285,7 @@ func (b Bits) First(n int) []int {
 }
 
 // Within returns the principals in s, directly or through nested groups
-// (the principals Graph.Within yields).
+// (what walking down from s, each group once, reaches).
 func (t *Tally) Within(s Set) Bits {
 	out := make(Bits, t.words)
 	for _, k := range s.keys {

@@ -105,7 +105,7 @@ func TestAncestorsAsBefore(t *testing.T) {
 		}
 		g := New(groups)
 		for _, p := range principals {
-			if got, want := describe(g.Ancestors(p)), describe(referenceAncestors(groups, p)); got != want {
+			if got, want := describe(ancestors(g, p)), describe(referenceAncestors(groups, p)); got != want {
 				t.Fatalf("round %d, ancestors of %s:\n%s\nwant\n%s", round, p, got, want)
 			}
 			for _, target := range principals {

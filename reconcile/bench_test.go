@@ -27,11 +27,11 @@ func BenchmarkCompareAndPlan(b *testing.B) {
 		}
 		return s.String()
 	}
-	desired, err := directory.ParseSnapshot(federation(0))
+	desired, err := directory.ReadSnapshot(strings.NewReader(federation(0)))
 	if err != nil {
 		b.Fatal(err)
 	}
-	current, err := directory.ParseSnapshot(federation(50))
+	current, err := directory.ReadSnapshot(strings.NewReader(federation(50)))
 	if err != nil {
 		b.Fatal(err)
 	}

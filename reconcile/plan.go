@@ -161,11 +161,11 @@ func Assertion(attr string, values []string) string {
 		return directory.PreferredAssertion(values)
 	}
 	if len(values) == 0 {
-		return "(!(" + attr + "=*))"
+		return directory.Not(directory.Present(attr))
 	}
 	info, _ := ldapschema.LookupAttribute(attr)
 	if info.Equality == ldapschema.EqualityNone || info.Sensitive {
-		return "(" + attr + "=*)"
+		return directory.Present(attr)
 	}
 	fs := make([]string, len(values))
 	for i, v := range values {

@@ -49,7 +49,7 @@ ou: Entitlements
 
 func state(t *testing.T, ldif string) *State {
 	t.Helper()
-	snap, err := directory.ParseSnapshot(ldif)
+	snap, err := directory.ReadSnapshot(strings.NewReader(ldif))
 	if err != nil {
 		t.Fatalf("bad LDIF: %v\n%s", err, ldif)
 	}
@@ -392,11 +392,11 @@ func FuzzCompareAndPlan(f *testing.F) {
 	f.Add(join(layout, site("UK", "pae-PreferredSite: {0}UK", "pae-PreferredSite: {0}US")), join(layout, site("UK", "pae-PreferredSite: bad")))
 	f.Add("dn: cn=x,ou=Pods,"+base+"\nobjectClass: pae-RDSHost\ncn: x\n", "dn: "+base+"\nobjectClass: domain\ndc: example\n")
 	f.Fuzz(func(t *testing.T, a, b string) {
-		sa, err := directory.ParseSnapshot(a)
+		sa, err := directory.ReadSnapshot(strings.NewReader(a))
 		if err != nil {
 			return
 		}
-		sb, err := directory.ParseSnapshot(b)
+		sb, err := directory.ReadSnapshot(strings.NewReader(b))
 		if err != nil {
 			return
 		}

@@ -157,18 +157,6 @@ type State struct {
 	scratch []byte
 }
 
-// NewState classifies entries under dit's base. Transient entries (the
-// trash and placeholders of an interrupted write, directory.IsTransient)
-// are skipped.
-func NewState(dit ldapschema.DIT, entries []*ldap.Entry) *State {
-	s := newState(dit)
-	s.entries = make(map[string]*Entry, len(entries))
-	for _, raw := range entries {
-		s.Add(raw)
-	}
-	return s
-}
-
 // NewStateFrom classifies the entries each streams (Snapshot.Each, for
 // one), holding the state and never all the entries at once.
 func NewStateFrom(dit ldapschema.DIT, each func(func(*ldap.Entry) error) error) (*State, error) {
@@ -323,19 +311,6 @@ func attrLess(a, b *attrType) bool {
 
 var objectClassLower = strings.ToLower(ldapschema.AttrObjectClass)
 
-// Entry returns the entry with this DN, or nil.
-func (s *State) Entry(dn string) *Entry { return s.entries[ldapschema.NormalizeDN(dn)] }
-
-// Entries returns the entries in report order.
-func (s *State) Entries() []*Entry {
-	out := make([]*Entry, 0, len(s.entries))
-	for _, e := range s.entries {
-		out = append(out, e)
-	}
-	sortEntries(out, itself, rank)
-	return out
-}
-
 // Present reports whether dn was read, cpactl's object or not.
 func (s *State) Present(dn string) bool { return s.present(ldapschema.NormalizeDN(dn)) }
 
@@ -476,11 +451,7 @@ func firstRDN(dn string) string {
 	if err != nil || len(parsed.RDNs) == 0 {
 		return dn
 	}
-	avas := make([]string, len(parsed.RDNs[0].Attributes))
-	for i, a := range parsed.RDNs[0].Attributes {
-		avas[i] = a.Type + "=" + ldap.EscapeDN(a.Value)
-	}
-	return strings.Join(avas, "+")
+	return ldapschema.RDNOf(parsed.RDNs[0].Attributes)
 }
 
 // classRules holds what a set of object classes requires and allows

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -154,7 +155,7 @@ func Farm(f ldapschema.Farm) []Violation {
 func Host(h ldapschema.Host) []Violation {
 	vs := checkRanges(RangeLoadIndex, h.LoadIndex, RangeHostSessions, h.Sessions, RangeConnecting, h.Connecting)
 	for _, f := range h.Features {
-		if !containsFold(ldapschema.AllFeatures, f) {
+		if !fold.Contains(ldapschema.AllFeatures, f) {
 			vs = append(vs, Violation{Check: CheckOutOfRange,
 				Message: fmt.Sprintf("feature %q is not one of %s", f, strings.ToLower(strings.Join(ldapschema.AllFeatures, ", "))),
 				Fixes:   []string{"--features with known features"}})
@@ -223,13 +224,4 @@ func typeWords(t string) string {
 		return "an application entitlement"
 	}
 	return "a desktop entitlement"
-}
-
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
 }

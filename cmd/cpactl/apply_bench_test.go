@@ -121,7 +121,16 @@ func BenchmarkApplyEmpty(b *testing.B) {
 		if err != nil && !errors.As(err, &missing) {
 			b.Fatal(err)
 		}
-		desired, current := reconcile.NewState(st.DIT, snap.Entries()), reconcile.NewState(st.DIT, entries)
+		desired, err := reconcile.NewStateFrom(st.DIT, snap.Each)
+		if err != nil {
+			b.Fatal(err)
+		}
+		current, _ := reconcile.NewStateFrom(st.DIT, func(add func(*ldap.Entry) error) error {
+			for _, e := range entries {
+				_ = add(e)
+			}
+			return nil
+		})
 		p, problems := reconcile.PlanApply(desired, current, reconcile.Compare(desired, current), false)
 		if len(problems) > 0 {
 			b.Fatalf("plan: %v", problems)

@@ -22,14 +22,9 @@ import (
 // both `cpactl apply` and ldapadd load.
 func federationLDIF(entries int) string {
 	dit := ldapschema.DIT{Base: ldapschema.DefaultBase}
-	var out []*ldap.Entry
-	add := func(dn string, a ldapschema.Attrs) {
-		e := &ldap.Entry{DN: dn}
-		for name, values := range a {
-			e.Attributes = append(e.Attributes, &ldap.EntryAttribute{Name: name, Values: values})
-		}
-		out = append(out, e)
-	}
+	var raw bytes.Buffer
+	lw := directory.NewLDIFWriter(&raw)
+	add := func(dn string, a ldapschema.Attrs) { _ = lw.WriteEntry(dn, a) }
 	add(dit.Base, ldapschema.Attrs{ldapschema.AttrObjectClass: {ldapschema.ClassTop, "domain"}, "dc": {"vdiglobal"}})
 	for _, dn := range dit.Containers() {
 		add(dn, ldapschema.Attrs{ldapschema.AttrObjectClass: {ldapschema.ClassTop, ldapschema.ClassOrganizationalUnit},
@@ -114,8 +109,14 @@ func federationLDIF(entries int) string {
 			EntitlementDN: ges[s], PodDN: p.pod, BrokeringPodDN: p.pod, PoolDN: p.dn,
 			State: ldapschema.StateConnected}.Attrs())
 	}
+	_ = lw.Close()
+	// Written again as `cpactl export` writes it: parents first, then by DN.
+	snap, err := directory.ReadSnapshot(&raw)
+	if err != nil {
+		panic(err)
+	}
 	var b strings.Builder
-	_ = directory.WriteLDIF(&b, out)
+	_, _ = directory.NewStore(snap, dit.Base).Export(&b, func(e *ldap.Entry) *ldap.Entry { return e })
 	return b.String()
 }
 

@@ -46,3 +46,14 @@ func Key(s string) string {
 	}
 	return b.String()
 }
+
+// Contains reports whether list holds name, compared as strings.EqualFold
+// compares names.
+func Contains(list []string, name string) bool {
+	for _, s := range list {
+		if strings.EqualFold(s, name) {
+			return true
+		}
+	}
+	return false
+}

@@ -27,7 +27,6 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/ldapschema"
-	"github.com/cpactl/cpactl/ldif"
 )
 
 // Binary is the slapd the harness runs.
@@ -439,8 +438,8 @@ func (s *Server) Dial() (*ldap.Conn, error) {
 
 // Load adds the entries (and add records) of an LDIF text as the root DN.
 func (s *Server) Load(text string) error {
-	entries, err := ldif.ReadEntries(strings.NewReader(text))
-	if errors.Is(err, ldif.ErrNotEntry) {
+	entries, err := ReadEntries(text)
+	if errors.Is(err, errNotEntry) {
 		return fmt.Errorf("slapdtest: only entries can be loaded (%v)", err)
 	}
 	if err != nil {

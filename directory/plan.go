@@ -1,0 +1,259 @@
+package directory
+
+// Plans: writes described for people, gathered into a Plan that
+// Store.ApplyPlan runs together (in one transaction, see txn.go).
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// Write is one planned change of a Plan, described for people.
+type Write struct {
+	// Verb is the present tense of what the write does: "delete", "remove",
+	// "update", "rename", "set".
+	Verb string
+	// Object says what it applies to: "pod P1", "UK from the preferred
+	// sites of site India".
+	Object string
+	// DN is the entry written.
+	DN string
+
+	add    *ldap.AddRequest
+	modify *ldap.ModifyRequest
+	rename *ldap.ModifyDNRequest
+	del    *ldap.DelRequest
+}
+
+// Done renders the write as a result line: "deleted pod P1".
+func (w Write) Done() string { return pastTense(w.Verb) + " " + w.Object }
+
+func pastTense(verb string) string {
+	switch {
+	case strings.HasSuffix(verb, "set"):
+		return verb
+	case strings.HasSuffix(verb, "e"):
+		return verb + "d"
+	}
+	return verb + "ed"
+}
+
+// Planned renders the write as a dry-run line: "would delete pod P1".
+func (w Write) Planned() string { return "would " + w.Verb + " " + w.Object }
+
+// apply sends the write. It sends copies of the requests, as a
+// transaction adds its control to them: a plan can be applied again.
+func (w Write) apply(c Writer) error {
+	switch {
+	case w.add != nil:
+		req := *w.add
+		req.Controls = slices.Clone(req.Controls)
+		return c.Add(&req)
+	case w.modify != nil:
+		req := *w.modify
+		req.Controls = slices.Clone(req.Controls)
+		return c.Modify(&req)
+	case w.rename != nil:
+		req := *w.rename
+		req.Controls = slices.Clone(req.Controls)
+		return c.ModifyDN(&req)
+	case w.del != nil:
+		req := *w.del
+		req.Controls = slices.Clone(req.Controls)
+		return c.Del(&req)
+	}
+	return nil
+}
+
+// AddWrite plans adding an entry.
+func AddWrite(verb, object, dn string, a ldapschema.Attrs) Write {
+	return Write{Verb: verb, Object: object, DN: dn, add: a.AddRequest(dn)}
+}
+
+// ModifyWrite plans modifying an entry; controls (an assertion) go with it.
+func ModifyWrite(verb, object, dn string, changes []ldap.Change, controls ...ldap.Control) Write {
+	req := ldap.NewModifyRequest(dn, controls)
+	req.Changes = changes
+	return Write{Verb: verb, Object: object, DN: dn, modify: req}
+}
+
+// RenameWrite plans renaming an entry (and its subtree) to newRDN under
+// the same parent.
+func RenameWrite(verb, object, dn, newRDN string) Write {
+	return Write{Verb: verb, Object: object, DN: dn, rename: ldap.NewModifyDNRequest(dn, newRDN, true, "")}
+}
+
+// DeleteWrite plans deleting a leaf entry.
+func DeleteWrite(verb, object, dn string) Write {
+	return Write{Verb: verb, Object: object, DN: dn, del: ldap.NewDelRequest(dn, nil)}
+}
+
+// Plan is a list of writes that belong together: Store.ApplyPlan runs them
+// in one LDAP transaction, so they are applied all together or not at all
+// (within the limits Store.Atomic reports).
+type Plan struct {
+	Writes []Write
+	// Conflict names what an assertion protects, for the ConflictError a
+	// failed assertion becomes.
+	Conflict string
+	// Stepwise is set by Store.ApplyPlan when the server could not take
+	// the plan in one transaction and it was applied in steps.
+	Stepwise bool
+	// Transactions is set by Store.ApplyPlan: how many transactions it
+	// used (more than one when the plan was split, or applied in steps).
+	Transactions int
+	// Split is set by Store.ApplyPlan when the plan was larger than
+	// MaxTxnWrites and went in several transactions.
+	Split bool
+}
+
+// assertRead makes the first modify of each object this store read
+// assert it is unchanged since (the entryCSN read, as Update does), unless
+// the write carries its own assertion: a plan computed from what was read
+// fails with a conflict instead of overwriting someone else's change.
+func (s *Store) assertRead(p *Plan) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.read) == 0 {
+		return
+	}
+	seen := map[string]bool{}
+	for i := range p.Writes {
+		w := &p.Writes[i]
+		key := ldapschema.NormalizeDN(w.DN)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		csn, ok := s.read[key]
+		if !ok || w.modify == nil || hasAssertion(w.modify.Controls) {
+			continue
+		}
+		if ctl, err := AssertionControl(Filter(ldapschema.AttrEntryCSN, csn)); err == nil {
+			w.modify.Controls = append(w.modify.Controls, ctl)
+		}
+	}
+}
+
+func hasAssertion(controls []ldap.Control) bool {
+	for _, c := range controls {
+		if c.GetControlType() == oidAssertion {
+			return true
+		}
+	}
+	return false
+}
+
+// Add appends writes.
+func (p *Plan) Add(w ...Write) { p.Writes = append(p.Writes, w...) }
+
+// Empty reports whether the plan writes nothing.
+func (p *Plan) Empty() bool { return len(p.Writes) == 0 }
+
+// ApplyPlan runs a plan: one write directly, several in one RFC 5805
+// transaction, so that they are applied all together or not at all. A
+// failed assertion becomes a *ConflictError; a commit that got no answer
+// an *OutcomeUnknownError.
+//
+// Inside the transaction, writes that do not depend on each other are
+// sent together (pipelined, see waves); slapd queues them in any order,
+// and the order of dependent writes is kept.
+//
+// slapd 2.5's back-mdb (2.5.13, and the same code up to 2.6's latest
+// releases) limits what one transaction can do (docs/topology.md):
+//
+//   - a delete that leaves its parent without children fails ("other
+//     (80)": mdb_delete keeps the MDB_NOTFOUND of its "has children"
+//     check as its result when a transaction is open), so every parent of
+//     a deleted entry first receives a placeholder child (an
+//     organizational unit named after the run), deleted after the commit;
+//   - a move (modrdn with a new superior) queued in a transaction points
+//     into the stack of the thread that queued it, and crashes the server
+//     when the commit finds that stack reused; so a subtree (an entry with
+//     children, whose last child cannot be deleted in a transaction) is
+//     not deleted in one: it is moved, with one modrdn outside any
+//     transaction, to the trash container (ldapschema.DIT.Trash), which is
+//     emptied afterwards.
+//
+// A plan that deletes a subtree is therefore applied in steps (Stepwise):
+// transactions for the other writes, a move for each subtree, in the
+// plan's order (referrers before what they refer to), so that no step
+// leaves a dangling reference. A plan of more than MaxTxnWrites writes
+// goes in several transactions, cut where no reference dangles
+// (Transactions says how many). Either way, a run that fails half-way
+// leaves a consistent directory, and running the command again finishes
+// it; Atomic tells beforehand.
+func (s *Store) ApplyPlan(p *Plan) error {
+	s.assertRead(p)
+	p.Stepwise, p.Split = false, false
+	p.Transactions = 0
+	if len(p.Writes) == 0 {
+		return nil
+	}
+	if len(p.Writes) == 1 {
+		w := p.Writes[0]
+		if err := w.apply(s.Client); err != nil {
+			if unanswered(err) {
+				return s.settle(err, fmt.Sprintf("the %s of %s", w.Verb, w.Object), p.Writes)
+			}
+			return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)
+		}
+		return nil
+	}
+	chunks := s.chunks(p.Writes)
+	if len(chunks) == 1 {
+		return s.applyOne(p)
+	}
+	p.Split = true
+	for i, c := range chunks {
+		part := &Plan{Writes: c, Conflict: p.Conflict}
+		err := s.ApplyPlan(part)
+		p.Transactions += part.Transactions
+		p.Stepwise = p.Stepwise || part.Stepwise
+		if err != nil {
+			if i == 0 {
+				return err
+			}
+			return fmt.Errorf("%w (transaction %d of %d; the %d before it are written and the directory is consistent: run the command again to finish)",
+				err, i+1, len(chunks), i)
+		}
+	}
+	return nil
+}
+
+func (p *Plan) failure(what string, err error) error {
+	var conflict *ConflictError
+	if errors.As(err, &conflict) {
+		return err
+	}
+	// A failed assertion, and an entry the plan read that is gone (or a
+	// name it found free that is taken) at write time, mean the same: the
+	// directory changed since the plan was made from it.
+	if IsCode(err, ldap.LDAPResultAssertionFailed) || IsCode(err, ldap.LDAPResultNoSuchObject) ||
+		IsCode(err, ldap.LDAPResultEntryAlreadyExists) {
+		what := p.Conflict
+		if what == "" {
+			what = "an entry this change rewrites"
+		}
+		return &ConflictError{What: what}
+	}
+	return &WriteError{What: what, Err: err}
+}
+
+// WriteError is a refused write; it keeps the LDAP result.
+type WriteError struct {
+	What string
+	Err  error
+}
+
+// Error renders "what: result (code): message".
+func (e *WriteError) Error() string { return e.What + ": " + describe(e.Err) }
+
+// Unwrap returns the LDAP error.
+func (e *WriteError) Unwrap() error { return e.Err }

@@ -1,0 +1,214 @@
+package directory
+
+// Transactions: how ApplyPlan writes a plan in one RFC 5805 transaction,
+// with placeholders that keep a deleted entry's parent non-leaf and the
+// trash container subtrees are moved into before they go.
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// applyOne applies a plan that fits one transaction: in one, unless it
+// deletes a subtree (see deleteSteps).
+func (s *Store) applyOne(p *Plan) error {
+	steps := deleteSteps(p.Writes)
+	p.Stepwise = len(steps) > 1
+	run := trashRunName()
+	moved := 0
+	for i, st := range steps {
+		if st.move != nil {
+			if moved == 0 {
+				if err := s.ensureTrash(); err != nil {
+					return err
+				}
+			}
+			// One modrdn outside a transaction: the subtree leaves the
+			// layout at once.
+			req := s.toTrash(st.move.DN, fmt.Sprintf("%s-%d", run, moved))
+			err := s.Client.ModifyDN(req)
+			moved++
+			if unanswered(err) {
+				err = s.settle(err, fmt.Sprintf("the %s of %s", st.move.Verb, st.move.Object),
+					[]Write{{DN: st.move.DN, rename: req}})
+			}
+			if err != nil && !IsCode(err, ldap.LDAPResultNoSuchObject) {
+				return &WriteError{What: fmt.Sprintf("cannot %s %s (step %d of %d; the steps before it are written and the directory is consistent: run the command again to finish)",
+					st.move.Verb, st.move.Object, i+1, len(steps)), Err: err}
+			}
+			continue
+		}
+		if err := s.applyTransaction(p, st.writes, run); err != nil {
+			if i > 0 {
+				return fmt.Errorf("%w (step %d of %d; the steps before it are written and the directory is consistent: run the command again to finish)",
+					err, i+1, len(steps))
+			}
+			return err
+		}
+		p.Transactions++
+	}
+	if moved > 0 {
+		if err := s.EmptyTrash(); err != nil {
+			return fmt.Errorf("the change is complete, but emptying %s failed (run the command again to retry): %v", s.DIT.Trash(), err)
+		}
+	}
+	return nil
+}
+
+// applyTransaction writes writes (no subtree among their deletes) in one
+// transaction: first a placeholder under the parent of every deleted
+// entry, then the writes in order, pipelined; after the commit, the
+// placeholders go.
+func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
+	parents := map[string]bool{}
+	var placeholders []Write
+	for _, w := range writes {
+		if w.del == nil {
+			continue
+		}
+		parent := ldapschema.ParentOf(w.DN)
+		if k := ldapschema.NormalizeDN(parent); !parents[k] {
+			parents[k] = true
+			dn := ldapschema.RDN(ldapschema.AttrOU, run) + "," + parent
+			placeholders = append(placeholders, Write{Verb: "add", Object: "placeholder " + dn, DN: dn,
+				add: placeholder(dn).AddRequest(dn)})
+		}
+	}
+	fail := func(w Write, err error) error {
+		return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)
+	}
+	err := s.Client.Transaction(func(tx Writer) error {
+		// A delete must find its placeholder queued before it.
+		if err := sendAll(tx, placeholders, func(_ Write, err error) error { return err }); err != nil {
+			return err
+		}
+		return sendAll(tx, writes, fail)
+	})
+	if err != nil {
+		var unknown *OutcomeUnknownError
+		if errors.As(err, &unknown) {
+			// The commit got no answer: all of the writes are in place,
+			// or none (a transaction), or the re-read cannot tell.
+			if err = s.settle(err, "the commit of the transaction", writes); err != nil {
+				return err
+			}
+		}
+	}
+	if err != nil {
+		var le *ldap.Error
+		if errors.As(err, &le) {
+			// slapd reports the failed operation only at the end of the
+			// transaction, sometimes as a bare "other (80)".
+			return p.failure("the transaction was refused, nothing was written", err)
+		}
+		return err
+	}
+	var cleanup []string
+	for _, w := range placeholders {
+		cleanup = append(cleanup, w.DN)
+	}
+	if err := s.cleanUp(cleanup, false); err != nil {
+		return fmt.Errorf("the change is complete, but removing its placeholders failed (run the command again to retry): %v", err)
+	}
+	return nil
+}
+
+// placeholder is the entry that keeps a parent from being emptied inside
+// a transaction.
+func placeholder(dn string) ldapschema.Attrs {
+	return ldapschema.Attrs{ldapschema.AttrObjectClass: {ldapschema.ClassTop, ldapschema.ClassOrganizationalUnit},
+		ldapschema.AttrOU: {ldapschema.NameOf(dn)}}
+}
+
+// toTrash moves the subtree at dn to the trash under a new name (same RDN
+// attribute, so the entry's classes allow it).
+func (s *Store) toTrash(dn, run string) *ldap.ModifyDNRequest {
+	attr := ldapschema.AttrCN
+	if parsed, err := ldap.ParseDN(dn); err == nil && len(parsed.RDNs) > 0 {
+		attr = parsed.RDNs[0].Attributes[0].Type
+	}
+	return ldap.NewModifyDNRequest(dn, ldapschema.RDN(attr, run), false, s.DIT.Trash())
+}
+
+// cleanUp deletes placeholders and, when asked, empties the trash.
+func (s *Store) cleanUp(placeholders []string, trash bool) error {
+	for _, dn := range placeholders {
+		if err := s.Client.Del(ldap.NewDelRequest(dn, nil)); err != nil && !IsCode(err, ldap.LDAPResultNoSuchObject) {
+			return opError(err, "deleting %s", dn)
+		}
+	}
+	if trash {
+		return s.EmptyTrash()
+	}
+	return nil
+}
+
+// ensureTrash creates the trash container when it is missing.
+func (s *Store) ensureTrash() error {
+	e, err := s.Entry(s.DIT.Trash(), "1.1")
+	if err != nil || e != nil {
+		return err
+	}
+	if err := s.Client.Add(placeholder(s.DIT.Trash()).AddRequest(s.DIT.Trash())); err != nil &&
+		!IsCode(err, ldap.LDAPResultEntryAlreadyExists) {
+		return opError(err, "creating %s", s.DIT.Trash())
+	}
+	return nil
+}
+
+// EmptyTrash deletes everything in the trash container, deepest entries
+// first, then the container itself (unless another run refilled it).
+func (s *Store) EmptyTrash() error {
+	entries, err := s.Find(s.DIT.Trash(), ldap.ScopeWholeSubtree, AnyEntry, "1.1")
+	var missing *LayoutError
+	if errors.As(err, &missing) {
+		return nil // no trash: nothing to empty
+	}
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(entries, func(i, j int) bool { return depth(entries[i].DN) > depth(entries[j].DN) })
+	for _, e := range entries {
+		err := s.Client.Del(ldap.NewDelRequest(e.DN, nil))
+		switch {
+		case err == nil, IsCode(err, ldap.LDAPResultNoSuchObject):
+		case ldapschema.EqualDN(e.DN, s.DIT.Trash()) && IsCode(err, ldap.LDAPResultNotAllowedOnNonLeaf):
+		default:
+			return opError(err, "deleting %s", e.DN)
+		}
+	}
+	return nil
+}
+
+// trashRunName returns a fresh name for one run's placeholders and trash
+// entries.
+func trashRunName() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return transientPrefix + hex.EncodeToString(b[:])
+}
+
+// transientPrefix starts the names of a run's placeholders and trash
+// entries.
+const transientPrefix = "cpactl-txn-"
+
+// IsTransient reports whether dn is an entry that ApplyPlan creates only
+// for the duration of a change (the trash container and what lies in it,
+// and the placeholders ou=cpactl-txn-...): left over by an interrupted
+// run, it is not part of the federation. A placeholder is told apart by
+// its RDN, not its name alone: it is an organizational unit (ou=), and no
+// cpactl object is named by ou (sites, pods, pools, ... are cn=, users
+// uid=), so an object an administrator names cpactl-txn-lab is an object
+// like any other.
+func IsTransient(dit ldapschema.DIT, dn string) bool {
+	return ldapschema.IsUnder(dn, dit.Trash()) ||
+		strings.HasPrefix(ldapschema.NormalizeDN(dn), ldapschema.RDN(ldapschema.AttrOU, transientPrefix))
+}
