@@ -500,19 +500,19 @@ func (o *entitlementUpdateOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	ge, err := st.Entitlement(o.Name)
-	if err != nil {
-		return err
-	}
-	next := ge
-	if err := o.apply(&next, false); err != nil {
-		return err
-	}
-	if err := checkRules(o.g, directory.KindEntitlement, ge.Name, rules.Entitlement(next)); err != nil {
-		return err
-	}
-	changes := next.Attrs().Changes(ge.Attrs(), ldapschema.EntitlementManaged...)
-	return writeChanges(o.g, st, o.DryRun, directory.KindEntitlement, ge.Name, ge.DN, changes)
+	return updateOne(o.g, st, o.DryRun, modification[ldapschema.Entitlement]{
+		kind: directory.KindEntitlement, managed: ldapschema.EntitlementManaged,
+		read: func() (ldapschema.Entitlement, error) { return st.Entitlement(o.Name) },
+		apply: func(ge ldapschema.Entitlement, next *ldapschema.Entitlement) error {
+			if err := o.apply(next, false); err != nil {
+				return err
+			}
+			return checkRules(o.g, directory.KindEntitlement, ge.Name, rules.Entitlement(*next))
+		},
+		name:  func(ge ldapschema.Entitlement) string { return ge.Name },
+		dn:    func(ge ldapschema.Entitlement) string { return ge.DN },
+		attrs: ldapschema.Entitlement.Attrs,
+	})
 }
 
 func newEntitlementDeleteCommand(g *Globals) *cobra.Command {

@@ -329,19 +329,19 @@ func (o *farmUpdateOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	farm, err := st.Farm(o.Name)
-	if err != nil {
-		return err
-	}
-	next := farm
-	if err := o.apply(&next); err != nil {
-		return err
-	}
-	if err := checkRules(o.g, directory.KindFarm, farm.Name, rules.Farm(next)); err != nil {
-		return err
-	}
-	return writeChanges(o.g, st, o.DryRun, directory.KindFarm, farm.Name, farm.DN,
-		next.Attrs().Changes(farm.Attrs(), ldapschema.FarmManaged...))
+	return updateOne(o.g, st, o.DryRun, modification[ldapschema.Farm]{
+		kind: directory.KindFarm, managed: ldapschema.FarmManaged,
+		read: func() (ldapschema.Farm, error) { return st.Farm(o.Name) },
+		apply: func(farm ldapschema.Farm, next *ldapschema.Farm) error {
+			if err := o.apply(next); err != nil {
+				return err
+			}
+			return checkRules(o.g, directory.KindFarm, farm.Name, rules.Farm(*next))
+		},
+		name:  func(f ldapschema.Farm) string { return f.Name },
+		dn:    func(f ldapschema.Farm) string { return f.DN },
+		attrs: ldapschema.Farm.Attrs,
+	})
 }
 
 func newFarmDeleteCommand(g *Globals) *cobra.Command {

@@ -368,28 +368,29 @@ func (o *hostUpdateOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	h, err := st.Host(o.Name)
-	if err != nil {
-		return err
-	}
-	next := h
-	if err := o.apply(&next); err != nil {
-		return err
-	}
-	if err := checkRules(o.g, directory.KindHost, h.Name, rules.Host(next)); err != nil {
-		return err
-	}
-	if next.Sessions > h.Sessions {
-		farm, err := st.Farm(h.Farm)
-		if err != nil {
-			return err
-		}
-		if err := o.checkOvercommit(o.g, next, farm); err != nil {
-			return err
-		}
-	}
-	return writeChanges(o.g, st, o.DryRun, directory.KindHost, h.Name, h.DN,
-		next.Attrs().Changes(h.Attrs(), ldapschema.HostManaged...))
+	return updateOne(o.g, st, o.DryRun, modification[ldapschema.Host]{
+		kind: directory.KindHost, managed: ldapschema.HostManaged,
+		read: func() (ldapschema.Host, error) { return st.Host(o.Name) },
+		apply: func(h ldapschema.Host, next *ldapschema.Host) error {
+			if err := o.apply(next); err != nil {
+				return err
+			}
+			if err := checkRules(o.g, directory.KindHost, h.Name, rules.Host(*next)); err != nil {
+				return err
+			}
+			if next.Sessions <= h.Sessions {
+				return nil
+			}
+			farm, err := st.Farm(h.Farm)
+			if err != nil {
+				return err
+			}
+			return o.checkOvercommit(o.g, *next, farm)
+		},
+		name:  func(h ldapschema.Host) string { return h.Name },
+		dn:    func(h ldapschema.Host) string { return h.DN },
+		attrs: ldapschema.Host.Attrs,
+	})
 }
 
 func newHostDeleteCommand(g *Globals) *cobra.Command {

@@ -456,25 +456,25 @@ func (o *poolUpdateOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	pool, err := st.Pool(o.Name)
-	if err != nil {
-		return err
-	}
-	next := pool
-	if err := o.apply(&next); err != nil {
-		return err
-	}
-	if err := checkRules(o.g, directory.KindPool, pool.Name, rules.Pool(next)); err != nil {
-		return err
-	}
-	if err := o.checkOvercommit(o.g, next); err != nil {
-		return err
-	}
-	if err := o.bindFarm(st, &next); err != nil {
-		return err
-	}
-	return writeChanges(o.g, st, o.DryRun, directory.KindPool, pool.Name, pool.DN,
-		next.Attrs().Changes(pool.Attrs(), ldapschema.PoolManaged...))
+	return updateOne(o.g, st, o.DryRun, modification[ldapschema.Pool]{
+		kind: directory.KindPool, managed: ldapschema.PoolManaged,
+		read: func() (ldapschema.Pool, error) { return st.Pool(o.Name) },
+		apply: func(pool ldapschema.Pool, next *ldapschema.Pool) error {
+			if err := o.apply(next); err != nil {
+				return err
+			}
+			if err := checkRules(o.g, directory.KindPool, pool.Name, rules.Pool(*next)); err != nil {
+				return err
+			}
+			if err := o.checkOvercommit(o.g, *next); err != nil {
+				return err
+			}
+			return o.bindFarm(st, next)
+		},
+		name:  func(p ldapschema.Pool) string { return p.Name },
+		dn:    func(p ldapschema.Pool) string { return p.DN },
+		attrs: ldapschema.Pool.Attrs,
+	})
 }
 
 func anyChanged(changed func(string) bool, names ...string) bool {

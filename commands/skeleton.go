@@ -67,3 +67,35 @@ func createOrUnchanged[T any](g *Globals, st *directory.Store, dryRun bool, c cr
 	g.report("created %s %s%s", c.kind, c.name, c.where)
 	return nil
 }
+
+// modification is one `NOUN update` that rewrites one entry in place.
+type modification[T any] struct {
+	kind string // directory.Kind*
+	// read finds the object; apply sets the flags on a copy of it and
+	// checks the rules (with any read they need), before anything is
+	// written.
+	read  func() (T, error)
+	apply func(current T, next *T) error
+	// name, dn and attrs describe a record: its name as stored, its DN
+	// and its entry; managed are the attributes the update may change.
+	name    func(T) string
+	dn      func(T) string
+	attrs   func(T) ldapschema.Attrs
+	managed []string
+}
+
+// updateOne runs m: one modify of what changed (asserting the entryCSN
+// read), "updated KIND NAME (what)" once the server confirmed it, or
+// "unchanged".
+func updateOne[T any](g *Globals, st *directory.Store, dryRun bool, m modification[T]) error {
+	current, err := m.read()
+	if err != nil {
+		return err
+	}
+	next := current
+	if err := m.apply(current, &next); err != nil {
+		return err
+	}
+	return writeChanges(g, st, dryRun, m.kind, m.name(current), m.dn(current),
+		m.attrs(next).Changes(m.attrs(current), m.managed...))
+}
