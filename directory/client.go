@@ -121,7 +121,3 @@ func describe(err error) string {
 	}
 	return msg
 }
-
-// Describe renders any error from this package or go-ldap as one lower-case
-// line that keeps the LDAP result code and the server's message.
-func Describe(err error) string { return describe(err) }
