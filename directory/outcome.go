@@ -3,6 +3,7 @@ package directory
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/go-ldap/ldap/v3"
 
@@ -18,7 +19,7 @@ type NotWrittenError struct {
 }
 
 func (e *NotWrittenError) Error() string {
-	return fmt.Sprintf("%s was not written: %s, and a re-read shows the server did not apply it", e.What, describe(e.Err))
+	return fmt.Sprintf("%s was not written: %s, and reading it again for %s shows the server did not apply it", e.What, describe(e.Err), SettleWait)
 }
 
 func (e *NotWrittenError) Unwrap() error { return e.Err }
@@ -71,31 +72,47 @@ func (s *Store) settle(err error, what string, writes []Write) error {
 		unknown.Err = fmt.Errorf("%v; reading it again failed too: %v", describe(err), describe(rerr))
 		return unknown
 	}
-	c := s.Client
-	applied, missing := 0, 0
-	for _, w := range lastWrites(writes) {
-		in, cerr := w.inPlace(c)
-		if cerr != nil {
-			unknown.Err = fmt.Errorf("%v; reading it again failed too: %v", describe(err), describe(cerr))
+	// A request that reached the server just before the connection broke
+	// may still be running there: a write not in place yet is read again
+	// until SettleWait has passed before it is called not written.
+	deadline := time.Now().Add(SettleWait)
+	for {
+		applied, missing := 0, 0
+		for _, w := range lastWrites(writes) {
+			in, cerr := w.inPlace(s.Client)
+			if cerr != nil {
+				unknown.Err = fmt.Errorf("%v; reading it again failed too: %v", describe(err), describe(cerr))
+				return unknown
+			}
+			if in {
+				applied++
+			} else {
+				missing++
+			}
+		}
+		if missing == 0 {
+			if s.Note != nil {
+				s.Note(fmt.Sprintf("%s got no answer (%s); a re-read on a fresh connection shows it was written", what, describe(err)))
+			}
+			return nil
+		}
+		if time.Now().After(deadline) {
+			if applied == 0 {
+				return &NotWrittenError{What: what, Err: err}
+			}
 			return unknown
 		}
-		if in {
-			applied++
-		} else {
-			missing++
-		}
+		time.Sleep(settlePoll)
 	}
-	switch {
-	case missing == 0:
-		if s.Note != nil {
-			s.Note(fmt.Sprintf("%s got no answer (%s); a re-read on a fresh connection shows it was written", what, describe(err)))
-		}
-		return nil
-	case applied == 0:
-		return &NotWrittenError{What: what, Err: err}
-	}
-	return unknown
 }
+
+// SettleWait is how long a write whose answer was lost is read back before
+// it is called not written: a request the server received just before the
+// connection broke may still be running. slapd finishes such a request in
+// milliseconds; two seconds leaves room for a loaded server.
+var SettleWait = 2 * time.Second
+
+const settlePoll = 50 * time.Millisecond
 
 // lastWrites keeps, of the writes to each entry, the last one: a later
 // write of the same DN (or a rename or delete of it) decides what a re-read
