@@ -12,6 +12,7 @@ import (
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/rules"
 )
 
 const memberForms = `A member is a user, a group or a client computer, named as it is (users
@@ -177,18 +178,14 @@ func (o *groupShowOptions) run() error {
 // itself and repeats.
 func resolveMembers(st *directory.Store, groupName, groupDN string, args []string) ([]directory.Member, error) {
 	var out []directory.Member
+	check := rules.NewGroupMembers(groupName, groupDN)
 	for _, a := range args {
 		m, err := st.ResolveMember(a)
 		if err != nil {
 			return nil, memberError(err)
 		}
-		if groupDN != "" && ldapschema.EqualDN(m.DN, groupDN) || m.Kind == directory.KindGroup && strings.EqualFold(m.Name, groupName) {
-			return nil, errorf("", "group %s cannot be a member of itself", groupName)
-		}
-		for _, prev := range out {
-			if ldapschema.EqualDN(prev.DN, m.DN) {
-				return nil, errorf("name each member once", "%s is given twice", m)
-			}
+		if err := check.Add(rules.GroupMember{Kind: m.Kind, Name: m.Name, DN: m.DN}); err != nil {
+			return nil, refused(err)
 		}
 		out = append(out, m)
 	}

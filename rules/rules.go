@@ -37,7 +37,8 @@ const (
 // The rules only a write applies, to what the command was given (the
 // Rule of their errors); lint never reports them.
 const (
-	RulePoolKind = "pool-kind" // a pool's user assignment, farm and figures fit its kind
+	RulePoolKind     = "pool-kind"     // a pool's user assignment, farm and figures fit its kind
+	RuleGroupMembers = "group-members" // a group is not its own member, each member is named once
 )
 
 // Violation is one rule an object breaks.

@@ -435,3 +435,33 @@ func TestRepeatedFields(t *testing.T) {
 		})
 	}
 }
+
+func TestGroupMembers(t *testing.T) {
+	const dn = "cn=Sales,ou=Groups,dc=x"
+	alice := GroupMember{Kind: "user", Name: "alice", DN: "uid=alice,ou=People,dc=x"}
+	for _, tc := range []struct {
+		name, group, groupDN string
+		members              []GroupMember
+		want                 string // "" when every member passes
+	}{
+		{"distinct members pass", "Sales", dn, []GroupMember{alice, {Kind: "group", Name: "Eng", DN: "cn=Eng,ou=Groups,dc=x"}}, ""},
+		{"the group itself, by DN", "Sales", dn, []GroupMember{{Kind: "group", Name: "sales", DN: "CN=Sales, ou=Groups,dc=x"}}, "group Sales cannot be a member of itself"},
+		{"the group itself, by name before it exists", "Sales", "", []GroupMember{{Kind: "group", Name: "SALES", DN: "cn=SALES,ou=Groups,dc=x"}}, "group Sales cannot be a member of itself"},
+		{"a user named like the group is not the group", "Sales", dn, []GroupMember{{Kind: "user", Name: "Sales", DN: "uid=Sales,ou=People,dc=x"}}, ""},
+		{"a member given twice, spelled differently", "Sales", dn, []GroupMember{alice, {Kind: "user", Name: "alice", DN: "UID=alice,ou=people,dc=x"}}, "user alice is given twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			check := NewGroupMembers(tc.group, tc.groupDN)
+			var got string
+			for _, m := range tc.members {
+				if err := check.Add(m); err != nil {
+					got = err.Error()
+					break
+				}
+			}
+			if got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
