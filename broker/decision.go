@@ -1,7 +1,7 @@
 package broker
 
 // The result of Resolve and its errors. The JSON field names are a stable
-// contract (SPEC §5), pinned by TestDecisionJSONShape.
+// contract (docs/conventions.md), pinned by TestDecisionJSONShape.
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // Outcome is what a connection request would get.
 type Outcome string
 
-// Outcome values (SPEC §3).
+// Outcome values (docs/resolve.md).
 const (
 	// OutcomePlaced: a new session at site/pod/pool[/farm/host].
 	OutcomePlaced Outcome = "PLACED"
@@ -48,7 +48,7 @@ func (o Outcome) GetsSession() bool {
 // Tier is the stage of the site search at which a site is considered.
 type Tier string
 
-// Tier values (SPEC §3 step 5).
+// Tier values (docs/resolve.md step 5).
 const (
 	TierStarting   Tier = "starting"   // the home site, or the connecting site when none applies
 	TierConnecting Tier = "connecting" // the connecting site, when the search started elsewhere
@@ -152,7 +152,7 @@ type Placement struct {
 	// BecomesAssignment is set on a PLACED for a dedicated GE: the pod
 	// becomes the user's pod assignment.
 	BecomesAssignment bool `json:"becomes_assignment,omitempty"`
-	// HostSelection is the farm's host selection (SPEC §4) for a PLACED on
+	// HostSelection is the farm's host selection (docs/storm.md) for a PLACED on
 	// a farm-backed pool.
 	HostSelection *HostSelection `json:"host_selection,omitempty"`
 }
@@ -199,7 +199,7 @@ type SiteVisit struct {
 	Searched   bool   `json:"searched"`
 	Skipped    bool   `json:"skipped"`     // not searched, see SkipReason
 	SkipReason string `json:"skip_reason"` // "" unless Skipped
-	// Load is the site's load under the GE's policy (§3.1), rounded to two
+	// Load is the site's load under the GE's policy (docs/resolve.md, "Loads"), rounded to two
 	// decimals; null under NONE or when the site has no available pool.
 	Load *float64 `json:"load"`
 	// Threshold is pae-LoadThresholdForSite when the load was compared with
@@ -232,7 +232,7 @@ type PoolVisit struct {
 	// Load is the pool's load under the GE's policy; null under NONE or
 	// for an unavailable pool.
 	Load          *float64       `json:"load"`
-	HostSelection *HostSelection `json:"host_selection,omitempty"` // SPEC §4 buckets, for a farm-backed pool tried
+	HostSelection *HostSelection `json:"host_selection,omitempty"` // docs/storm.md buckets, for a farm-backed pool tried
 }
 
 // SessionReport is one existing session considered in step 2.

@@ -1,6 +1,6 @@
 package broker
 
-// Home site resolution (SPEC §3 step 4).
+// Home site resolution (docs/resolve.md step 4).
 
 import (
 	"fmt"
@@ -89,7 +89,7 @@ type HomeSiteResolution struct {
 }
 
 // ResolveHomeSite resolves the home site of user for the global entitlement
-// named entitlement ("" for the global home site only), as SPEC §3 step 4
+// named entitlement ("" for the global home site only), as docs/resolve.md step 4
 // says: the user's override for this GE; a group's override for this GE; the
 // user's global home site; a group's global home site. Groups are the user's
 // immediate groups (f.Users); two groups at the same level naming different

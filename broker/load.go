@@ -1,6 +1,6 @@
 package broker
 
-// Availability and load (SPEC §3.1).
+// Availability and load (docs/resolve.md, "Loads").
 //
 // Loads are exact rational numbers: no integer division, no rounding, and
 // every comparison (orderings, ties, the "strictly greater than

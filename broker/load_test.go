@@ -10,7 +10,7 @@ import (
 // resolver asks the index directly (podLoad, resolver.siteLoad).
 
 // PoolAvailability reports whether the named pool takes part in loads,
-// capacity tests and candidate lists (SPEC §3.1), and why not: offline pods
+// capacity tests and candidate lists (docs/resolve.md, "Loads"), and why not: offline pods
 // (stored as offline or listed in offlinePods), disabled pools and pools
 // that can hold no session (capacity 0, a farm with no enabled host) are left
 // out. A pool that does not exist is reported as unavailable.
@@ -24,7 +24,7 @@ func PoolAvailability(f *Federation, pool string, offlinePods []string) (availab
 	return why == "", why
 }
 
-// PoolLoad returns the load of the named pool under policy (SPEC §3.1):
+// PoolLoad returns the load of the named pool under policy (docs/resolve.md, "Loads"):
 // desktop pools sessions*100/capacity; farm-backed pools the mean load index
 // of the farm's enabled hosts, hosts at -1 left out, 0 when none is left
 // (LOAD), or sessions*100/(hosts*max sessions per host) over the enabled

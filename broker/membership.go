@@ -1,6 +1,6 @@
 package broker
 
-// Membership of global entitlements, through nested groups (SPEC §3 step 1).
+// Membership of global entitlements, through nested groups (docs/resolve.md step 1).
 
 import (
 	"strings"

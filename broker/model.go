@@ -1,7 +1,7 @@
 // Package broker models the Horizon Cloud Pod Architecture broker search: it
-// decides where one connection request would land (SPEC §3), how loads are
-// computed (SPEC §3.1) and how an RDS farm picks a host during a logon storm
-// (SPEC §4).
+// decides where one connection request would land (docs/resolve.md), how loads are
+// computed (docs/resolve.md, "Loads") and how an RDS farm picks a host during a logon storm
+// (docs/storm.md).
 //
 // The package is pure: it imports neither LDAP nor cobra. Callers (the
 // directory reader for a live server, the LDIF snapshot loader for --from)
@@ -73,7 +73,7 @@ const (
 	StateDisconnected SessionState = "DISCONNECTED"
 )
 
-// Settings are the federation-wide values of cn=Common (SPEC §2.2).
+// Settings are the federation-wide values of cn=Common (docs/schema.md).
 type Settings struct {
 	LoadThresholdForSite          int  // pae-LoadThresholdForSite, 0-100, default 98
 	RDSLoadIndexThreshold         int  // pae-RDSLoadIndexThreshold, 0-100, default 20
@@ -156,7 +156,7 @@ func AllFeatures() Features {
 }
 
 // Default reports whether every default feature is supported (bucket 1 of
-// SPEC §4 takes only such hosts).
+// docs/storm.md takes only such hosts).
 func (f Features) Default() bool { return f == AllFeatures() }
 
 // Supports reports whether the host can serve protocol p.
@@ -271,7 +271,7 @@ type Assignment struct {
 
 // Federation is the part of a federation's configuration a request needs.
 // A snapshot loader may fill it with everything; a live reader fills it with
-// only what SPEC §3 "Reads" lists. Names are matched case-insensitively, as
+// only what docs/resolve.md "Reads" lists. Names are matched case-insensitively, as
 // the directory matches them.
 type Federation struct {
 	Settings          Settings

@@ -1,6 +1,6 @@
 package broker
 
-// Seeded random orders (SPEC §3 "Randomness").
+// Seeded random orders (docs/resolve.md "Randomness").
 
 import (
 	"hash/fnv"

@@ -1,6 +1,6 @@
 package broker
 
-// RDS host selection (SPEC §4 steps 1-3).
+// RDS host selection (docs/storm.md steps 1-3).
 //
 // This file holds the reference implementation: SelectHost classifies every
 // host of a farm from scratch, in the plain words of the spec. The storm
@@ -14,7 +14,7 @@ import (
 	"strings"
 )
 
-// HostRequest is what one new session request asks of an RDS host (SPEC §4
+// HostRequest is what one new session request asks of an RDS host (docs/storm.md
 // step 1). Reconnections never pass through host selection.
 type HostRequest struct {
 	// Protocol is the display protocol the session will use. Empty means the
@@ -26,7 +26,7 @@ type HostRequest struct {
 }
 
 // Thresholds are the Connection Server's RDS load-balancing values of
-// cn=Common, which form the buckets of SPEC §4 step 2. They are taken
+// cn=Common, which form the buckets of docs/storm.md step 2. They are taken
 // literally: 0 is a real threshold, not "off" (unlike the farm's host-side
 // thresholds).
 type Thresholds struct {
@@ -90,7 +90,7 @@ type HostSelection struct {
 	Hosts []HostAssessment `json:"hosts"`
 }
 
-// SelectHost applies SPEC §4 steps 1-3 to one new session request on a farm.
+// SelectHost applies docs/storm.md steps 1-3 to one new session request on a farm.
 //
 // hosts are the farm's hosts; hosts naming another farm are left out, so the
 // caller may pass every host of the federation. The broker's bucket-1

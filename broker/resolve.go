@@ -1,6 +1,6 @@
 package broker
 
-// Resolve: the broker search of SPEC §3, step by step. The steps live in
+// Resolve: the broker search of docs/resolve.md, step by step. The steps live in
 // this file in the order the spec gives them; the site and pod search (steps
 // 5-7) lives in search.go, loads in load.go, home sites in homesite.go.
 
@@ -36,11 +36,11 @@ type Request struct {
 	// OfflinePods are pods to treat as offline (what-if), in addition to
 	// those stored as offline.
 	OfflinePods []string
-	// Seed seeds every random order (SPEC §3 "Randomness").
+	// Seed seeds every random order (docs/resolve.md "Randomness").
 	Seed int64
 }
 
-// Resolve dry-runs the broker's search for one connection request (SPEC §3)
+// Resolve dry-runs the broker's search for one connection request (docs/resolve.md)
 // over the federation data f, and explains it.
 //
 // Errors, not outcomes: a *NotFoundError when the request names a user,

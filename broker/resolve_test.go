@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// resolveCase is one rule of SPEC §3, shown on the seed federation.
+// resolveCase is one rule of docs/resolve.md, shown on the seed federation.
 type resolveCase struct {
 	name   string
 	mutate func(f *Federation)

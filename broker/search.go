@@ -483,7 +483,7 @@ func (rs *resolver) searchPod(pod *Pod) (PodVisit, *placed) {
 // tryPool applies the capacity test of step 6 to an available pool: a
 // floating desktop pool has room while sessions < capacity, a dedicated one
 // while assigned < capacity; a farm-backed pool when its farm yields a host
-// (SPEC §4).
+// (docs/storm.md).
 func (rs *resolver) tryPool(p *Pool, visit *PoolVisit) *placed {
 	if !p.Kind.FarmBacked() {
 		used, what := p.Sessions, "sessions"

@@ -1,6 +1,6 @@
 package broker
 
-// Logon storm simulation (SPEC §4 step 4).
+// Logon storm simulation (docs/storm.md step 4).
 //
 // SimulateStorm replays a burst of near-simultaneous requests on one farm.
 // Load indexes stay as stored (hosts sample them every 30 s, so during a
@@ -125,7 +125,7 @@ type NaiveHost struct {
 }
 
 // SimulateStorm replays requests near-simultaneous requests req on farm
-// (SPEC §4 step 4) with bucket thresholds t, and the same burst placed
+// (docs/storm.md step 4) with bucket thresholds t, and the same burst placed
 // naively. hosts are taken as in SelectHost; they are not modified.
 func SimulateStorm(farm Farm, hosts []Host, req HostRequest, t Thresholds, requests int) StormReport {
 	return simulateStorm(farm, hosts, req, t, requests, nil)

@@ -12,7 +12,7 @@ import (
 
 // referenceStorm is the storm simulator written the obvious way: every
 // request re-runs the full classification (classifyHosts, the reference
-// statement of SPEC §4) on the current counters. The fast simulator must
+// statement of docs/storm.md) on the current counters. The fast simulator must
 // match it placement for placement and bucket change for bucket change.
 func referenceStorm(farm Farm, hosts []Host, req HostRequest, t Thresholds, requests int) (StormReport, []int) {
 	fh := farmHosts(farm, hosts)

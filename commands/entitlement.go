@@ -41,7 +41,7 @@ A pool belongs to at most one entitlement, of its type and user assignment.`,
 }
 
 // EntitlementView is a global entitlement as `entitlement show` and
-// `entitlement list` print it (JSON contract): every field of SPEC §1.
+// `entitlement list` print it (JSON contract): every field of docs/topology.md and docs/entitlements.md.
 type EntitlementView struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`

@@ -10,7 +10,7 @@ import (
 	"github.com/cpactl/cpactl/prompt"
 )
 
-// Exit codes (SPEC §5). `cpactl help exit-codes` prints this table.
+// Exit codes (docs/conventions.md). `cpactl help exit-codes` prints this table.
 const (
 	ExitOK          = 0   // success
 	ExitError       = 1   // error: bad input, unreachable server, refused operation

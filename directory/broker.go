@@ -14,7 +14,7 @@ import (
 )
 
 // This file turns directory records into the broker's plain values, and
-// reads exactly what one resolve needs (SPEC §3 "Reads").
+// reads exactly what one resolve needs (docs/resolve.md "Reads").
 
 // BrokerSettings returns the effective settings (defaults where cn=Common
 // stores nothing).
@@ -173,7 +173,7 @@ func (e *UserDomainError) Error() string {
 // Unwrap makes the error a not-found error.
 func (e *UserDomainError) Unwrap() error { return &NotFoundError{Kind: KindUser, Name: e.Arg} }
 
-// ResolveFederation reads what one resolve needs, and nothing more (SPEC §3
+// ResolveFederation reads what one resolve needs, and nothing more (docs/resolve.md
 // "Reads"), in a number of searches that does not depend on the size of the
 // directory:
 //

@@ -300,7 +300,7 @@ func decisionJSON(t *testing.T, d *broker.Decision) string {
 // pools, users, groups, computers, home-site rows, sessions, assignments),
 // through a client that counts searches. Both runs must make the same
 // searches, and every search must return as many entries in both, except
-// the listings of every site and every pod that SPEC §3 "Reads" asks for:
+// the listings of every site and every pod that docs/resolve.md "Reads" asks for:
 // a loader that searched once per site, or listed every user or group,
 // would fail here.
 func TestResolveReadsAreBoundedByTheRequest(t *testing.T) {
@@ -408,7 +408,7 @@ func liveAndSnapshot(t *testing.T, text string) map[string]*Store {
 	return map[string]*Store{"slapd": NewStore(conn, dit.Base), "snapshot": NewStore(snap, dit.Base)}
 }
 
-// awkward holds every character SPEC §2.1 names, and non-ASCII letters.
+// awkward holds every character docs/schema.md names, and non-ASCII letters.
 const awkward = `R&D, "West" <1>+;=*()\ Zürich#`
 
 // TestResolveFederationWithAwkwardNames resolves through names holding

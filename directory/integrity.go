@@ -5,7 +5,7 @@ package directory
 //
 // References between entries are DN-valued attributes (every attribute of
 // DN syntax in ldapschema, and member), except the ordered preferred-site
-// lists, which hold site names (SPEC §2.3). When a referred entry goes away,
+// lists, which hold site names (docs/schema.md). When a referred entry goes away,
 // a referrer either loses the value (an optional reference, such as a group
 // member or a session's pool) or goes away too (a required reference, such
 // as a pod's site, and every reference of a home-site row, which means

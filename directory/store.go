@@ -317,7 +317,7 @@ type LayoutEntry struct {
 
 // Layout returns the entries `cpactl init` creates under dit.Base, parents
 // first: the base entry when its first RDN is a dc= or o= value, the
-// containers of SPEC §2.1 (ldapschema.DIT.Containers) and cn=Common with
+// containers of docs/schema.md (ldapschema.DIT.Containers) and cn=Common with
 // every setting at its default.
 func Layout(dit ldapschema.DIT) ([]LayoutEntry, error) {
 	var wants []LayoutEntry
@@ -344,7 +344,7 @@ func Layout(dit ldapschema.DIT) ([]LayoutEntry, error) {
 }
 
 // Init creates the base entry (when it is a dc= or o= entry that is
-// missing), the containers of SPEC §2.1 and cn=Common, skipping what exists
+// missing), the containers of docs/schema.md and cn=Common, skipping what exists
 // (the entries of Layout). With dryRun it reports what it would create.
 func (s *Store) Init(dryRun bool) ([]InitStep, error) {
 	wants, err := Layout(s.DIT)

@@ -132,7 +132,7 @@ var partialFeatures = [][]string{
 
 // hostRecord draws the k-th host of farm f. Loads are spread so that, with
 // the default pae-RDS* settings (LIT 20, CST 20), hosts fall in all three
-// buckets of SPEC §4: about half below both thresholds, the rest above the
+// buckets of docs/storm.md: about half below both thresholds, the rest above the
 // load index or the connecting-session threshold; some hosts report load
 // index -1, some lack default features, a few are disabled (never the
 // first host of a farm, so every farm can serve). The second host of each

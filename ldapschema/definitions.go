@@ -20,7 +20,7 @@ const (
 	ClassOrganization       = "organization"
 )
 
-// The five global settings, named exactly as Horizon names them (SPEC §2.2).
+// The five global settings, named exactly as Horizon names them (docs/schema.md).
 const (
 	AttrLoadThresholdForSite          = "pae-LoadThresholdForSite"
 	AttrRDSLoadIndexThreshold         = "pae-RDSLoadIndexThreshold"

@@ -10,7 +10,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 )
 
-// DefaultBase is the base DN of Horizon's global data layer (SPEC §2.1).
+// DefaultBase is the base DN of Horizon's global data layer (docs/schema.md).
 const DefaultBase = "dc=vdiglobal,dc=vmware,dc=int"
 
 // DIT builds the DNs of cpactl's directory layout under one base DN. Every

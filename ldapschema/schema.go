@@ -17,7 +17,7 @@ import (
 	"strings"
 )
 
-// Arc is the UUID-derived OID arc that cpactl owns (SPEC §2.3).
+// Arc is the UUID-derived OID arc that cpactl owns (docs/schema.md).
 const Arc = "2.25.208482485135363301622500990417733107353"
 
 // SchemaName is the name of the schema file and of its cn=config entry
@@ -27,7 +27,7 @@ const SchemaName = "cpactl"
 // Syntax is an LDAP attribute syntax.
 type Syntax int
 
-// The syntaxes cpactl uses (SPEC §2.3): integers use INTEGER, booleans
+// The syntaxes cpactl uses (docs/schema.md): integers use INTEGER, booleans
 // BOOLEAN, references DN and enumerations and names case-ignore strings.
 const (
 	DirectoryString Syntax = iota

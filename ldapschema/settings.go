@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Setting describes one global setting of cn=Common (SPEC §2.2).
+// Setting describes one global setting of cn=Common (docs/schema.md).
 type Setting struct {
 	Attr    string // Horizon's attribute name, e.g. pae-LoadThresholdForSite
 	Alias   string // kebab-case alias accepted on the command line
@@ -15,7 +15,7 @@ type Setting struct {
 	UsedBy  string
 }
 
-// Settings lists the five global settings in the order SPEC §2.2 gives.
+// Settings lists the five global settings in the order docs/schema.md gives.
 var Settings = []Setting{
 	{Attr: AttrLoadThresholdForSite, Alias: "load-threshold-for-site", Min: 0, Max: 100, Default: 98,
 		UsedBy: "skipping overloaded preferred sites"},

@@ -36,7 +36,7 @@ type Survey struct {
 }
 
 // Interactive reports whether both stdin and stdout are terminals: cpactl
-// prompts only then (SPEC §5).
+// prompts only then (docs/conventions.md).
 func Interactive(in, out any) bool {
 	fi, ok1 := in.(*os.File)
 	fo, ok2 := out.(*os.File)

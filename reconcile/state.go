@@ -35,7 +35,7 @@ const (
 )
 
 // kindRank orders kinds for reports and plans: the layout first, then the
-// objects in the order of SPEC §1.
+// objects in the order of docs/topology.md and docs/entitlements.md.
 var kindRank = map[string]int{
 	KindBase: 0, KindContainer: 1, KindSettings: 2, directory.KindSite: 3, directory.KindPod: 4,
 	directory.KindConnectionServer: 5, directory.KindFarm: 6, directory.KindHost: 7, directory.KindPool: 8,

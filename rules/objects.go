@@ -13,8 +13,8 @@ func isFloatingDesktop(ge ldapschema.Entitlement) bool {
 	return ge.Type == ldapschema.TypeDesktop && !ge.Dedicated
 }
 
-// Entitlement applies SPEC §1's rules on a global entitlement's
-// options (and §3 step 5's on Ignore Preferred Sites with High Load).
+// Entitlement applies docs/topology.md and docs/entitlements.md's rules on a global entitlement's
+// options (and docs/resolve.md's on Ignore Preferred Sites with High Load).
 // O(1): it looks at the entitlement's own options only.
 func Entitlement(ge ldapschema.Entitlement) []Violation {
 	var vs []Violation
@@ -64,7 +64,7 @@ type Range struct {
 	NoMax    bool // only a lower bound
 }
 
-// The integer ranges of SPEC §1.
+// The integer ranges of docs/topology.md and docs/entitlements.md.
 var (
 	RangeCapacity                   = Range{Field: "capacity", Min: 0, NoMax: true}
 	RangePoolSessions               = Range{Field: "sessions", Min: 0, NoMax: true}
