@@ -1,7 +1,7 @@
 package directory
 
 import (
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/go-ldap/ldap/v3"
@@ -287,51 +287,73 @@ func (s *Store) Assignments(filter string) ([]ldapschema.Assignment, error) {
 // findSorted maps the entries a search finds to records as they stream in
 // (no entry is held), then sorts the records as mapSorted does.
 func findSorted[T any](s *Store, base string, scope int, filter string, from func(*ldap.Entry) (T, error), key func(T) string) ([]T, error) {
-	var ks []keyedRecord[T]
+	var sorter keyedSorter[T]
 	err := s.Each(base, scope, filter, nil, func(e *ldap.Entry) error {
 		r, err := from(e)
 		if err != nil {
 			return err
 		}
-		k := key(r)
-		ks = append(ks, keyedRecord[T]{strings.ToLower(k), k, r})
+		sorter.add(r, key(r))
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return sortKeyed(ks), nil
+	return sorter.sorted(), nil
 }
 
-type keyedRecord[T any] struct {
+// keyedSorter collects records and returns them ordered by key,
+// case-insensitively, then exactly, then in the order added. Records are
+// kept in chunks (never copied as they grow, which at 250,000 sessions cost
+// more than the sort) and only their keys are sorted: the records move
+// once.
+type keyedSorter[T any] struct {
+	chunks [][]T
+	keys   []recordKey
+}
+
+type recordKey struct {
 	lower, key string
-	r          T
+	i          int32
 }
 
-// sortKeyed orders records by key, case-insensitively, then exactly.
-func sortKeyed[T any](ks []keyedRecord[T]) []T {
-	sort.SliceStable(ks, func(i, j int) bool {
-		if ks[i].lower != ks[j].lower {
-			return ks[i].lower < ks[j].lower
+const sorterChunk = 4096
+
+func (k *keyedSorter[T]) add(r T, key string) {
+	n := len(k.keys)
+	if n%sorterChunk == 0 {
+		k.chunks = append(k.chunks, make([]T, 0, sorterChunk))
+	}
+	last := len(k.chunks) - 1
+	k.chunks[last] = append(k.chunks[last], r)
+	k.keys = append(k.keys, recordKey{strings.ToLower(key), key, int32(n)})
+}
+
+func (k *keyedSorter[T]) sorted() []T {
+	slices.SortFunc(k.keys, func(a, b recordKey) int {
+		if c := strings.Compare(a.lower, b.lower); c != 0 {
+			return c
 		}
-		return ks[i].key < ks[j].key
+		if c := strings.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return int(a.i - b.i)
 	})
-	out := make([]T, len(ks))
-	for i := range ks {
-		out[i] = ks[i].r
+	out := make([]T, len(k.keys))
+	for j, rk := range k.keys {
+		out[j] = k.chunks[rk.i/sorterChunk][rk.i%sorterChunk]
 	}
 	return out
 }
 
 func mapSorted[T any](entries []*ldap.Entry, from func(*ldap.Entry) (T, error), key func(T) string) ([]T, error) {
-	ks := make([]keyedRecord[T], 0, len(entries))
+	var sorter keyedSorter[T]
 	for _, e := range entries {
 		r, err := from(e)
 		if err != nil {
 			return nil, err
 		}
-		k := key(r)
-		ks = append(ks, keyedRecord[T]{strings.ToLower(k), k, r})
+		sorter.add(r, key(r))
 	}
-	return sortKeyed(ks), nil
+	return sorter.sorted(), nil
 }
