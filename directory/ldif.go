@@ -37,7 +37,17 @@ func ldifOrderKey(dn string) string {
 // encodeLDIFEntry encodes one entry as WriteLDIF writes it: the dn,
 // objectClass first, the other attributes by name, values sorted.
 func encodeLDIFEntry(e *ldap.Entry) []byte {
+	// Room for the record as written (base64 grows a value by a third, a
+	// fold adds two bytes in 76), so that the buffer is not copied as it
+	// grows.
+	size := len(e.DN) + 8
+	for _, a := range e.Attributes {
+		for _, v := range a.Values {
+			size += len(a.Name) + 3 + len(v) + len(v)/2
+		}
+	}
 	var b bytes.Buffer
+	b.Grow(size)
 	writeEntrySorted(&b, e)
 	return b.Bytes()
 }
@@ -47,8 +57,11 @@ func encodeLDIFEntry(e *ldap.Entry) []byte {
 func writeEntrySorted(b stringWriter, e *ldap.Entry) {
 	attrs := make([]*ldap.EntryAttribute, len(e.Attributes))
 	for j, a := range e.Attributes {
-		vals := append([]string(nil), a.Values...)
-		sort.Strings(vals)
+		vals := a.Values
+		if !sort.StringsAreSorted(vals) {
+			vals = append([]string(nil), vals...)
+			sort.Strings(vals)
+		}
 		attrs[j] = &ldap.EntryAttribute{Name: a.Name, Values: vals}
 	}
 	writeRecord(b, e.DN, attrs)
