@@ -323,7 +323,7 @@ func writeStorm(w io.Writer, v stormView) error {
 	for _, h := range r.Hosts {
 		if t := h.HostThresholds; t != nil {
 			ew.printf("host %s: load index threshold %s (%s), connecting session threshold %s (%s)\n", h.Host,
-				stormZeroAs(t.LoadIndexThreshold, "off"), t.LoadIndexSource, stormZeroAs(t.ConnectingSessionThreshold, "off"), t.ConnectingSessionSource)
+				offOr(t.LoadIndexThreshold, "off"), t.LoadIndexSource, offOr(t.ConnectingSessionThreshold, "off"), t.ConnectingSessionSource)
 		}
 	}
 	ew.printf("served by bucket 1: %d, bucket 2: %d, bucket 3: %d\n", r.ServedBy.Bucket1, r.ServedBy.Bucket2, r.ServedBy.Bucket3)
