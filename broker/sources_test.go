@@ -40,10 +40,10 @@ func TestThresholdsForRules(t *testing.T) {
 			want: Thresholds{LIT: 30, CST: 20, MIN: 0}, wantSources: ThresholdSources{LIT: SourceFederation, CST: SourceDefault, MIN: SourcePod}, podSources: true},
 		{name: "an unknown pod: the federation's",
 			settings: federation,
-			want: Thresholds{LIT: 30, CST: 20, MIN: 4}, wantSources: ThresholdSources{LIT: SourceFederation, CST: SourceDefault, MIN: SourceDefault}},
+			want:     Thresholds{LIT: 30, CST: 20, MIN: 4}, wantSources: ThresholdSources{LIT: SourceFederation, CST: SourceDefault, MIN: SourceDefault}},
 		{name: "empty sources read as the federation's",
 			settings: Settings{RDSLoadIndexThreshold: 20, RDSConnectingSessionThreshold: 20, MinRDSServersInLBQueue: 4},
-			want: Thresholds{LIT: 20, CST: 20, MIN: 4}, wantSources: ThresholdSources{LIT: SourceFederation, CST: SourceFederation, MIN: SourceFederation}},
+			want:     Thresholds{LIT: 20, CST: 20, MIN: 4}, wantSources: ThresholdSources{LIT: SourceFederation, CST: SourceFederation, MIN: SourceFederation}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

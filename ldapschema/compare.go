@@ -187,9 +187,9 @@ func Elements() []Element {
 
 // Finding is the result of comparing one element with a server.
 type Finding struct {
-	Kind        string   `json:"kind"`
-	Name        string   `json:"name"`
-	OID         string   `json:"oid"`
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	OID  string `json:"oid"`
 	// Status is "ok", "missing", "different", or "outdated": an object
 	// class the server defines with fewer MAY attributes than cpactl's and
 	// otherwise the same, which `schema install` upgrades in place (every
