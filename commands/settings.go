@@ -69,7 +69,9 @@ func newSettingsCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "settings",
 		Short: "Show and change the five federation-wide settings of cn=Common",
-		Long:  "The global settings are Horizon's own attributes of cn=Common,ou=Global,ou=Properties:\n\n" + settingsTable(),
+		Long: "The global settings are Horizon's own attributes of cn=Common,ou=Global,ou=Properties:\n\n" + settingsTable() +
+			"\nThe three pae-RDS* values may also be set per pod (--pod POD): that pod's farms use\n" +
+			"them before cn=Common's and the defaults (docs/storm.md).",
 	}
 	return cmd
 }
