@@ -310,3 +310,39 @@ func TestSettingCheck(t *testing.T) {
 		t.Errorf("message %q must name the attribute and the range", err)
 	}
 }
+
+// TestCompareOutdatedClass: a class the server defines with fewer MAY
+// attributes, and otherwise the same, is "outdated" (schema install
+// upgrades it); any other difference of a class stays "different".
+func TestCompareOutdatedClass(t *testing.T) {
+	var pod ObjectClass
+	for _, c := range Classes {
+		if c.Name == ClassPod {
+			pod = c
+		}
+	}
+	tests := []struct {
+		name   string
+		edit   func(c *ObjectClass)
+		status string
+	}{
+		{"fewer MAY attributes: outdated", func(c *ObjectClass) { c.May = c.May[:2] }, "outdated"},
+		{"no MAY at all: outdated", func(c *ObjectClass) { c.May = nil }, "outdated"},
+		{"a MAY attribute cpactl does not define: different", func(c *ObjectClass) { c.May = append(c.May[:2:2], AttrTag) }, "different"},
+		{"fewer MAY and another MUST: different", func(c *ObjectClass) { c.May, c.Must = c.May[:2], []string{AttrCN} }, "different"},
+		{"fewer MAY and auxiliary: different", func(c *ObjectClass) { c.May, c.Kind = c.May[:2], Auxiliary }, "different"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			old := pod
+			old.May = append([]string(nil), pod.May...)
+			old.Must = append([]string(nil), pod.Must...)
+			tt.edit(&old)
+			for _, f := range Compare([]string{old.Definition()}) {
+				if f.Name == ClassPod && f.Status != tt.status {
+					t.Errorf("status %s %v, want %s", f.Status, f.Differences, tt.status)
+				}
+			}
+		})
+	}
+}
