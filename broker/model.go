@@ -80,6 +80,10 @@ type Settings struct {
 	RDSConnectingSessionThreshold int  // pae-RDSConnectingSessionThreshold, 0-150, default 20
 	MinRDSServersInLBQueue        int  // pae-MinRDSServersInLBQueue, 0-1000, default 4
 	EnableSiteRedirection         bool // pae-EnableSiteRedirection, default false
+	// RDSSources says whether each of the three RDS values above is
+	// cn=Common's (SourceFederation) or the default (SourceDefault); an
+	// empty source reads as SourceFederation.
+	RDSSources ThresholdSources
 }
 
 // DefaultSettings returns the values in force when cn=Common holds none.
@@ -89,6 +93,7 @@ func DefaultSettings() Settings {
 		RDSLoadIndexThreshold:         20,
 		RDSConnectingSessionThreshold: 20,
 		MinRDSServersInLBQueue:        4,
+		RDSSources:                    ThresholdSources{LIT: SourceDefault, CST: SourceDefault, MIN: SourceDefault},
 	}
 }
 
@@ -105,6 +110,17 @@ type Pod struct {
 	Name   string
 	Site   string
 	Online bool
+	// RDS holds the pod's own pae-RDS* values; a nil one falls back to
+	// the federation's (docs/storm.md).
+	RDS PodRDS
+}
+
+// PodRDS are the per-pod values of the three pae-RDS* settings; nil is
+// not set on the pod.
+type PodRDS struct {
+	LoadIndexThreshold         *int // pae-RDSLoadIndexThreshold
+	ConnectingSessionThreshold *int // pae-RDSConnectingSessionThreshold
+	MinServersInLBQueue        *int // pae-MinRDSServersInLBQueue
 }
 
 // ConnectionServer is a broker in a pod.
@@ -181,6 +197,11 @@ type Host struct {
 	Connecting int // connecting sessions
 	Features   Features
 	Enabled    bool
+	// PolicyLoadIndexThreshold and PolicyConnectingSessionThreshold are
+	// the host's policy (ADMX) values, which replace the farm's host-side
+	// thresholds; nil when not set, 0 = off.
+	PolicyLoadIndexThreshold         *int
+	PolicyConnectingSessionThreshold *int
 }
 
 // MemberKind says what a member of a global entitlement is.

@@ -33,6 +33,33 @@ type Thresholds struct {
 	LIT int `json:"lit"` // pae-RDSLoadIndexThreshold
 	CST int `json:"cst"` // pae-RDSConnectingSessionThreshold
 	MIN int `json:"min"` // pae-MinRDSServersInLBQueue
+	// Sources says where each value came from. ThresholdsFor sets it
+	// only when a value comes from the farm's pod: absent, every value is
+	// cn=Common's or the default, as Settings.RDSSources says.
+	Sources *ThresholdSources `json:"sources,omitempty"`
+}
+
+// ThresholdSource says where a threshold in force came from.
+type ThresholdSource string
+
+// ThresholdSource values: the pae-RDS* values come from the pod, the
+// federation (cn=Common) or the default, a what-if flag of `simulate storm`
+// overrides them; a host-side threshold comes from the host's policy or
+// the farm.
+const (
+	SourcePod        ThresholdSource = "pod"
+	SourceFederation ThresholdSource = "federation"
+	SourceDefault    ThresholdSource = "default"
+	SourceWhatIf     ThresholdSource = "what-if"
+	SourcePolicy     ThresholdSource = "policy"
+	SourceFarm       ThresholdSource = "farm"
+)
+
+// ThresholdSources says where LIT, CST and MIN came from.
+type ThresholdSources struct {
+	LIT ThresholdSource `json:"lit"`
+	CST ThresholdSource `json:"cst"`
+	MIN ThresholdSource `json:"min"`
 }
 
 // ThresholdsFrom takes the RDS bucket thresholds from the global settings.
@@ -42,6 +69,79 @@ func ThresholdsFrom(s Settings) Thresholds {
 		CST: s.RDSConnectingSessionThreshold,
 		MIN: s.MinRDSServersInLBQueue,
 	}
+}
+
+// ThresholdsFor returns the bucket thresholds of a farm of pod (nil: a
+// pod the federation does not know): each of the pod's own values when
+// set, else the federation's, else the default (docs/storm.md). The
+// second result gives every source, Sources only those that differ from
+// the old reading (docs/storm.md "Where the values come from").
+func ThresholdsFor(s Settings, pod *Pod) (Thresholds, ThresholdSources) {
+	t := ThresholdsFrom(s)
+	src := s.RDSSources
+	for _, p := range []*ThresholdSource{&src.LIT, &src.CST, &src.MIN} {
+		if *p == "" {
+			*p = SourceFederation
+		}
+	}
+	if pod == nil {
+		return t, src
+	}
+	fromPod := false
+	for _, v := range []struct {
+		own *int
+		to  *int
+		src *ThresholdSource
+	}{{pod.RDS.LoadIndexThreshold, &t.LIT, &src.LIT}, {pod.RDS.ConnectingSessionThreshold, &t.CST, &src.CST},
+		{pod.RDS.MinServersInLBQueue, &t.MIN, &src.MIN}} {
+		if v.own != nil {
+			*v.to, *v.src, fromPod = *v.own, SourcePod, true
+		}
+	}
+	if fromPod {
+		s := src
+		t.Sources = &s
+	}
+	return t, src
+}
+
+// String renders the thresholds with their sources for a trace line:
+// "LIT 30 (pod), CST 20 (federation), MIN 4 (default)".
+func (s ThresholdSources) String(t Thresholds) string {
+	return fmt.Sprintf("LIT %d (%s), CST %d (%s), MIN %d (%s)", t.LIT, s.LIT, t.CST, s.CST, t.MIN, s.MIN)
+}
+
+// HostThresholds are a host's host-side thresholds in force (0 = off) and
+// where each came from: the host's policy (ADMX) value when set, else the
+// farm's (docs/storm.md).
+type HostThresholds struct {
+	LoadIndexThreshold         int             `json:"load_index_threshold"`
+	LoadIndexSource            ThresholdSource `json:"load_index_source"`
+	ConnectingSessionThreshold int             `json:"connecting_session_threshold"`
+	ConnectingSessionSource    ThresholdSource `json:"connecting_session_source"`
+}
+
+// HostThresholdsInForce returns h's host-side thresholds on farm.
+func HostThresholdsInForce(farm Farm, h Host) HostThresholds {
+	t := HostThresholds{LoadIndexThreshold: farm.LoadIndexThreshold, LoadIndexSource: SourceFarm,
+		ConnectingSessionThreshold: farm.ConnectingSessionThreshold, ConnectingSessionSource: SourceFarm}
+	if h.PolicyLoadIndexThreshold != nil {
+		t.LoadIndexThreshold, t.LoadIndexSource = *h.PolicyLoadIndexThreshold, SourcePolicy
+	}
+	if h.PolicyConnectingSessionThreshold != nil {
+		t.ConnectingSessionThreshold, t.ConnectingSessionSource = *h.PolicyConnectingSessionThreshold, SourcePolicy
+	}
+	return t
+}
+
+// hostPolicy returns h's thresholds in force when a policy value replaces
+// a farm's, nil otherwise (the JSON then omits them: the farm's apply).
+func hostPolicy(farm Farm, h Host) *HostThresholds {
+	if h.PolicyLoadIndexThreshold == nil && h.PolicyConnectingSessionThreshold == nil {
+		return nil
+	}
+	t := HostThresholdsInForce(farm, h)
+	return &t
 }
 
 // HostAssessment says where one host of the farm stands for a request, and
@@ -65,6 +165,10 @@ type HostAssessment struct {
 	LoadIndex       int  `json:"load_index"`
 	Sessions        int  `json:"sessions"`
 	Connecting      int  `json:"connecting"`
+	// HostThresholds are the host-side thresholds in force with their
+	// sources, given when the host's policy (ADMX) sets one; absent, the
+	// farm's apply.
+	HostThresholds *HostThresholds `json:"host_thresholds,omitempty"`
 }
 
 // HostSelection is the outcome of SelectHost for one request on one farm.
@@ -125,6 +229,7 @@ func SelectHost(farm Farm, hosts []Host, req HostRequest, t Thresholds) HostSele
 			LoadIndex:       h.LoadIndex,
 			Sessions:        h.Sessions,
 			Connecting:      h.Connecting,
+			HostThresholds:  hostPolicy(farm, h),
 		}
 	}
 	return sel
@@ -189,17 +294,42 @@ func refusal(farm Farm, h Host, req HostRequest) string {
 	case farm.MaxSessionsPerHost > 0 && h.Sessions >= farm.MaxSessionsPerHost:
 		return fmt.Sprintf("at its session limit (sessions %d >= max sessions per host %d)",
 			h.Sessions, farm.MaxSessionsPerHost)
+	}
+	// The host's policy (ADMX) values replace the farm's.
+	t := HostThresholdsInForce(farm, h)
+	switch {
 	// A -1 load index is lower than any threshold, so it never refuses:
 	// the integer comparison already says so because thresholds are >= 1
 	// here.
-	case farm.LoadIndexThreshold > 0 && h.LoadIndex >= farm.LoadIndexThreshold:
-		return fmt.Sprintf("refuses logons: load index %d >= host-side load index threshold %d",
-			h.LoadIndex, farm.LoadIndexThreshold)
-	case farm.ConnectingSessionThreshold > 0 && h.Connecting >= farm.ConnectingSessionThreshold:
-		return fmt.Sprintf("refuses logons: connecting sessions %d >= host-side connecting session threshold %d",
-			h.Connecting, farm.ConnectingSessionThreshold)
+	case t.LoadIndexThreshold > 0 && h.LoadIndex >= t.LoadIndexThreshold:
+		return fmt.Sprintf("refuses logons: load index %d >= %s load index threshold %d%s",
+			h.LoadIndex, thresholdWord(t.LoadIndexSource), t.LoadIndexThreshold,
+			policyNote(t.LoadIndexSource, farm.LoadIndexThreshold))
+	case t.ConnectingSessionThreshold > 0 && h.Connecting >= t.ConnectingSessionThreshold:
+		return fmt.Sprintf("refuses logons: connecting sessions %d >= %s connecting session threshold %d%s",
+			h.Connecting, thresholdWord(t.ConnectingSessionSource), t.ConnectingSessionThreshold,
+			policyNote(t.ConnectingSessionSource, farm.ConnectingSessionThreshold))
 	}
 	return ""
+}
+
+// thresholdWord names a host-side threshold by its source.
+func thresholdWord(s ThresholdSource) string {
+	if s == SourcePolicy {
+		return "policy (ADMX)"
+	}
+	return "host-side"
+}
+
+// policyNote says which farm value a policy value replaced.
+func policyNote(s ThresholdSource, farmValue int) string {
+	if s != SourcePolicy {
+		return ""
+	}
+	if farmValue == 0 {
+		return " (replaces the farm's, off)"
+	}
+	return fmt.Sprintf(" (replaces the farm's %d)", farmValue)
 }
 
 // classification is the outcome of steps 1 and 2 over a farm's hosts, in

@@ -141,7 +141,6 @@ type resolver struct {
 	home     *HomeSiteResolution // the user's home site for the GE, when it uses home sites
 	homeSite *Site               // the home site that applies, nil when none
 	visited  map[string]bool     // folded names of the sites searched (or found empty)
-	admxNote bool                // the ADMX not-modelled note was given
 	started  bool                // the trace has begun: warnings are traced as they come
 	d        *Decision
 }

@@ -1063,7 +1063,7 @@ func TestResolveLoadVersusSession(t *testing.T) {
 					t.Fatalf("placement %+v", p)
 				}
 				wantTrace(t, d, "any of uk-h1, uk-h2 may serve")
-				wantTrace(t, d, "ADMX")
+				wantTrace(t, d, "farm uk-farm of pod uk-pod2: LIT 20 (default), CST 20 (default), MIN 4 (default)")
 			},
 		},
 		{

@@ -500,11 +500,16 @@ func (rs *resolver) tryPool(p *Pool, visit *PoolVisit) *placed {
 		return nil
 	}
 	farm := rs.ix.farm(p.Farm)
-	if !rs.admxNote {
-		rs.admxNote = true
-		rs.trace("not_modelled", "per-host policy (ADMX) overrides of the logon-storm thresholds are not modelled: the farm's host-side thresholds and the pae-* values are used as stored")
+	hosts := rs.ix.hostsOf(farm.Name)
+	t, sources := ThresholdsFor(rs.ix.f.Settings, rs.ix.pod(farm.Pod))
+	rs.trace("thresholds", "farm %s of pod %s: %s", farm.Name, farm.Pod, sources.String(t))
+	for _, h := range hosts {
+		if ht := hostPolicy(*farm, h); ht != nil {
+			rs.trace("thresholds", "host %s: load index threshold %s (%s), connecting session threshold %s (%s)", h.Name,
+				offWord(ht.LoadIndexThreshold), ht.LoadIndexSource, offWord(ht.ConnectingSessionThreshold), ht.ConnectingSessionSource)
+		}
 	}
-	sel := SelectHost(*farm, rs.ix.hostsOf(farm.Name), HostRequest{Protocol: rs.protocol, Unauthenticated: rs.req.Unauthenticated}, ThresholdsFrom(rs.ix.f.Settings))
+	sel := SelectHost(*farm, hosts, HostRequest{Protocol: rs.protocol, Unauthenticated: rs.req.Unauthenticated}, t)
 	visit.HostSelection = &sel
 	if sel.Chosen == "" {
 		var refusals []string
@@ -644,4 +649,12 @@ func (rs *resolver) noteSessionReuse() {
 			return
 		}
 	}
+}
+
+// offWord renders a host-side threshold, 0 being off.
+func offWord(v int) string {
+	if v == 0 {
+		return "off"
+	}
+	return fmt.Sprint(v)
 }

@@ -89,6 +89,10 @@ type StormHost struct {
 	Refused string `json:"refused,omitempty"`
 	// BucketChanges lists the host's moves between buckets, in order.
 	BucketChanges []BucketChange `json:"bucket_changes"`
+	// HostThresholds are the host-side thresholds in force with their
+	// sources, given when the host's policy (ADMX) sets one; absent, the
+	// farm's apply.
+	HostThresholds *HostThresholds `json:"host_thresholds,omitempty"`
 }
 
 // BucketChange is one move of a host between buckets during a storm.
@@ -178,10 +182,11 @@ func newStormRecorder(farm Farm, hosts []Host, req HostRequest, t Thresholds, re
 	}
 	for i, h := range hosts {
 		r.report.Hosts[i] = StormHost{
-			Host:          h.Name,
-			LoadIndex:     h.LoadIndex,
-			InitialBucket: buckets[i],
-			BucketChanges: []BucketChange{},
+			Host:           h.Name,
+			LoadIndex:      h.LoadIndex,
+			InitialBucket:  buckets[i],
+			BucketChanges:  []BucketChange{},
+			HostThresholds: hostPolicy(farm, h),
 		}
 	}
 	return r

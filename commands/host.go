@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
@@ -42,6 +43,10 @@ type HostView struct {
 	Features    []string `json:"features"` // MULTISESSION, UNAUTHENTICATED, RDP, PCOIP, BLAST
 	Enabled     bool     `json:"enabled"`
 	Description string   `json:"description"`
+	// HostThresholds are the host-side thresholds in force with their
+	// sources (`host show` only), given when the host's policy (ADMX)
+	// sets one; absent, the farm's apply (`farm show`).
+	HostThresholds *broker.HostThresholds `json:"host_thresholds,omitempty"`
 }
 
 func hostView(h ldapschema.Host) HostView {
@@ -134,12 +139,23 @@ func (o *hostShowOptions) run() error {
 	if err != nil {
 		return err
 	}
+	farm, err := st.Farm(h.Farm)
+	if err != nil {
+		return err
+	}
 	v := hostView(h)
+	bh, bf := directory.BrokerHost(h), directory.BrokerFarm(farm)
+	inForce := broker.HostThresholdsInForce(bf, bh)
+	if h.PolicyLoadIndexThreshold != nil || h.PolicyConnectingSessionThreshold != nil {
+		v.HostThresholds = &inForce
+	}
 	return p.Print(v, func(w io.Writer) error {
 		return output.Fields(w, [][2]string{
 			{"name", v.Name}, {"farm", v.Farm}, {"pod", v.Pod}, {"load index", strconv.Itoa(v.LoadIndex)},
 			{"sessions", strconv.Itoa(v.Sessions)}, {"connecting", strconv.Itoa(v.Connecting)},
 			{"features", featureWords(v.Features)}, {"enabled", yesNo(v.Enabled)}, {"description", orDash(v.Description)},
+			{"load index threshold", fmt.Sprintf("%s (%s)", offOr(inForce.LoadIndexThreshold, "off"), inForce.LoadIndexSource)},
+			{"connecting session threshold", fmt.Sprintf("%s (%s)", offOr(inForce.ConnectingSessionThreshold, "off"), inForce.ConnectingSessionSource)},
 		})
 	})
 }
@@ -318,6 +334,9 @@ type hostUpdateOptions struct {
 	hostFigureFlags
 	setLoad bool
 	Name    string
+	// The host's policy (ADMX) thresholds, which replace the farm's.
+	PolicyLoadIndexThreshold, PolicyConnectingSessionThreshold int
+	NoPolicyThresholds                                         bool
 }
 
 // newHostUpdateCommand builds `host update`, or with setLoad `host
@@ -350,17 +369,50 @@ optionally, its sessions and connecting sessions. Unchanged figures print
 		cmd.Example = `  cpactl host set-load rds-us-01 --load-index 35 --sessions 12 --connecting 3`
 	}
 	o.hostFigureFlags.add(cmd, setLoad)
+	if !setLoad {
+		cmd.Flags().IntVar(&o.PolicyLoadIndexThreshold, "policy-load-index-threshold", 0,
+			"0-100, 0 = off: the host's policy (ADMX) Load Index Threshold, which replaces the farm's")
+		cmd.Flags().IntVar(&o.PolicyConnectingSessionThreshold, "policy-connecting-session-threshold", 0,
+			"0-150, 0 = off: the host's policy (ADMX) Connecting Session Threshold, which replaces the farm's")
+		cmd.Flags().BoolVar(&o.NoPolicyThresholds, "no-policy-thresholds", false,
+			"remove both policy thresholds: the farm's apply again")
+		cmd.Example += `
+  cpactl host update rds-us-03 --policy-load-index-threshold 50 --policy-connecting-session-threshold 10
+  cpactl host update rds-us-03 --no-policy-thresholds`
+	}
 	o.writeFlags.add(cmd)
 	return cmd
+}
+
+// policyFlags are the policy threshold flags; changedPolicy reports whether
+// one of them was given.
+var policyFlags = []string{"policy-load-index-threshold", "policy-connecting-session-threshold", "no-policy-thresholds"}
+
+// applyPolicy sets or removes the host's policy thresholds as the flags say.
+func (o *hostUpdateOptions) applyPolicy(h *ldapschema.Host) {
+	if o.NoPolicyThresholds {
+		h.PolicyLoadIndexThreshold, h.PolicyConnectingSessionThreshold = nil, nil
+	}
+	if o.changed("policy-load-index-threshold") {
+		v := o.PolicyLoadIndexThreshold
+		h.PolicyLoadIndexThreshold = &v
+	}
+	if o.changed("policy-connecting-session-threshold") {
+		v := o.PolicyConnectingSessionThreshold
+		h.PolicyConnectingSessionThreshold = &v
+	}
 }
 
 func (o *hostUpdateOptions) run() error {
 	switch {
 	case o.setLoad && !o.changed("load-index"):
 		return errorf(fmt.Sprintf("cpactl host set-load %s --load-index N", quote.Shell(o.Name)), "set-load needs --load-index")
+	case o.NoPolicyThresholds && anyChanged(o.changed, policyFlags[:2]...):
+		return errorf("pass either --no-policy-thresholds or the policy thresholds",
+			"--no-policy-thresholds removes the policy thresholds that --policy-* would set")
 	case !o.setLoad && (o.enabled == nil || !o.enabled.set()) &&
-		!anyChanged(o.changed, "load-index", "sessions", "connecting", "features", "description"):
-		return errorf("pass --load-index, --sessions, --connecting, --features, --description, --enabled or --disabled",
+		!anyChanged(o.changed, append([]string{"load-index", "sessions", "connecting", "features", "description"}, policyFlags...)...):
+		return errorf("pass --load-index, --sessions, --connecting, --features, --description, --enabled, --disabled, --policy-load-index-threshold, --policy-connecting-session-threshold or --no-policy-thresholds",
 			"nothing to update for rds host %s", o.Name)
 	}
 	st, closeFn, err := o.g.Store()
@@ -375,6 +427,7 @@ func (o *hostUpdateOptions) run() error {
 			if err := o.apply(next); err != nil {
 				return err
 			}
+			o.applyPolicy(next)
 			if err := checkRules(o.g, directory.KindHost, h.Name, rules.Host(*next)); err != nil {
 				return err
 			}

@@ -416,6 +416,15 @@ func writeHostSelection(ew *errWriter, farm, pool string, hs *broker.HostSelecti
 	}
 	ew.printf("\nRDS HOSTS OF FARM %s (pool %s): %s; effective load index threshold %d%s, connecting session threshold %d\n",
 		farm, pool, verdict, hs.EffectiveLIT, raised, hs.Thresholds.CST)
+	if s := hs.Thresholds.Sources; s != nil {
+		ew.printf("  thresholds: %s\n", s.String(hs.Thresholds))
+	}
+	for _, h := range hs.Hosts {
+		if t := h.HostThresholds; t != nil {
+			ew.printf("  host %s: load index threshold %s (%s), connecting session threshold %s (%s)\n", h.Host,
+				offOr(t.LoadIndexThreshold, "off"), t.LoadIndexSource, offOr(t.ConnectingSessionThreshold, "off"), t.ConnectingSessionSource)
+		}
+	}
 	rows := make([][]string, 0, len(hs.Hosts))
 	for _, h := range hs.Hosts {
 		bucket := "-"

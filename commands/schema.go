@@ -98,8 +98,10 @@ func newSchemaInstallCommand(g *Globals) *cobra.Command {
 		Long: `Adds the schema to cn=schema,cn=config. It needs a connection that may write
 cn=config: ldapi:// with SASL EXTERNAL as root (no -D), or a bind such as
 -D cn=admin,cn=config. Elements are compared by OID: missing ones are added,
-identical ones left alone ("unchanged"), and ones whose definition differs
-are listed and left alone (exit 2), since an OID never changes meaning.`,
+identical ones left alone ("unchanged"), object classes an older cpactl
+installed with fewer optional (MAY) attributes are upgraded in place, and
+ones whose definition differs otherwise are listed and left alone (exit 2),
+since an OID never changes meaning.`,
 		Example: `  sudo cpactl schema install -H ldapi://%2Fvar%2Frun%2Fslapd%2Fldapi
   cpactl schema install -H ldap://ldap.example.com -Z -D cn=admin,cn=config -W`,
 		Args: cobra.NoArgs,
@@ -136,12 +138,22 @@ func (o *schemaInstallOptions) run() error {
 			o.g.report("%s %s %s (%s)", verb, f.Kind, f.Name, f.OID)
 		}
 	}
+	upgradeVerb := "upgraded"
+	if o.DryRun {
+		upgradeVerb = "would upgrade"
+	}
+	for _, f := range res.Upgraded {
+		o.g.report("%s %s %s (%s): %s", upgradeVerb, f.Kind, f.Name, f.OID, strings.Join(f.Differences, "; "))
+	}
 	for _, f := range res.Different {
 		o.g.report("differs: %s %s (%s): %s", f.Kind, f.Name, f.OID, strings.Join(f.Differences, "; "))
 	}
 	switch {
-	case res.Added == 0 && len(res.Different) == 0:
+	case res.Added == 0 && len(res.Upgraded) == 0 && len(res.Different) == 0:
 		o.g.report("schema %s: unchanged (%d elements)", ldapschema.SchemaName, res.Unchanged)
+	case len(res.Upgraded) > 0:
+		o.g.report("schema %s: %d %s, %d %s, %d unchanged, %d different", ldapschema.SchemaName, res.Added, verb,
+			len(res.Upgraded), upgradeVerb, res.Unchanged, len(res.Different))
 	default:
 		o.g.report("schema %s: %d %s, %d unchanged, %d different", ldapschema.SchemaName, res.Added, verb, res.Unchanged, len(res.Different))
 	}
@@ -164,7 +176,9 @@ func newSchemaCheckCommand(g *Globals) *cobra.Command {
 		Short: "Compare the server's schema with cpactl's definition (exit 2 on differences)",
 		Long: `Reads the server's subschema (any bind that may read it, no cn=config rights
 needed) and compares each of cpactl's attribute types and object classes by
-OID. Lists every element that is missing or different and exits 2 if any.`,
+OID. Lists every element that is missing, different or outdated (an object
+class with fewer MAY attributes, which ` + "`cpactl schema install`" + ` upgrades)
+and exits 2 if any.`,
 		Example: `  cpactl schema check -H ldap://ldap.example.com
   cpactl schema check -o json | jq '.[] | select(.status != "ok")'`,
 		Args: cobra.NoArgs,

@@ -8,9 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/rules"
 )
 
 type initOptions struct {
@@ -67,7 +69,9 @@ func newSettingsCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "settings",
 		Short: "Show and change the five federation-wide settings of cn=Common",
-		Long:  "The global settings are Horizon's own attributes of cn=Common,ou=Global,ou=Properties:\n\n" + settingsTable(),
+		Long: "The global settings are Horizon's own attributes of cn=Common,ou=Global,ou=Properties:\n\n" + settingsTable() +
+			"\nThe three pae-RDS* values may also be set per pod (--pod POD): that pod's farms use\n" +
+			"them before cn=Common's and the defaults (docs/storm.md).",
 	}
 	return cmd
 }
@@ -90,11 +94,15 @@ type SettingView struct {
 	Min       int    `json:"min"`
 	Max       int    `json:"max"`
 	UsedBy    string `json:"used_by"`
+	// Source is where the value in force comes from (pod, federation,
+	// default); given by `settings show --pod` only.
+	Source string `json:"source,omitempty"`
 }
 
 type settingsShowOptions struct {
 	g *Globals
 	readFlags
+	Pod string
 }
 
 func newSettingsShowCommand(g *Globals) *cobra.Command {
@@ -102,11 +110,16 @@ func newSettingsShowCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show",
 		Short: "Print each setting's effective value, its default and whether the default is in force",
+		Long: `Prints each setting of cn=Common with its effective value. With --pod, prints
+the three pae-RDS* values in force for that pod's farms, each with its
+source: pod (the pod's own value), federation (cn=Common) or default.`,
 		Example: `  cpactl settings show
-  cpactl settings show -o json | jq '.[] | select(.is_default | not)'`,
+  cpactl settings show -o json | jq '.[] | select(.is_default | not)'
+  cpactl settings show --pod PAR-1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
+	cmd.Flags().StringVar(&o.Pod, "pod", "", "the values in force for this pod's farms, with their sources")
 	o.readFlags.add(cmd)
 	return cmd
 }
@@ -121,11 +134,27 @@ func (o *settingsShowOptions) run() error {
 	if err != nil {
 		return err
 	}
+	var pod *ldapschema.Pod
+	if o.Pod != "" {
+		x, err := st.Pod(o.Pod)
+		if err != nil {
+			return err
+		}
+		pod = &x
+	}
 	views := make([]SettingView, 0, len(ldapschema.Settings))
 	for _, s := range ldapschema.Settings {
+		if pod != nil && !s.PerPod {
+			continue
+		}
 		v, isDefault := rec.Value(s)
-		views = append(views, SettingView{Name: s.Attr, Alias: s.Alias, Value: v, Default: s.Default,
-			IsDefault: isDefault, Min: s.Min, Max: s.Max, UsedBy: s.UsedBy})
+		view := SettingView{Name: s.Attr, Alias: s.Alias, Value: v, Default: s.Default,
+			IsDefault: isDefault, Min: s.Min, Max: s.Max, UsedBy: s.UsedBy}
+		if pod != nil {
+			view.Value, view.Source = podSettingValue(rec, *pod, s)
+			view.IsDefault = view.Source == string(broker.SourceDefault)
+		}
+		views = append(views, view)
 	}
 	return p.Print(views, func(w io.Writer) error {
 		rows := make([][]string, 0, len(views))
@@ -133,6 +162,9 @@ func (o *settingsShowOptions) run() error {
 			source := "set"
 			if v.IsDefault {
 				source = "default"
+			}
+			if v.Source != "" {
+				source = v.Source
 			}
 			rows = append(rows, []string{v.Name, strconv.Itoa(v.Value), strconv.Itoa(v.Default), source,
 				fmt.Sprintf("%d-%d", v.Min, v.Max)})
@@ -145,6 +177,20 @@ type settingsSetOptions struct {
 	g *Globals
 	writeFlags
 	Pairs []string
+	Pod   string
+}
+
+// podSettingValue is a per-pod setting's value in force for pod: the
+// pod's own, else the federation's, else the default, with that source.
+func podSettingValue(rec ldapschema.SettingsRecord, pod ldapschema.Pod, s ldapschema.Setting) (int, string) {
+	if v, ok := pod.RDS[s.Attr]; ok {
+		return v, string(broker.SourcePod)
+	}
+	v, isDefault := rec.Value(s)
+	if isDefault {
+		return v, string(broker.SourceDefault)
+	}
+	return v, string(broker.SourceFederation)
 }
 
 func newSettingsSetCommand(g *Globals) *cobra.Command {
@@ -158,15 +204,21 @@ alias:
 ` + settingsTable() + `
 Every pair is validated first; if any is wrong nothing is written (exit 1).
 All pairs are written in one modify. Values equal to the stored ones are
-reported as unchanged.`,
+reported as unchanged.
+
+With --pod POD the three pae-RDS* values are written on the pod's entry
+instead: that pod's farms use them, before cn=Common's and the defaults
+(the other two settings are federation-wide only and are refused).`,
 		Example: `  cpactl settings set pae-LoadThresholdForSite=90
-  cpactl settings set rds-load-index-threshold=30 min-rds-servers-in-lb-queue=6 --dry-run`,
+  cpactl settings set rds-load-index-threshold=30 min-rds-servers-in-lb-queue=6 --dry-run
+  cpactl settings set --pod PAR-1 pae-MinRDSServersInLBQueue=2`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Pairs = args
 			return o.run()
 		},
 	}
+	cmd.Flags().StringVar(&o.Pod, "pod", "", "write the values on this pod's entry (pae-RDS* settings only)")
 	o.writeFlags.add(cmd)
 	return cmd
 }
@@ -210,12 +262,23 @@ func (o *settingsSetOptions) run() error {
 	if err != nil {
 		return err
 	}
+	if o.Pod != "" {
+		for _, c := range changes {
+			if err := rules.PodSetting(c.set); err != nil {
+				return refused(err)
+			}
+		}
+	}
 	st, closeFn, err := o.g.Store()
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	return applySettings(o.g, st, o.DryRun, func(rec ldapschema.SettingsRecord, next ldapschema.Attrs) {
+	target, err := settingsTargetOf(st, o.Pod)
+	if err != nil {
+		return err
+	}
+	return applySettings(o.g, st, o.DryRun, target, func(rec ldapschema.SettingsRecord, next ldapschema.Attrs) {
 		for _, c := range changes {
 			next.SetInt(c.set.Attr, c.value)
 		}
@@ -230,15 +293,53 @@ func attrsOf(changes []settingChange) []string {
 	return out
 }
 
-// applySettings reads cn=Common, lets edit set the new values of the
-// managed attributes, and writes the difference in one modify.
-func applySettings(g *Globals, st *directory.Store, dryRun bool, edit func(ldapschema.SettingsRecord, ldapschema.Attrs), managed []string) error {
-	e, err := st.Entry(st.DIT.Settings())
+// settingsTarget is the entry a settings write changes: cn=Common, or a
+// pod's entry with the federation's values behind it.
+type settingsTarget struct {
+	dn      string
+	pod     string                    // "" for cn=Common
+	federal ldapschema.SettingsRecord // cn=Common, for a pod
+}
+
+// settingsTargetOf finds the entry: cn=Common, or pod's.
+func settingsTargetOf(st *directory.Store, pod string) (settingsTarget, error) {
+	if pod == "" {
+		return settingsTarget{dn: st.DIT.Settings()}, nil
+	}
+	p, err := st.Pod(pod)
+	if err != nil {
+		return settingsTarget{}, err
+	}
+	rec, err := st.Settings()
+	if err != nil {
+		return settingsTarget{}, err
+	}
+	return settingsTarget{dn: p.DN, pod: p.Name, federal: rec}, nil
+}
+
+// inherited is the value and source a setting takes when the target
+// stores none: the default for cn=Common; cn=Common's, else the default,
+// for a pod.
+func (t settingsTarget) inherited(set ldapschema.Setting) (int, string) {
+	if t.pod == "" {
+		return set.Default, "default"
+	}
+	v, isDefault := t.federal.Value(set)
+	if isDefault {
+		return v, "default"
+	}
+	return v, "federation"
+}
+
+// applySettings reads the target entry, lets edit set the new values of
+// the managed attributes, and writes the difference in one modify.
+func applySettings(g *Globals, st *directory.Store, dryRun bool, target settingsTarget, edit func(ldapschema.SettingsRecord, ldapschema.Attrs), managed []string) error {
+	e, err := st.Entry(target.dn)
 	if err != nil {
 		return err
 	}
 	if e == nil {
-		return errorf("run `cpactl init` first", "the settings entry %s does not exist", st.DIT.Settings())
+		return errorf("run `cpactl init` first", "the settings entry %s does not exist", target.dn)
 	}
 	rec, err := ldapschema.SettingsFromEntry(e)
 	if err != nil {
@@ -254,24 +355,35 @@ func applySettings(g *Globals, st *directory.Store, dryRun bool, edit func(ldaps
 	edit(rec, next)
 	changes := next.Changes(old, managed...)
 	if len(changes) == 0 {
-		g.report("settings: unchanged")
+		if target.pod != "" {
+			g.report("settings of pod %s: unchanged", target.pod)
+		} else {
+			g.report("settings: unchanged")
+		}
 		return nil
 	}
 	// The lines say what changed only once the server has taken it.
 	var lines []string
 	for _, name := range managed {
 		set, _ := ldapschema.LookupSetting(name)
-		before, _ := rec.Value(set)
-		after := set.Default
+		fallback, source := target.inherited(set)
+		before, stored := rec.Stored[name]
+		if !stored {
+			before = fallback
+		}
+		after := fallback
 		if v := next[name]; len(v) > 0 {
 			after, _ = strconv.Atoi(v[0])
 		}
-		if _, stored := rec.Stored[name]; stored == (len(next[name]) > 0) && before == after {
+		if stored == (len(next[name]) > 0) && before == after {
 			continue
 		}
 		suffix := ""
 		if len(next[name]) == 0 {
-			suffix = " (default)"
+			suffix = " (" + source + ")"
+		}
+		if target.pod != "" {
+			name += " of pod " + target.pod
 		}
 		lines = append(lines, fmt.Sprintf("%s: %d -> %d%s", name, before, after, suffix))
 	}
@@ -291,20 +403,26 @@ type settingsResetOptions struct {
 	g *Globals
 	writeFlags
 	Keys []string
+	Pod  string
 }
 
 func newSettingsResetCommand(g *Globals) *cobra.Command {
 	o := &settingsResetOptions{g: g}
 	cmd := &cobra.Command{
-		Use:     "reset KEY...",
-		Short:   "Return settings to their defaults (removes the stored values)",
-		Example: `  cpactl settings reset pae-LoadThresholdForSite`,
-		Args:    cobra.MinimumNArgs(1),
+		Use:   "reset KEY...",
+		Short: "Return settings to their defaults (removes the stored values)",
+		Long: `Removes the stored values: cn=Common's settings return to their defaults.
+With --pod POD, removes the pod's own pae-RDS* values: its farms return to
+the federation's values (or the defaults).`,
+		Example: `  cpactl settings reset pae-LoadThresholdForSite
+  cpactl settings reset --pod PAR-1 min-rds-servers-in-lb-queue`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Keys = args
 			return o.run()
 		},
 	}
+	cmd.Flags().StringVar(&o.Pod, "pod", "", "remove the values from this pod's entry (pae-RDS* settings only)")
 	o.writeFlags.add(cmd)
 	return cmd
 }
@@ -316,6 +434,11 @@ func (o *settingsResetOptions) run() error {
 		if !ok {
 			return errorf("see `cpactl settings --help` for the five settings", "unknown setting %q", k)
 		}
+		if o.Pod != "" {
+			if err := rules.PodSetting(set); err != nil {
+				return refused(err)
+			}
+		}
 		managed = append(managed, set.Attr)
 	}
 	st, closeFn, err := o.g.Store()
@@ -323,7 +446,11 @@ func (o *settingsResetOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	return applySettings(o.g, st, o.DryRun, func(rec ldapschema.SettingsRecord, next ldapschema.Attrs) {
+	target, err := settingsTargetOf(st, o.Pod)
+	if err != nil {
+		return err
+	}
+	return applySettings(o.g, st, o.DryRun, target, func(rec ldapschema.SettingsRecord, next ldapschema.Attrs) {
 		for _, name := range managed {
 			delete(next, name)
 		}

@@ -192,6 +192,10 @@ func (o *stormOptions) run() error {
 		}
 		return err
 	}
+	pod, err := st.Pod(farm.Pod)
+	if err != nil {
+		return err
+	}
 	records, err := st.Hosts(farm.DN)
 	if err != nil {
 		return err
@@ -201,21 +205,24 @@ func (o *stormOptions) run() error {
 		hosts = append(hosts, directory.BrokerHost(h))
 	}
 
-	view := stormView{Farm: directory.BrokerFarm(farm), Thresholds: o.thresholds(settings)}
-	t := broker.Thresholds{LIT: view.Thresholds[0].Value, CST: view.Thresholds[1].Value, MIN: view.Thresholds[2].Value}
+	bpod := directory.BrokerPod(pod)
+	t, sources := broker.ThresholdsFor(directory.BrokerSettings(settings), &bpod)
+	view := stormView{Farm: directory.BrokerFarm(farm), Pod: pod.Name, Thresholds: o.thresholds(t, sources)}
+	t.LIT, t.CST, t.MIN = view.Thresholds[0].Value, view.Thresholds[1].Value, view.Thresholds[2].Value
 	view.Report = broker.SimulateStorm(view.Farm, hosts, broker.HostRequest{Protocol: proto, Unauthenticated: o.Unauthenticated},
 		t, o.Requests)
 	return p.Print(view.Report, func(w io.Writer) error { return writeStorm(w, view) })
 }
 
 // thresholds returns LIT, CST and MIN, from the flags where given, else
-// from cn=Common, saying where each came from.
-func (o *stormOptions) thresholds(rec ldapschema.SettingsRecord) [3]stormThreshold {
+// the farm's in force (its pod's, the federation's or the default), saying
+// where each came from.
+func (o *stormOptions) thresholds(inForce broker.Thresholds, sources broker.ThresholdSources) [3]stormThreshold {
 	var out [3]stormThreshold
+	values := [3]int{inForce.LIT, inForce.CST, inForce.MIN}
+	from := [3]broker.ThresholdSource{sources.LIT, sources.CST, sources.MIN}
 	for i, t := range stormThresholdFlags {
-		set, _ := ldapschema.LookupSetting(t.attr)
-		stored, isDefault := rec.Value(set)
-		th := stormThreshold{Label: t.label, Flag: "--" + t.flag, Value: stored, Stored: stored, StoredIsDefault: isDefault}
+		th := stormThreshold{Label: t.label, Flag: "--" + t.flag, Value: values[i], Stored: values[i], Source: from[i]}
 		if v := t.opt(o); v.set {
 			th.Value, th.Overridden = v.value, true
 		}
@@ -226,18 +233,21 @@ func (o *stormOptions) thresholds(rec ldapschema.SettingsRecord) [3]stormThresho
 
 // stormThreshold is one bucket threshold of a storm and where it came from.
 type stormThreshold struct {
-	Label           string // LIT, CST, MIN
-	Flag            string // the what-if flag
-	Value           int    // the value the storm used
-	Stored          int    // the effective value of cn=Common
-	StoredIsDefault bool   // cn=Common stores nothing: the default
-	Overridden      bool   // the flag replaced the stored value
+	Label      string // LIT, CST, MIN
+	Flag       string // the what-if flag
+	Value      int    // the value the storm used
+	Stored     int    // the value in force: the pod's, cn=Common's or the default
+	Source     broker.ThresholdSource
+	Overridden bool // the flag replaced the stored value
 }
 
 func (t stormThreshold) String() string {
 	source := "cn=Common"
-	if t.StoredIsDefault {
+	switch t.Source {
+	case broker.SourceDefault:
 		source = "default"
+	case broker.SourcePod:
+		source = "pod"
 	}
 	if t.Overridden {
 		return fmt.Sprintf("%s %d (what-if %s; %s: %d)", t.Label, t.Value, t.Flag, source, t.Stored)
@@ -251,6 +261,7 @@ func (t stormThreshold) String() string {
 type stormView struct {
 	Report     broker.StormReport
 	Farm       broker.Farm
+	Pod        string
 	Thresholds [3]stormThreshold // LIT, CST, MIN
 }
 
@@ -309,6 +320,12 @@ func writeStorm(w io.Writer, v stormView) error {
 	ew.printf("request: protocol %s, unauthenticated %s\n", proto, unauth)
 	ew.printf("farm: max sessions per host %s, host-side load index threshold %s, connecting session threshold %s\n",
 		stormZeroAs(f.MaxSessionsPerHost, "unlimited"), stormZeroAs(f.LoadIndexThreshold, "off"), stormZeroAs(f.ConnectingSessionThreshold, "off"))
+	for _, h := range r.Hosts {
+		if t := h.HostThresholds; t != nil {
+			ew.printf("host %s: load index threshold %s (%s), connecting session threshold %s (%s)\n", h.Host,
+				offOr(t.LoadIndexThreshold, "off"), t.LoadIndexSource, offOr(t.ConnectingSessionThreshold, "off"), t.ConnectingSessionSource)
+		}
+	}
 	ew.printf("served by bucket 1: %d, bucket 2: %d, bucket 3: %d\n", r.ServedBy.Bucket1, r.ServedBy.Bucket2, r.ServedBy.Bucket3)
 
 	scale := 0

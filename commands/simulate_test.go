@@ -27,9 +27,9 @@ func identicalFarm(n int) (broker.Farm, []broker.Host) {
 
 func defaultStormThresholds() [3]stormThreshold {
 	return [3]stormThreshold{
-		{Label: "LIT", Flag: "--lit", Value: 20, Stored: 20, StoredIsDefault: true},
-		{Label: "CST", Flag: "--cst", Value: 20, Stored: 20, StoredIsDefault: true},
-		{Label: "MIN", Flag: "--min", Value: 4, Stored: 4, StoredIsDefault: true},
+		{Label: "LIT", Flag: "--lit", Value: 20, Stored: 20, Source: broker.SourceDefault},
+		{Label: "CST", Flag: "--cst", Value: 20, Stored: 20, Source: broker.SourceDefault},
+		{Label: "MIN", Flag: "--min", Value: 4, Stored: 4, Source: broker.SourceDefault},
 	}
 }
 
@@ -129,7 +129,7 @@ func TestStormTableListsBucketChangesAndUnplacedRequests(t *testing.T) {
 		{Name: "a", Farm: "F", Features: broker.AllFeatures(), Enabled: true},
 	}
 	th := defaultStormThresholds()
-	th[1] = stormThreshold{Label: "CST", Flag: "--cst", Value: 2, Stored: 20, StoredIsDefault: false, Overridden: true}
+	th[1] = stormThreshold{Label: "CST", Flag: "--cst", Value: 2, Stored: 20, Source: broker.SourceFederation, Overridden: true}
 	rep := broker.SimulateStorm(farm, hosts, broker.HostRequest{}, broker.Thresholds{LIT: 20, CST: 2, MIN: 4}, 10)
 	var buf bytes.Buffer
 	if err := writeStorm(&buf, stormView{Report: rep, Farm: farm, Thresholds: th}); err != nil {

@@ -24,12 +24,20 @@ func BrokerSettings(rec ldapschema.SettingsRecord) broker.Settings {
 		n, _ := rec.Value(set)
 		return n
 	}
+	source := func(attr string) broker.ThresholdSource {
+		if _, ok := rec.Stored[attr]; ok {
+			return broker.SourceFederation
+		}
+		return broker.SourceDefault
+	}
 	return broker.Settings{
 		LoadThresholdForSite:          v(ldapschema.AttrLoadThresholdForSite),
 		RDSLoadIndexThreshold:         v(ldapschema.AttrRDSLoadIndexThreshold),
 		RDSConnectingSessionThreshold: v(ldapschema.AttrRDSConnectingSessionThreshold),
 		MinRDSServersInLBQueue:        v(ldapschema.AttrMinRDSServersInLBQueue),
 		EnableSiteRedirection:         v(ldapschema.AttrEnableSiteRedirection) == 1,
+		RDSSources: broker.ThresholdSources{LIT: source(ldapschema.AttrRDSLoadIndexThreshold),
+			CST: source(ldapschema.AttrRDSConnectingSessionThreshold), MIN: source(ldapschema.AttrMinRDSServersInLBQueue)},
 	}
 }
 
@@ -40,7 +48,16 @@ func BrokerSite(s ldapschema.Site) broker.Site {
 
 // BrokerPod converts a pod.
 func BrokerPod(p ldapschema.Pod) broker.Pod {
-	return broker.Pod{Name: p.Name, Site: p.Site, Online: p.Online}
+	own := func(attr string) *int {
+		if v, ok := p.RDS[attr]; ok {
+			return &v
+		}
+		return nil
+	}
+	return broker.Pod{Name: p.Name, Site: p.Site, Online: p.Online, RDS: broker.PodRDS{
+		LoadIndexThreshold:         own(ldapschema.AttrRDSLoadIndexThreshold),
+		ConnectingSessionThreshold: own(ldapschema.AttrRDSConnectingSessionThreshold),
+		MinServersInLBQueue:        own(ldapschema.AttrMinRDSServersInLBQueue)}}
 }
 
 // BrokerConnectionServer converts a Connection Server.
@@ -78,7 +95,8 @@ func BrokerHost(h ldapschema.Host) broker.Host {
 		}
 	}
 	return broker.Host{Name: h.Name, Farm: h.Farm, LoadIndex: h.LoadIndex, Sessions: h.Sessions,
-		Connecting: h.Connecting, Features: f, Enabled: h.Enabled}
+		Connecting: h.Connecting, Features: f, Enabled: h.Enabled,
+		PolicyLoadIndexThreshold: h.PolicyLoadIndexThreshold, PolicyConnectingSessionThreshold: h.PolicyConnectingSessionThreshold}
 }
 
 // brokerEntitlement converts a global entitlement. Members under ou=People

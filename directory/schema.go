@@ -20,8 +20,13 @@ type SchemaInstall struct {
 	Added int
 	// Unchanged counts the elements already on the server as defined.
 	Unchanged int
+	// Upgraded lists the object classes whose server definition lacked
+	// MAY attributes only ("outdated"), replaced by cpactl's (or that would
+	// be).
+	Upgraded []ldapschema.Finding
 	// Different lists the elements the server defines otherwise: left
-	// alone, as an OID never changes meaning.
+	// alone, as an OID never changes meaning. An outdated class held in
+	// another schema entry than cpactl's is listed here too.
 	Different []ldapschema.Finding
 }
 
@@ -50,8 +55,10 @@ func (e *SchemaWriteError) Unwrap() error { return e.Err }
 // InstallSchema adds cpactl's schema to the server's cn=config, comparing
 // by OID: the missing elements are added (to cpactl's own schema entry when
 // the server has one, else in a new ldapschema.ConfigDN entry), identical
-// ones are left alone and ones whose definition differs are reported in
-// Different and left alone. With dryRun it writes nothing. The connection
+// ones are left alone, outdated classes of cpactl's own entry (fewer MAY
+// attributes, an older cpactl's) are replaced in place (Upgraded), and ones
+// whose definition differs otherwise are reported in Different and left
+// alone. With dryRun it writes nothing. The connection
 // must be allowed to read and write cn=config (ldapi:// with SASL EXTERNAL
 // as root, or the cn=config root DN); a read that fails or finds no schema
 // entry is a *SchemaReadError, a refused write a *SchemaWriteError.
@@ -67,15 +74,21 @@ func InstallSchema(c Client, dryRun bool) (SchemaInstall, error) {
 	}
 	var defs []string
 	ourDN := ""
+	ourClasses := map[string]string{} // OID -> the stored value, "{N}" prefix included
 	for _, e := range res.Entries {
 		defs = append(defs, e.GetEqualFoldAttributeValues(ldapschema.AttrOlcAttributeTypes)...)
 		defs = append(defs, e.GetEqualFoldAttributeValues(ldapschema.AttrOlcObjectClasses)...)
 		if strings.EqualFold(cnConfigName(e.GetAttributeValue(ldapschema.AttrCN)), ldapschema.SchemaName) {
 			ourDN = e.DN
+			for _, v := range e.GetEqualFoldAttributeValues(ldapschema.AttrOlcObjectClasses) {
+				if d, err := ldapschema.ParseDescription(v); err == nil {
+					ourClasses[d.OID] = v
+				}
+			}
 		}
 	}
 	out := SchemaInstall{Findings: ldapschema.Compare(defs)}
-	var addAttrs, addClasses []string
+	var addAttrs, addClasses, oldClasses, newClasses []string
 	for i, f := range out.Findings {
 		switch f.Status {
 		case "missing":
@@ -85,6 +98,21 @@ func InstallSchema(c Client, dryRun bool) (SchemaInstall, error) {
 			} else {
 				addClasses = append(addClasses, ldapschema.Classes[i-len(ldapschema.Attributes)].Definition())
 			}
+		case "outdated":
+			// Replaced in place, keeping its "{N}" position, when it is in
+			// cpactl's own entry; elsewhere it is not ours to rewrite.
+			old, ok := ourClasses[f.OID]
+			if !ok {
+				out.Different = append(out.Different, f)
+				continue
+			}
+			oldClasses = append(oldClasses, old)
+			def := ldapschema.Classes[i-len(ldapschema.Attributes)].Definition()
+			if n := strings.IndexByte(old, '}'); strings.HasPrefix(old, "{") && n > 0 {
+				def = old[:n+1] + def
+			}
+			newClasses = append(newClasses, def)
+			out.Upgraded = append(out.Upgraded, f)
 		case "different":
 			out.Different = append(out.Different, f)
 		default:
@@ -92,13 +120,19 @@ func InstallSchema(c Client, dryRun bool) (SchemaInstall, error) {
 		}
 	}
 	out.Added = len(addAttrs) + len(addClasses)
-	if out.Added == 0 || dryRun {
+	if out.Added+len(out.Upgraded) == 0 || dryRun {
 		return out, nil
 	}
 	if ourDN != "" {
+		// One modify: the new attribute types first, so that the upgraded
+		// classes may name them.
 		req := ldap.NewModifyRequest(ourDN, nil)
 		if len(addAttrs) > 0 {
 			req.Add(ldapschema.AttrOlcAttributeTypes, addAttrs)
+		}
+		if len(oldClasses) > 0 {
+			req.Delete(ldapschema.AttrOlcObjectClasses, oldClasses)
+			req.Add(ldapschema.AttrOlcObjectClasses, newClasses)
 		}
 		if len(addClasses) > 0 {
 			req.Add(ldapschema.AttrOlcObjectClasses, addClasses)

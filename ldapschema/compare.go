@@ -187,10 +187,14 @@ func Elements() []Element {
 
 // Finding is the result of comparing one element with a server.
 type Finding struct {
-	Kind        string   `json:"kind"`
-	Name        string   `json:"name"`
-	OID         string   `json:"oid"`
-	Status      string   `json:"status"` // "ok", "missing" or "different"
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	OID  string `json:"oid"`
+	// Status is "ok", "missing", "different", or "outdated": an object
+	// class the server defines with fewer MAY attributes than cpactl's and
+	// otherwise the same, which `schema install` upgrades in place (every
+	// entry valid under the old class stays valid).
+	Status      string   `json:"status"`
 	Differences []string `json:"differences,omitempty"`
 }
 
@@ -215,9 +219,42 @@ func Compare(serverDefs []string) []Finding {
 			want, _ := ParseDescription(el.Definition)
 			if diffs := want.Differences(got); len(diffs) > 0 {
 				f.Status, f.Differences = "different", diffs
+				if el.Kind == "object class" && want.onlyAddsMay(got) {
+					f.Status = "outdated"
+				}
 			}
 		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// onlyAddsMay reports whether want differs from got only by MAY attributes
+// that got lacks: the upgrade an added optional attribute makes.
+func (want Description) onlyAddsMay(got Description) bool {
+	w, g := want, got
+	w.Fields, g.Fields = map[string][]string{}, map[string][]string{}
+	for k, v := range want.Fields {
+		if k != "MAY" {
+			w.Fields[k] = v
+		}
+	}
+	for k, v := range got.Fields {
+		if k != "MAY" {
+			g.Fields[k] = v
+		}
+	}
+	if len(w.Differences(g)) > 0 {
+		return false
+	}
+	have := map[string]bool{}
+	for _, a := range want.Fields["MAY"] {
+		have[strings.ToLower(a)] = true
+	}
+	for _, a := range got.Fields["MAY"] {
+		if !have[strings.ToLower(a)] {
+			return false
+		}
+	}
+	return true
 }

@@ -74,6 +74,12 @@ const (
 	AttrDomain                         = "pae-Domain"
 )
 
+// The per-host policy (ADMX) thresholds of an RDS host (docs/storm.md).
+const (
+	AttrPolicyLoadIndexThreshold         = "pae-PolicyLoadIndexThreshold"
+	AttrPolicyConnectingSessionThreshold = "pae-PolicyConnectingSessionThreshold"
+)
+
 // cpactl's object class names.
 const (
 	ClassGlobalSettings    = "pae-GlobalSettings"
@@ -186,6 +192,11 @@ var Attributes = []AttributeType{
 		Desc: "the machine of a dedicated pod assignment"},
 	{Number: 46, Name: AttrDomain, Syntax: DirectoryString, Single: true, Values: "NetBIOS or DNS domain name",
 		Desc: "the domain of a user"},
+	// 47 is taken by another change: never reuse a number.
+	{Number: 48, Name: AttrPolicyLoadIndexThreshold, Syntax: Integer, Single: true, Values: "0-100, 0 = off",
+		Desc: "an RDS host's policy (ADMX) Load Index Threshold; replaces the farm's"},
+	{Number: 49, Name: AttrPolicyConnectingSessionThreshold, Syntax: Integer, Single: true, Values: "0-150, 0 = off",
+		Desc: "an RDS host's policy (ADMX) Connecting Session Threshold; replaces the farm's"},
 }
 
 // Classes is every object class cpactl owns, in OID order. Append only.
@@ -199,7 +210,8 @@ var Classes = []ObjectClass{
 		May:  []string{AttrDescription, AttrSiteURL, AttrPreferredSite}},
 	{Number: 3, Name: ClassPod, Kind: Structural, Desc: "a Horizon pod",
 		Must: []string{AttrCN, AttrSiteDN},
-		May:  []string{AttrDescription, AttrPodStatus}},
+		May: []string{AttrDescription, AttrPodStatus, AttrRDSLoadIndexThreshold, AttrRDSConnectingSessionThreshold,
+			AttrMinRDSServersInLBQueue}},
 	{Number: 4, Name: ClassConnectionServer, Kind: Structural, Desc: "a Connection Server (child of its pod)",
 		Must: []string{AttrCN},
 		May:  []string{AttrDescription, AttrTag}},
@@ -216,7 +228,7 @@ var Classes = []ObjectClass{
 	{Number: 8, Name: ClassRDSHost, Kind: Structural, Desc: "an RDS host (child of its farm)",
 		Must: []string{AttrCN},
 		May: []string{AttrDescription, AttrLoadIndex, AttrSessions, AttrConnectingSessions, AttrHostFeature,
-			AttrEnabled}},
+			AttrEnabled, AttrPolicyLoadIndexThreshold, AttrPolicyConnectingSessionThreshold}},
 	{Number: 9, Name: ClassGlobalEntitlement, Kind: Structural, Desc: "a global entitlement",
 		Must: []string{AttrCN, AttrEntitlementType},
 		May: []string{AttrDescription, AttrScope, AttrDedicated, AttrUseHomeSite, AttrRequireHomeSite,

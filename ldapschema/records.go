@@ -179,6 +179,15 @@ func (r *reader) num(name string, def int) int {
 	return v
 }
 
+// optNum reads an optional integer: nil when absent.
+func (r *reader) optNum(name string) *int {
+	if r.str(name) == "" {
+		return nil
+	}
+	v := r.num(name, 0)
+	return &v
+}
+
 func (r *reader) boolean(name string, def bool) bool {
 	s := r.str(name)
 	switch strings.ToUpper(strings.TrimSpace(s)) {
@@ -349,6 +358,9 @@ type Pod struct {
 	SiteDN      string
 	Site        string // the site's name, from SiteDN
 	Online      bool
+	// RDS holds the pod's own values of the per-pod settings
+	// (Setting.PerPod), keyed by Setting.Attr; absent ones are not set.
+	RDS map[string]int
 }
 
 // PodFromEntry maps a pod entry.
@@ -360,6 +372,14 @@ func PodFromEntry(e *ldap.Entry) (Pod, error) {
 	p := Pod{DN: e.DN, Name: r.name(), Description: r.str(AttrDescription), SiteDN: r.str(AttrSiteDN)}
 	p.Site = NameOf(p.SiteDN)
 	p.Online = r.enum(AttrPodStatus, PodOnline, PodOnline, PodOffline) == PodOnline
+	for _, set := range Settings {
+		if set.PerPod && r.str(set.Attr) != "" {
+			if p.RDS == nil {
+				p.RDS = map[string]int{}
+			}
+			p.RDS[set.Attr] = r.num(set.Attr, set.Default)
+		}
+	}
 	return p, r.err
 }
 
@@ -372,6 +392,9 @@ func (p Pod) Attrs() Attrs {
 		status = PodOffline
 	}
 	a.SetString(AttrPodStatus, status)
+	for attr, v := range p.RDS {
+		a.SetInt(attr, v)
+	}
 	return a
 }
 
@@ -529,6 +552,11 @@ type Host struct {
 	Features    []string // upper case, see AllFeatures
 	Enabled     bool
 	Description string
+	// PolicyLoadIndexThreshold and PolicyConnectingSessionThreshold are
+	// the host's policy (ADMX) thresholds, which replace the farm's
+	// host-side ones; nil when not set, 0 = off.
+	PolicyLoadIndexThreshold         *int
+	PolicyConnectingSessionThreshold *int
 }
 
 // HostFromEntry maps an RDS host entry. A host with no pae-HostFeature
@@ -543,6 +571,8 @@ func HostFromEntry(e *ldap.Entry) (Host, error) {
 		LoadIndex: r.num(AttrLoadIndex, 0), Sessions: r.num(AttrSessions, 0),
 		Connecting: r.num(AttrConnectingSessions, 0), Enabled: r.boolean(AttrEnabled, true),
 		Description: r.str(AttrDescription)}
+	h.PolicyLoadIndexThreshold = r.optNum(AttrPolicyLoadIndexThreshold)
+	h.PolicyConnectingSessionThreshold = r.optNum(AttrPolicyConnectingSessionThreshold)
 	for _, f := range r.strs(AttrHostFeature) {
 		h.Features = append(h.Features, strings.ToUpper(f))
 	}
@@ -561,6 +591,12 @@ func (h Host) Attrs() Attrs {
 	a.SetInt(AttrConnectingSessions, h.Connecting)
 	a.Set(AttrHostFeature, h.Features...)
 	a.SetBool(AttrEnabled, h.Enabled)
+	if h.PolicyLoadIndexThreshold != nil {
+		a.SetInt(AttrPolicyLoadIndexThreshold, *h.PolicyLoadIndexThreshold)
+	}
+	if h.PolicyConnectingSessionThreshold != nil {
+		a.SetInt(AttrPolicyConnectingSessionThreshold, *h.PolicyConnectingSessionThreshold)
+	}
 	return a
 }
 
@@ -570,7 +606,7 @@ var HostCounters = []string{AttrLoadIndex, AttrSessions, AttrConnectingSessions}
 
 // HostManaged lists the attributes an update of a host rewrites.
 var HostManaged = []string{AttrDescription, AttrLoadIndex, AttrSessions, AttrConnectingSessions, AttrHostFeature,
-	AttrEnabled}
+	AttrEnabled, AttrPolicyLoadIndexThreshold, AttrPolicyConnectingSessionThreshold}
 
 // Entitlement is a global entitlement entry.
 type Entitlement struct {

@@ -27,10 +27,14 @@ func TestOIDsAreUniqueAndUnderTheArc(t *testing.T) {
 }
 
 func TestAttributeNumbersAreAppendOnly(t *testing.T) {
+	// Numbers only grow; a gap is a number another change has taken
+	// (47, on a parallel branch), never to be reused.
+	prev := 0
 	for i, a := range Attributes {
-		if a.Number != i+1 {
-			t.Errorf("attribute %s has number %d at position %d: numbers are 1..n in order, append only", a.Name, a.Number, i)
+		if a.Number <= prev {
+			t.Errorf("attribute %s has number %d at position %d: numbers increase in order, append only", a.Name, a.Number, i)
 		}
+		prev = a.Number
 	}
 	for i, c := range Classes {
 		if c.Number != i+1 {
@@ -304,5 +308,41 @@ func TestSettingCheck(t *testing.T) {
 	}
 	if err := s.Check(101); !strings.Contains(err.Error(), "0-100") || !strings.Contains(err.Error(), s.Attr) {
 		t.Errorf("message %q must name the attribute and the range", err)
+	}
+}
+
+// TestCompareOutdatedClass: a class the server defines with fewer MAY
+// attributes, and otherwise the same, is "outdated" (schema install
+// upgrades it); any other difference of a class stays "different".
+func TestCompareOutdatedClass(t *testing.T) {
+	var pod ObjectClass
+	for _, c := range Classes {
+		if c.Name == ClassPod {
+			pod = c
+		}
+	}
+	tests := []struct {
+		name   string
+		edit   func(c *ObjectClass)
+		status string
+	}{
+		{"fewer MAY attributes: outdated", func(c *ObjectClass) { c.May = c.May[:2] }, "outdated"},
+		{"no MAY at all: outdated", func(c *ObjectClass) { c.May = nil }, "outdated"},
+		{"a MAY attribute cpactl does not define: different", func(c *ObjectClass) { c.May = append(c.May[:2:2], AttrTag) }, "different"},
+		{"fewer MAY and another MUST: different", func(c *ObjectClass) { c.May, c.Must = c.May[:2], []string{AttrCN} }, "different"},
+		{"fewer MAY and auxiliary: different", func(c *ObjectClass) { c.May, c.Kind = c.May[:2], Auxiliary }, "different"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			old := pod
+			old.May = append([]string(nil), pod.May...)
+			old.Must = append([]string(nil), pod.Must...)
+			tt.edit(&old)
+			for _, f := range Compare([]string{old.Definition()}) {
+				if f.Name == ClassPod && f.Status != tt.status {
+					t.Errorf("status %s %v, want %s", f.Status, f.Differences, tt.status)
+				}
+			}
+		})
 	}
 }

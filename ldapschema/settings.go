@@ -13,6 +13,9 @@ type Setting struct {
 	Max     int
 	Default int
 	UsedBy  string
+	// PerPod is set for the three pae-RDS* values, which a pod's entry may
+	// also hold (docs/storm.md); the others are federation-wide only.
+	PerPod bool
 }
 
 // Settings lists the five global settings in the order docs/schema.md gives.
@@ -20,11 +23,11 @@ var Settings = []Setting{
 	{Attr: AttrLoadThresholdForSite, Alias: "load-threshold-for-site", Min: 0, Max: 100, Default: 98,
 		UsedBy: "skipping overloaded preferred sites"},
 	{Attr: AttrRDSLoadIndexThreshold, Alias: "rds-load-index-threshold", Min: 0, Max: 100, Default: 20,
-		UsedBy: "RDS host buckets"},
+		UsedBy: "RDS host buckets", PerPod: true},
 	{Attr: AttrRDSConnectingSessionThreshold, Alias: "rds-connecting-session-threshold", Min: 0, Max: 150, Default: 20,
-		UsedBy: "RDS host buckets"},
+		UsedBy: "RDS host buckets", PerPod: true},
 	{Attr: AttrMinRDSServersInLBQueue, Alias: "min-rds-servers-in-lb-queue", Min: 0, Max: 1000, Default: 4,
-		UsedBy: "dynamic raise of the load index threshold"},
+		UsedBy: "dynamic raise of the load index threshold", PerPod: true},
 	{Attr: AttrEnableSiteRedirection, Alias: "enable-site-redirection", Min: 0, Max: 1, Default: 0,
 		UsedBy: "home site redirection"},
 }

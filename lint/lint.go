@@ -442,11 +442,22 @@ func (l *linter) sites() {
 	}
 }
 
-// pods: O(P).
+// pods: O(P), and the pod's own pae-RDS* values checked as cn=Common's.
 func (l *linter) pods() {
 	for _, p := range l.d.Pods {
 		l.ref(KindPod, p.Name, fmt.Sprintf("cpactl pod update %s --site SITE", quote.Shell(p.Name)),
 			ldapschema.AttrSiteDN, p.SiteDN, KindSite)
+		for _, set := range ldapschema.Settings {
+			v, ok := p.RDS[set.Attr]
+			if !ok {
+				continue
+			}
+			if err := set.Check(v); err != nil {
+				pod := quote.Shell(p.Name)
+				l.add(KindPod, p.Name, CheckOutOfRange, err.Error(),
+					fmt.Sprintf("cpactl settings set --pod %s %s=VALUE (%s), or cpactl settings reset --pod %s %s", pod, set.Attr, set.Range(), pod, set.Attr))
+			}
+		}
 	}
 }
 

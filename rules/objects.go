@@ -75,6 +75,9 @@ var (
 	RangeLoadIndex                  = Range{Field: "load-index", Min: -1, Max: 100}
 	RangeHostSessions               = Range{Field: "sessions", Min: 0, NoMax: true}
 	RangeConnecting                 = Range{Field: "connecting", Min: 0, NoMax: true}
+	// A host's policy (ADMX) thresholds take the farm's ranges (0 = off).
+	RangePolicyLoadIndexThreshold         = Range{Field: "policy-load-index-threshold", Min: 0, Max: 100}
+	RangePolicyConnectingSessionThreshold = Range{Field: "policy-connecting-session-threshold", Min: 0, Max: 150}
 )
 
 // Text renders the range for messages: "0-100" or "0 or more".
@@ -154,6 +157,12 @@ func Farm(f ldapschema.Farm) []Violation {
 // Host checks an RDS host's figures and features: O(features).
 func Host(h ldapschema.Host) []Violation {
 	vs := checkRanges(RangeLoadIndex, h.LoadIndex, RangeHostSessions, h.Sessions, RangeConnecting, h.Connecting)
+	if h.PolicyLoadIndexThreshold != nil {
+		vs = append(vs, checkRanges(RangePolicyLoadIndexThreshold, *h.PolicyLoadIndexThreshold)...)
+	}
+	if h.PolicyConnectingSessionThreshold != nil {
+		vs = append(vs, checkRanges(RangePolicyConnectingSessionThreshold, *h.PolicyConnectingSessionThreshold)...)
+	}
 	for _, f := range h.Features {
 		if !fold.Contains(ldapschema.AllFeatures, f) {
 			vs = append(vs, Violation{Check: CheckOutOfRange,
@@ -224,4 +233,23 @@ func typeWords(t string) string {
 		return "an application entitlement"
 	}
 	return "a desktop entitlement"
+}
+
+// PodSetting refuses a setting that is federation-wide only on a pod's
+// entry: only the three pae-RDS* values (Setting.PerPod) live per pod, as
+// in Horizon each pod's own directory holds them (docs/storm.md): O(1).
+func PodSetting(s ldapschema.Setting) error {
+	if s.PerPod {
+		return nil
+	}
+	var perPod []string
+	for _, x := range ldapschema.Settings {
+		if x.PerPod {
+			perPod = append(perPod, x.Attr)
+		}
+	}
+	return &Error{Rule: RuleFederationWideSetting,
+		Message: fmt.Sprintf("%s is federation-wide (rule %s): only %s may be set per pod", s.Attr,
+			RuleFederationWideSetting, strings.Join(perPod, ", ")),
+		Hint: "drop --pod to change it in cn=Common"}
 }

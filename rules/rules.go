@@ -39,6 +39,9 @@ const (
 const (
 	RulePoolKind     = "pool-kind"     // a pool's user assignment, farm and figures fit its kind
 	RuleGroupMembers = "group-members" // a group is not its own member, each member is named once
+	// RuleFederationWideSetting: only the pae-RDS* settings may be set on
+	// a pod (docs/storm.md).
+	RuleFederationWideSetting = "federation-wide-setting"
 )
 
 // Violation is one rule an object breaks.
