@@ -72,6 +72,7 @@ const (
 	AttrSessionState                   = "pae-SessionState"
 	AttrMachine                        = "pae-Machine"
 	AttrDomain                         = "pae-Domain"
+	AttrBackupEntitlementDN            = "pae-BackupEntitlementDN"
 )
 
 // cpactl's object class names.
@@ -186,6 +187,8 @@ var Attributes = []AttributeType{
 		Desc: "the machine of a dedicated pod assignment"},
 	{Number: 46, Name: AttrDomain, Syntax: DirectoryString, Single: true, Values: "NetBIOS or DNS domain name",
 		Desc: "the domain of a user"},
+	{Number: 47, Name: AttrBackupEntitlementDN, Syntax: DN, Single: true, Values: "DN of a floating desktop global entitlement",
+		Desc: "the backup global entitlement of a floating desktop global entitlement"},
 }
 
 // Classes is every object class cpactl owns, in OID order. Append only.
@@ -222,7 +225,7 @@ var Classes = []ObjectClass{
 		May: []string{AttrDescription, AttrScope, AttrDedicated, AttrUseHomeSite, AttrRequireHomeSite,
 			AttrUsePreferredSites, AttrIgnoreHighLoadPreferredSites, AttrLoadDistribution,
 			AttrMultipleSessionAutoClean, AttrMultipleSessionsPerUser, AttrTag, AttrClientRestrictions,
-			AttrEnabled, AttrDefaultProtocol, AttrMember, AttrEntitlementPoolDN}},
+			AttrEnabled, AttrDefaultProtocol, AttrMember, AttrEntitlementPoolDN, AttrBackupEntitlementDN}},
 	{Number: 10, Name: ClassHomeSite, Kind: Structural, Desc: "a home-site row: a user or group, a site, optionally one GE",
 		Must: []string{AttrCN, AttrSiteDN},
 		May:  []string{AttrUserDN, AttrGroupDN, AttrEntitlementDN}},
