@@ -862,7 +862,6 @@ func TestResolveTiers(t *testing.T) {
 						t.Fatalf("reason %q lacks %q", d.Reason, want)
 					}
 				}
-				wantTrace(t, d, "backup global entitlements are not modelled")
 			},
 		},
 		{

@@ -588,7 +588,6 @@ func (rs *resolver) noCapacity() *Decision {
 			}
 		}
 	}
-	rs.trace("not_modelled", "backup global entitlements are not modelled: Horizon would now try %s's backup entitlement, if one is configured", rs.ge.Name)
 	if len(items) == 0 {
 		return rs.finish(OutcomeNoCapacity, "nothing in scope can take the session: no site in scope has an available pool of %s", rs.ge.Name)
 	}

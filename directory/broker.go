@@ -11,6 +11,7 @@ import (
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/internal/nesting"
 	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/rules"
 )
 
 // This file turns directory records into the broker's plain values, and
@@ -180,9 +181,10 @@ func (e *UserDomainError) Unwrap() error { return &NotFoundError{Kind: KindUser,
 //   - the settings entry (1), every site (1) and every pod (1);
 //   - the Connection Server (1, when given);
 //   - the GE (1), its pools (1), their farms (1) and each of those farms'
-//     hosts (1 per farm: hosts are children of their farm and carry no
-//     reference to it that a filter could match, so one one-level search
-//     per farm; bounded by the GE's own farms);
+//     hosts (one search for the children of all of them);
+//   - when the GE names a backup: the backup (1) and the entitlements that
+//     name the GE as theirs (1, for the no-chain rule); the backup's pools
+//     are read with the GE's, in the same searches;
 //   - the user (1), its groups up the nesting (1 per level, the last one
 //     finding nothing), the home-site rows of the user and its immediate
 //     groups (1), the user's sessions (1: of every GE, so that resolve can
@@ -358,8 +360,56 @@ func (r *resolveReader) readEntitlement(name string) (string, error) {
 		r.warn("entitlement %s lists member %s, which is neither a user (under %s) nor a group (under %s); ignored",
 			g.Name, dn, s.DIT.People(), s.DIT.Groups())
 	}
+	poolDNs := g.PoolDNs
+	if g.BackupDN != "" {
+		backup, err := r.readBackup(g, &ge)
+		if err != nil {
+			return "", err
+		}
+		if backup != nil {
+			poolDNs = append(append([]string(nil), poolDNs...), backup.PoolDNs...)
+		}
+	}
 	r.f.Entitlements = append(r.f.Entitlements, ge)
-	return g.DN, r.readPools(g.PoolDNs)
+	return g.DN, r.readPools(poolDNs)
+}
+
+// readBackup reads the backup global entitlement g names (one search) and
+// the entitlements naming g as their backup (one search), checks the pair
+// against the backup rules (package rules: the broker ignores a backup that
+// breaks one, with a warning), names the backup on ge and adds it to the
+// federation. It returns the backup, nil when it does not exist.
+func (r *resolveReader) readBackup(g ldapschema.Entitlement, ge *broker.Entitlement) (*ldapschema.Entitlement, error) {
+	s := r.s
+	ge.Backup = ldapschema.NameOf(g.BackupDN)
+	e, err := s.findNamed(KindEntitlement, ge.Backup, s.DIT.Entitlements(), ldap.ScopeSingleLevel,
+		ldapschema.ClassGlobalEntitlement, ldapschema.AttrCN)
+	if isNotFound(err) || (err == nil && !ldapschema.EqualDN(e.DN, g.BackupDN)) {
+		r.warn("entitlement %s names backup %s, which does not exist; ignored (run `cpactl lint`)", g.Name, g.BackupDN)
+		ge.Backup = ""
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	backup, err := ldapschema.EntitlementFromEntry(e)
+	if err != nil {
+		r.unreadable(err, "read as far as it decodes")
+	}
+	users, err := s.EntitlementsBackedUpBy(g.DN)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, u := range users {
+		names = append(names, u.Name)
+	}
+	for _, v := range rules.Backup(g, backup, names) {
+		ge.BackupProblems = append(ge.BackupProblems, v.Message)
+	}
+	b, _ := s.brokerEntitlement(backup)
+	r.f.Entitlements = append(r.f.Entitlements, b)
+	return &backup, nil
 }
 
 // withoutAttrs returns a copy of e without the named attributes.

@@ -21,12 +21,6 @@ const (
 	CheckBackupChain       = "backup-chain"
 )
 
-// floatingDesktop reports whether ge is a floating desktop entitlement, the
-// only kind that has, or serves as, a backup.
-func floatingDesktop(ge ldapschema.Entitlement) bool {
-	return ge.Type == ldapschema.TypeDesktop && !ge.Dedicated
-}
-
 // protocolOf is the entitlement's default protocol in force.
 func protocolOf(ge ldapschema.Entitlement) string {
 	if ge.DefaultProtocol == "" {
@@ -51,11 +45,11 @@ func Backup(primary, backup ldapschema.Entitlement, backupOf []string) []Violati
 			"entitlement %q cannot be its own backup", primary.Name)
 		return out
 	}
-	if !floatingDesktop(primary) {
+	if !isFloatingDesktop(primary) {
 		add(CheckBackupPrimaryKind, "only floating desktop entitlements have a backup; pass --no-backup",
 			"entitlement %q is %s: only a floating desktop entitlement has a backup", primary.Name, geKindWords(primary))
 	}
-	if !floatingDesktop(backup) {
+	if !isFloatingDesktop(backup) {
 		add(CheckBackupKind, "name a floating desktop entitlement with --backup",
 			"backup %q is %s: a backup must be a floating desktop entitlement", backup.Name, geKindWords(backup))
 	}
