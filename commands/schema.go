@@ -136,14 +136,25 @@ func (o *schemaInstallOptions) run() error {
 			o.g.report("%s %s %s (%s)", verb, f.Kind, f.Name, f.OID)
 		}
 	}
+	upgraded := "upgraded"
+	if o.DryRun {
+		upgraded = "would upgrade"
+	}
+	for _, f := range res.Upgraded {
+		o.g.report("%s %s %s (%s): %s", upgraded, f.Kind, f.Name, f.OID, strings.Join(f.Differences, "; "))
+	}
 	for _, f := range res.Different {
 		o.g.report("differs: %s %s (%s): %s", f.Kind, f.Name, f.OID, strings.Join(f.Differences, "; "))
 	}
 	switch {
-	case res.Added == 0 && len(res.Different) == 0:
+	case res.Added == 0 && len(res.Different) == 0 && len(res.Upgraded) == 0:
 		o.g.report("schema %s: unchanged (%d elements)", ldapschema.SchemaName, res.Unchanged)
 	default:
-		o.g.report("schema %s: %d %s, %d unchanged, %d different", ldapschema.SchemaName, res.Added, verb, res.Unchanged, len(res.Different))
+		up := ""
+		if len(res.Upgraded) > 0 {
+			up = fmt.Sprintf(", %d %s", len(res.Upgraded), upgraded)
+		}
+		o.g.report("schema %s: %d %s%s, %d unchanged, %d different", ldapschema.SchemaName, res.Added, verb, up, res.Unchanged, len(res.Different))
 	}
 	if len(res.Different) > 0 {
 		return &Failure{Code: ExitDiff, Err: fmt.Errorf("%d schema elements differ from cpactl's definition and were left alone", len(res.Different)),

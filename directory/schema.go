@@ -23,6 +23,11 @@ type SchemaInstall struct {
 	// Different lists the elements the server defines otherwise: left
 	// alone, as an OID never changes meaning.
 	Different []ldapschema.Finding
+	// Upgraded lists the object classes of cpactl's own schema entry that
+	// the server defines as an earlier cpactl did: the same class with
+	// fewer optional (MAY) attributes. Their definitions are replaced in
+	// place (or, with dryRun, would be); entries stay valid.
+	Upgraded []ldapschema.Finding
 }
 
 // SchemaReadError says the server's schema could not be read: its cn=config
@@ -67,15 +72,21 @@ func InstallSchema(c Client, dryRun bool) (SchemaInstall, error) {
 	}
 	var defs []string
 	ourDN := ""
+	ourClasses := map[string]string{} // OID -> the stored value, of cpactl's own entry
 	for _, e := range res.Entries {
 		defs = append(defs, e.GetEqualFoldAttributeValues(ldapschema.AttrOlcAttributeTypes)...)
 		defs = append(defs, e.GetEqualFoldAttributeValues(ldapschema.AttrOlcObjectClasses)...)
 		if strings.EqualFold(cnConfigName(e.GetAttributeValue(ldapschema.AttrCN)), ldapschema.SchemaName) {
 			ourDN = e.DN
+			for _, v := range e.GetEqualFoldAttributeValues(ldapschema.AttrOlcObjectClasses) {
+				if d, err := ldapschema.ParseDescription(v); err == nil {
+					ourClasses[d.OID] = v
+				}
+			}
 		}
 	}
 	out := SchemaInstall{Findings: ldapschema.Compare(defs)}
-	var addAttrs, addClasses []string
+	var addAttrs, addClasses, oldClasses, newClasses []string
 	for i, f := range out.Findings {
 		switch f.Status {
 		case "missing":
@@ -86,19 +97,36 @@ func InstallSchema(c Client, dryRun bool) (SchemaInstall, error) {
 				addClasses = append(addClasses, ldapschema.Classes[i-len(ldapschema.Attributes)].Definition())
 			}
 		case "different":
+			if old, ok := ourClasses[f.OID]; ok && i >= len(ldapschema.Attributes) {
+				def := ldapschema.Classes[i-len(ldapschema.Attributes)].Definition()
+				want, _ := ldapschema.ParseDescription(def)
+				got, _ := ldapschema.ParseDescription(old)
+				if want.ExtendsMay(got) {
+					out.Upgraded = append(out.Upgraded, f)
+					oldClasses, newClasses = append(oldClasses, old), append(newClasses, def)
+					continue
+				}
+			}
 			out.Different = append(out.Different, f)
 		default:
 			out.Unchanged++
 		}
 	}
 	out.Added = len(addAttrs) + len(addClasses)
-	if out.Added == 0 || dryRun {
+	if out.Added+len(out.Upgraded) == 0 || dryRun {
 		return out, nil
 	}
 	if ourDN != "" {
+		// One modify: the new attribute types first, which the upgraded
+		// classes may name, then each upgraded class's old value out and
+		// its new one in.
 		req := ldap.NewModifyRequest(ourDN, nil)
 		if len(addAttrs) > 0 {
 			req.Add(ldapschema.AttrOlcAttributeTypes, addAttrs)
+		}
+		if len(oldClasses) > 0 {
+			req.Delete(ldapschema.AttrOlcObjectClasses, oldClasses)
+			req.Add(ldapschema.AttrOlcObjectClasses, newClasses)
 		}
 		if len(addClasses) > 0 {
 			req.Add(ldapschema.AttrOlcObjectClasses, addClasses)

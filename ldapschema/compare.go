@@ -221,3 +221,24 @@ func Compare(serverDefs []string) []Finding {
 	}
 	return out
 }
+
+// ExtendsMay reports whether want is got with optional (MAY) attributes
+// added and nothing else changed: the one change to a class that an
+// upgrade may make in place, since every entry valid under got stays valid
+// under want.
+func (want Description) ExtendsMay(got Description) bool {
+	diffs := want.Differences(got)
+	if len(diffs) != 1 || !strings.HasPrefix(diffs[0], "MAY:") {
+		return false
+	}
+	have := map[string]bool{}
+	for _, a := range want.Fields["MAY"] {
+		have[strings.ToLower(a)] = true
+	}
+	for _, a := range got.Fields["MAY"] {
+		if !have[strings.ToLower(a)] {
+			return false
+		}
+	}
+	return true
+}
