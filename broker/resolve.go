@@ -289,9 +289,12 @@ func (rs *resolver) run() *Decision {
 		return rs.finish(OutcomeDenied, "%s", denial)
 	}
 
-	// Step 2.
+	// Step 2, then an application's existing RDS session of another GE.
 	switch len(offered) {
 	case 0:
+		if d := rs.sharedSession(); d != nil {
+			return d
+		}
 	case 1:
 		return rs.reconnect(offered[0])
 	default:

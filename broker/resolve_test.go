@@ -1176,17 +1176,6 @@ func TestResolveApplicationUnauthenticated(t *testing.T) {
 			mutate: mk(false),
 			check:  func(t *testing.T, d *Decision) { wantPlaced(t, d, "UK", "uk-pod1", "uk-app") },
 		},
-		{
-			name: "another application's session on the same farm: reuse is not modelled",
-			mutate: func(f *Federation) {
-				mk(true)(f)
-				f.Sessions = []Session{{ID: "r1", User: "alice", Entitlement: "Calculator", Pod: "uk-pod1", Pool: "calc", Host: "uk-h1"}}
-			},
-			check: func(t *testing.T, d *Decision) {
-				wantPlaced(t, d, "UK", "uk-pod1", "uk-app")
-				wantTrace(t, d, "reuse is not modelled")
-			},
-		},
 	})
 }
 

@@ -187,8 +187,9 @@ func (e *UserDomainError) Unwrap() error { return &NotFoundError{Kind: KindUser,
 //     are read with the GE's, in the same searches;
 //   - the user (1), its groups up the nesting (1 per level, the last one
 //     finding nothing), the home-site rows of the user and its immediate
-//     groups (1), the user's sessions (1: of every GE, so that resolve can
-//     note an RDS session another application GE might reuse) and its
+//     groups (1), the user's sessions (1: of every GE, so that an
+//     application can open in an RDS session of another application GE),
+//     those sessions' entitlements (1, when any) and the user's
 //     assignments for the GE (1);
 //   - the client computer (1, when given) and its groups up the nesting.
 //
@@ -625,8 +626,12 @@ func (r *resolveReader) readUserRecords(userDN, geDN string, immediate []ldapsch
 	if err != nil {
 		return err
 	}
-	for _, x := range lenientRecords(r, entries, ldapschema.SessionFromEntry, func(x ldapschema.Session) string { return x.ID }) {
+	sessions := lenientRecords(r, entries, ldapschema.SessionFromEntry, func(x ldapschema.Session) string { return x.ID })
+	for _, x := range sessions {
 		f.Sessions = append(f.Sessions, BrokerSession(x))
+	}
+	if err := r.readSessionEntitlements(sessions); err != nil {
+		return err
 	}
 	if geDN == "" {
 		return nil
@@ -638,6 +643,43 @@ func (r *resolveReader) readUserRecords(userDN, geDN string, immediate []ldapsch
 	}
 	for _, a := range lenientRecords(r, entries, ldapschema.AssignmentFromEntry, func(x ldapschema.Assignment) string { return x.DN }) {
 		f.Assignments = append(f.Assignments, BrokerAssignment(a))
+	}
+	return nil
+}
+
+// readSessionEntitlements reads the entitlements of the user's sessions
+// that the federation does not hold yet (one search), so that the broker
+// knows which are application entitlements (docs/resolve.md "Applications
+// in an existing RDS session"). Their pools are not read: a shared session
+// is placed on a pool of the GE resolved.
+func (r *resolveReader) readSessionEntitlements(sessions []ldapschema.Session) error {
+	known := map[string]bool{}
+	for _, g := range r.f.Entitlements {
+		known[fold.Key(g.Name)] = true
+	}
+	want := map[string]bool{}
+	var names []string
+	for _, x := range sessions {
+		name := ldapschema.NameOf(x.EntitlementDN)
+		if x.EntitlementDN == "" || known[fold.Key(name)] {
+			continue
+		}
+		known[fold.Key(name)] = true
+		want[ldapschema.NormalizeDN(x.EntitlementDN)] = true
+		names = append(names, Filter(ldapschema.AttrCN, name))
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	s := r.s
+	entries, err := s.Find(s.DIT.Entitlements(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassGlobalEntitlement), Or(names...)))
+	if err != nil {
+		return err
+	}
+	for _, g := range lenientRecords(r, keepDNs(entries, want), ldapschema.EntitlementFromEntry, func(x ldapschema.Entitlement) string { return x.Name }) {
+		b, _ := s.brokerEntitlement(g)
+		b.Members, b.Pools = nil, nil
+		r.f.Entitlements = append(r.f.Entitlements, b)
 	}
 	return nil
 }
