@@ -528,37 +528,51 @@ and dedicated/floating may be repeated but never changed.`,
 // rewrites (a repeated create does not compare it).
 var entitlementUpdateManaged = append(append([]string(nil), ldapschema.EntitlementManaged...), ldapschema.AttrBackupEntitlementDN)
 
-// checkBackup applies the backup rules to next as it would be written: the
-// backup it names (the one given with --backup, else the stored one) and
-// the entitlements that name next as theirs.
+// checkBackup applies the backup rules to next as it would be written: to
+// the backup it names (the one given with --backup, else the stored one),
+// and to next as the backup of the entitlements that name it as theirs.
 func (o *entitlementUpdateOptions) checkBackup(st *directory.Store, next *ldapschema.Entitlement) error {
-	if o.NoBackup {
-		next.BackupDN = ""
-		return nil
-	}
-	var backup ldapschema.Entitlement
-	var err error
-	switch {
-	case o.Backup != "":
-		backup, err = st.Entitlement(o.Backup)
-	case next.BackupDN != "":
-		backup, err = st.EntitlementByDN(next.BackupDN)
-	default:
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	next.BackupDN = backup.DN
 	users, err := st.EntitlementsBackedUpBy(next.DN)
 	if err != nil {
 		return err
 	}
-	var names []string
-	for _, u := range users {
-		names = append(names, u.Name)
+	var vs []rules.Violation
+	var backup ldapschema.Entitlement
+	switch {
+	case o.NoBackup:
+		next.BackupDN = ""
+	case o.Backup != "":
+		backup, err = st.Entitlement(o.Backup)
+	case next.BackupDN != "":
+		backup, err = st.EntitlementByDN(next.BackupDN)
 	}
-	return checkRules(o.g, directory.KindEntitlement, next.Name, rules.Backup(*next, backup, names))
+	if err != nil {
+		return err
+	}
+	if backup.DN != "" {
+		next.BackupDN = backup.DN
+		var names []string
+		for _, u := range users {
+			names = append(names, u.Name)
+		}
+		vs = rules.Backup(*next, backup, names)
+	}
+	if err := checkRules(o.g, directory.KindEntitlement, next.Name, vs); err != nil {
+		return err
+	}
+	return checkAsBackup(o.g, users, *next)
+}
+
+// checkAsBackup applies the backup rules to ge as it would be written, as
+// the backup of each of users (the entitlements naming it as theirs): a
+// write may not turn a valid backup into one that breaks a rule.
+func checkAsBackup(g *Globals, users []ldapschema.Entitlement, ge ldapschema.Entitlement) error {
+	for _, u := range users {
+		if err := checkRules(g, directory.KindEntitlement, ge.Name, rules.Backup(u, ge, nil)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (o *entitlementUpdateOptions) run() error {
@@ -747,6 +761,18 @@ func (o *entitlementMemberEditOptions) run() error {
 	e := valueEdit{add: o.add, attr: ldapschema.AttrMember, unchangedIn: "already members", unchangedOut: "not members"}
 	for _, a := range args {
 		e.offer(ge.Members, a.dn, a.kind+" "+a.name)
+	}
+	if o.add && len(e.values) > 0 {
+		// A backup has no members: users reach it through its primary.
+		users, err := st.EntitlementsBackedUpBy(ge.DN)
+		if err != nil {
+			return err
+		}
+		next := ge
+		next.Members = append(append([]string(nil), ge.Members...), e.values...)
+		if err := checkAsBackup(o.g, users, next); err != nil {
+			return err
+		}
 	}
 	return e.write(o.g, st, o.DryRun, ge, strings.Join(e.labels, ", "))
 }
