@@ -721,7 +721,7 @@ func TestResolveReadsHostsOfAllFarmsInOneSearch(t *testing.T) {
 // GE's (live and from a snapshot alike), and a backup that breaks a rule
 // reaches the broker as ignored, with the rule's message.
 func TestResolveFederationBackup(t *testing.T) {
-	build := func(backupMembers []string) string {
+	build := func(backupMembers []string, withBackup bool) string {
 		var l ldifText
 		l.layout(nil)
 		l.site("UK")
@@ -731,7 +731,7 @@ func TestResolveFederationBackup(t *testing.T) {
 		l.user("alice", "")
 		l.entitlement(ldapschema.Entitlement{Name: "Main", Type: ldapschema.TypeDesktop, Enabled: true,
 			Members: []string{dit.User("alice")}, PoolDNs: []string{dit.Pool("uk-pod", "full")},
-			BackupDN: dit.Entitlement("Overflow")})
+			BackupDN: map[bool]string{true: dit.Entitlement("Overflow")}[withBackup]})
 		l.entitlement(ldapschema.Entitlement{Name: "Overflow", Type: ldapschema.TypeDesktop, Enabled: true,
 			Members: backupMembers, PoolDNs: []string{dit.Pool("uk-pod", "spare")}})
 		return l.b.String()
@@ -744,7 +744,7 @@ func TestResolveFederationBackup(t *testing.T) {
 		{"a valid backup places", nil, broker.OutcomePlaced},
 		{"a backup with members is ignored", []string{dit.User("alice")}, broker.OutcomeNoCapacity},
 	} {
-		for name, st := range liveAndSnapshot(t, build(tc.members)) {
+		for name, st := range liveAndSnapshot(t, build(tc.members, true)) {
 			t.Run(tc.name+"/"+name, func(t *testing.T) {
 				data, err := st.ResolveFederation(ResolveQuery{User: "alice", Entitlement: "Main"})
 				if err != nil {
@@ -765,5 +765,21 @@ func TestResolveFederationBackup(t *testing.T) {
 				}
 			})
 		}
+	}
+	// The backup costs two searches (the backup, the GEs naming the GE as
+	// theirs): its pools are read in the GE's pool search.
+	count := func(text string) int {
+		snap, err := ParseSnapshot(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counter := &countingClient{Client: snap}
+		if _, err := NewStore(counter, dit.Base).ResolveFederation(ResolveQuery{User: "alice", Entitlement: "Main"}); err != nil {
+			t.Fatal(err)
+		}
+		return len(counter.searches)
+	}
+	if with, base := count(build(nil, true)), count(build(nil, false)); with != base+2 {
+		t.Errorf("%d searches with a backup, %d without: want two more", with, base)
 	}
 }
