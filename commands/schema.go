@@ -99,7 +99,14 @@ func newSchemaInstallCommand(g *Globals) *cobra.Command {
 cn=config: ldapi:// with SASL EXTERNAL as root (no -D), or a bind such as
 -D cn=admin,cn=config. Elements are compared by OID: missing ones are added,
 identical ones left alone ("unchanged"), and ones whose definition differs
-are listed and left alone (exit 2), since an OID never changes meaning.`,
+are listed and left alone (exit 2), since an OID never changes meaning.
+One change is an upgrade, made in place: an object class of cpactl's own
+schema entry that the server defines with fewer optional (MAY) attributes
+than this cpactl (an older cpactl installed it; for example
+pae-GlobalEntitlement before pae-BackupEntitlementDN) is replaced, in the
+same modify that adds the new attribute types ("upgraded"); existing
+entries stay valid. After an upgrade, add the new attributes' indexes
+(` + "`cpactl schema print --format indexes`" + `).`,
 		Example: `  sudo cpactl schema install -H ldapi://%2Fvar%2Frun%2Fslapd%2Fldapi
   cpactl schema install -H ldap://ldap.example.com -Z -D cn=admin,cn=config -W`,
 		Args: cobra.NoArgs,
