@@ -188,7 +188,7 @@ type Placement struct {
 
 // Check is one step-1 entitlement check.
 type Check struct {
-	Check  string `json:"check"`  // enabled, membership, connection_server_tags, client_restrictions, require_home_site
+	Check  string `json:"check"`  // enabled, membership, connection_server_tags, client_restrictions, require_home_site (a backup: enabled, connection_server_tags)
 	Passed bool   `json:"passed"` // false denies the request
 	Detail string `json:"detail"` // what was checked and found
 }
@@ -280,8 +280,9 @@ type SessionReport struct {
 // TraceStep is one line of the trace.
 type TraceStep struct {
 	// Step names the part of the search: request, warning, entitlement,
-	// sessions, assignment, home_site, redirection, tiers, site, pod,
-	// random, host, not_modelled, outcome.
+	// sessions, shared_session, assignment, home_site, redirection, tiers,
+	// site, pod, random, host, not_modelled, backup (the backup GE's part,
+	// each message naming the step of the backup's search), outcome.
 	Step    string `json:"step"`
 	Message string `json:"message"` // one sentence
 }
