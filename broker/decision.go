@@ -114,6 +114,35 @@ type Decision struct {
 	Warnings []string    `json:"warnings"`
 	Trace    []TraceStep `json:"trace"` // every step, in order
 	Seed     int64       `json:"seed"`  // the seed of every random order
+	// Backup is set when the GE's search ended in NO_CAPACITY and its backup
+	// entitlement was tried (docs/resolve.md "Backup global entitlements").
+	Backup *BackupReport `json:"backup,omitempty"`
+	// SharedSession is set for a RECONNECT of an application GE into the
+	// user's session of another application GE on the same farm
+	// (docs/resolve.md "Applications in an existing RDS session").
+	SharedSession *SharedSession `json:"shared_session,omitempty"`
+}
+
+// BackupReport is the backup part of a Decision.
+type BackupReport struct {
+	Entitlement string `json:"entitlement"` // the backup GE's stored name
+	// Reason says why the backup was tried: the primary's NO_CAPACITY.
+	Reason string `json:"reason"`
+	// Outcome and Detail are what the backup's own search gave.
+	Outcome Outcome `json:"outcome"`
+	Detail  string  `json:"detail"`
+	// Checks are the backup's own step-1 checks (enabled, Connection
+	// Server tags); SiteOrder and Sessions its search.
+	Checks    []Check         `json:"checks"`
+	Sessions  []SessionReport `json:"sessions"`
+	SiteOrder []SiteVisit     `json:"site_order"`
+}
+
+// SharedSession names the session of another application GE that a
+// RECONNECT reuses.
+type SharedSession struct {
+	Entitlement string `json:"entitlement"` // the GE the session was started for
+	Session     string `json:"session"`     // the session ID
 }
 
 // RequestSummary is the request as Resolve understood it.
@@ -159,7 +188,7 @@ type Placement struct {
 
 // Check is one step-1 entitlement check.
 type Check struct {
-	Check  string `json:"check"`  // enabled, membership, connection_server_tags, client_restrictions, require_home_site
+	Check  string `json:"check"`  // enabled, membership, connection_server_tags, client_restrictions, require_home_site (a backup: enabled, connection_server_tags)
 	Passed bool   `json:"passed"` // false denies the request
 	Detail string `json:"detail"` // what was checked and found
 }
@@ -251,8 +280,9 @@ type SessionReport struct {
 // TraceStep is one line of the trace.
 type TraceStep struct {
 	// Step names the part of the search: request, warning, entitlement,
-	// sessions, assignment, home_site, redirection, tiers, site, pod,
-	// random, host, not_modelled, outcome.
+	// sessions, shared_session, assignment, home_site, redirection, tiers,
+	// site, pod, random, host, not_modelled, backup (the backup GE's part,
+	// each message naming the step of the backup's search), outcome.
 	Step    string `json:"step"`
 	Message string `json:"message"` // one sentence
 }

@@ -238,6 +238,13 @@ type Entitlement struct {
 	DefaultProtocol         Protocol
 	Members                 []Member
 	Pools                   []string // names of the associated pools
+	// Backup names the backup global entitlement (floating desktop GEs
+	// only), "" when none (docs/resolve.md "Backup global entitlements").
+	Backup string
+	// BackupProblems are the backup rules the pair breaks, as the reader
+	// found them (package rules, shared with the writes and lint): resolve
+	// then ignores the backup with a warning.
+	BackupProblems []string
 }
 
 // User is a user and the groups it is an immediate member of.

@@ -288,9 +288,12 @@ func (rs *resolver) run() *Decision {
 		return rs.finish(OutcomeDenied, "%s", denial)
 	}
 
-	// Step 2.
+	// Step 2, then an application's existing RDS session of another GE.
 	switch len(offered) {
 	case 0:
+		if d := rs.sharedSession(); d != nil {
+			return d
+		}
 	case 1:
 		return rs.reconnect(offered[0])
 	default:
@@ -302,9 +305,12 @@ func (rs *resolver) run() *Decision {
 		return rs.assigned(assignment)
 	}
 
-	// Step 4, then 5-7.
+	// Step 4, then 5-7; NO_CAPACITY tries the backup GE.
 	rs.traceHomeSite()
-	return rs.search()
+	if d := rs.search(); d.Outcome != OutcomeNoCapacity {
+		return d
+	}
+	return rs.tryBackup()
 }
 
 // describeRequest echoes the request and traces it.
@@ -401,22 +407,8 @@ func (rs *resolver) checkEntitlement() string {
 		check("membership", true, "%s is a member of %s through group %s", user.Name, ge.Name, strings.Join(chain, " → "))
 	}
 
-	switch ok, shared := tagsMatch(ge.Tags, rs.serverTags()); {
-	case len(ge.Tags) == 0:
-		check("connection_server_tags", true, "%s has no restriction tags: any connection server may broker it", ge.Name)
-	case ok:
-		check("connection_server_tags", true, "connection server %s shares tag(s) %s with %s (restricted to %s)",
-			rs.cs.Name, strings.Join(shared, ", "), ge.Name, strings.Join(ge.Tags, ", "))
-	case rs.cs == nil:
-		check("connection_server_tags", false, "%s is restricted to tags %s, and connecting through pod %s counts as a connection server without tags, which cannot broker it",
-			ge.Name, strings.Join(ge.Tags, ", "), rs.pod.Name)
-	case len(rs.cs.Tags) == 0:
-		check("connection_server_tags", false, "%s is restricted to tags %s, and connection server %s has no tags, so it cannot broker it",
-			ge.Name, strings.Join(ge.Tags, ", "), rs.cs.Name)
-	default:
-		check("connection_server_tags", false, "%s is restricted to tags %s, and connection server %s has none of them (it has %s)",
-			ge.Name, strings.Join(ge.Tags, ", "), rs.cs.Name, strings.Join(rs.cs.Tags, ", "))
-	}
+	tagsOK, tagsWhy := rs.tagCheck(ge)
+	check("connection_server_tags", tagsOK, "%s", tagsWhy)
 
 	if rs.clientRestrictions {
 		switch {
@@ -441,6 +433,27 @@ func (rs *resolver) checkEntitlement() string {
 		}
 	}
 	return denial
+}
+
+// tagCheck is step 1's Connection Server restriction tags check for ge:
+// whether the connecting server may broker it, and why.
+func (rs *resolver) tagCheck(ge *Entitlement) (bool, string) {
+	switch ok, shared := tagsMatch(ge.Tags, rs.serverTags()); {
+	case len(ge.Tags) == 0:
+		return true, fmt.Sprintf("%s has no restriction tags: any connection server may broker it", ge.Name)
+	case ok:
+		return true, fmt.Sprintf("connection server %s shares tag(s) %s with %s (restricted to %s)",
+			rs.cs.Name, strings.Join(shared, ", "), ge.Name, strings.Join(ge.Tags, ", "))
+	case rs.cs == nil:
+		return false, fmt.Sprintf("%s is restricted to tags %s, and connecting through pod %s counts as a connection server without tags, which cannot broker it",
+			ge.Name, strings.Join(ge.Tags, ", "), rs.pod.Name)
+	case len(rs.cs.Tags) == 0:
+		return false, fmt.Sprintf("%s is restricted to tags %s, and connection server %s has no tags, so it cannot broker it",
+			ge.Name, strings.Join(ge.Tags, ", "), rs.cs.Name)
+	default:
+		return false, fmt.Sprintf("%s is restricted to tags %s, and connection server %s has none of them (it has %s)",
+			ge.Name, strings.Join(ge.Tags, ", "), rs.cs.Name, strings.Join(rs.cs.Tags, ", "))
+	}
 }
 
 // serverTags are the connecting server's tags (none when connecting through

@@ -862,7 +862,6 @@ func TestResolveTiers(t *testing.T) {
 						t.Fatalf("reason %q lacks %q", d.Reason, want)
 					}
 				}
-				wantTrace(t, d, "backup global entitlements are not modelled")
 			},
 		},
 		{
@@ -1176,17 +1175,6 @@ func TestResolveApplicationUnauthenticated(t *testing.T) {
 			name:   "authenticated: a host without unauthenticated access serves",
 			mutate: mk(false),
 			check:  func(t *testing.T, d *Decision) { wantPlaced(t, d, "UK", "uk-pod1", "uk-app") },
-		},
-		{
-			name: "another application's session on the same farm: reuse is not modelled",
-			mutate: func(f *Federation) {
-				mk(true)(f)
-				f.Sessions = []Session{{ID: "r1", User: "alice", Entitlement: "Calculator", Pod: "uk-pod1", Pool: "calc", Host: "uk-h1"}}
-			},
-			check: func(t *testing.T, d *Decision) {
-				wantPlaced(t, d, "UK", "uk-pod1", "uk-app")
-				wantTrace(t, d, "reuse is not modelled")
-			},
 		},
 	})
 }

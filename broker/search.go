@@ -14,7 +14,6 @@ import (
 func (rs *resolver) search() *Decision {
 	rs.visited = map[string]bool{}
 	rs.warnUnfitPools()
-	rs.noteSessionReuse()
 
 	start, startWhy := rs.site, "the connecting site (no home site applies)"
 	if rs.homeSite != nil {
@@ -593,7 +592,6 @@ func (rs *resolver) noCapacity() *Decision {
 			}
 		}
 	}
-	rs.trace("not_modelled", "backup global entitlements are not modelled: Horizon would now try %s's backup entitlement, if one is configured", rs.ge.Name)
 	if len(items) == 0 {
 		return rs.finish(OutcomeNoCapacity, "nothing in scope can take the session: no site in scope has an available pool of %s", rs.ge.Name)
 	}
@@ -614,39 +612,6 @@ func (rs *resolver) warnUnfitPools() {
 			rs.warn("pool %s of %s is on pod %q, which does not exist; ignored", gp.name, rs.ge.Name, gp.pool.Pod)
 		case poolMismatch(rs.ge, gp.pool) != "":
 			rs.warn("pool %s of %s: %s; ignored", gp.name, rs.ge.Name, gp.why)
-		}
-	}
-}
-
-// noteSessionReuse says when Horizon might reuse one of the user's RDS
-// sessions of another application entitlement on a farm serving this one,
-// which cpactl does not model.
-func (rs *resolver) noteSessionReuse() {
-	if rs.geType != TypeApplication {
-		return
-	}
-	farms := map[string]bool{}
-	for _, gp := range rs.ix.entitlementPools(rs.ge) {
-		if gp.pool != nil && gp.pool.Kind.FarmBacked() {
-			farms[foldKey(gp.pool.Farm)] = true
-		}
-	}
-	hostFarm := map[string]string{}
-	for _, h := range rs.ix.f.Hosts {
-		hostFarm[foldKey(h.Name)] = h.Farm
-	}
-	for _, s := range rs.ix.f.Sessions {
-		if !strings.EqualFold(s.User, rs.user.Name) || strings.EqualFold(s.Entitlement, rs.ge.Name) {
-			continue
-		}
-		farm := hostFarm[foldKey(s.Host)]
-		if p := rs.ix.pool(s.Pool); p != nil && p.Kind.FarmBacked() {
-			farm = p.Farm
-		}
-		if farm != "" && farms[foldKey(farm)] {
-			rs.trace("not_modelled", "%s has a session of %s on farm %s, which also serves %s: Horizon may reuse that RDS session for this application; reuse is not modelled, a new session is placed",
-				rs.user.Name, s.Entitlement, farm, rs.ge.Name)
-			return
 		}
 	}
 }

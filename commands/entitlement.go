@@ -63,6 +63,10 @@ type EntitlementView struct {
 	Tags                         []string     `json:"tags"`
 	Members                      []MemberView `json:"members"`
 	Pools                        []PoolRef    `json:"pools"`
+	// Backup is the backup global entitlement, omitted when none;
+	// BackupOf (show only) the entitlements that name this one as theirs.
+	Backup   string   `json:"backup,omitempty"`
+	BackupOf []string `json:"backup_of,omitempty"`
 }
 
 // MemberView is a member of an entitlement (JSON contract).
@@ -85,6 +89,9 @@ func entitlementView(st *directory.Store, ge ldapschema.Entitlement) Entitlement
 		LoadDistribution: ge.LoadDistribution, MultipleSessionAutoClean: ge.AutoClean,
 		MultipleSessionsPerUser: ge.MultipleSessionsPerUser, ClientRestrictions: ge.ClientRestrictions,
 		Tags: orEmpty(ge.Tags), Members: memberViews(st, ge.Members), Pools: poolRefs(ge.PoolDNs)}
+	if ge.BackupDN != "" {
+		v.Backup = ldapschema.NameOf(ge.BackupDN)
+	}
 	if ge.Type == ldapschema.TypeDesktop {
 		d := ge.Dedicated
 		v.Dedicated = &d
@@ -199,6 +206,13 @@ func (o *entitlementShowOptions) run() error {
 		return err
 	}
 	v := entitlementView(st, ge)
+	users, err := st.EntitlementsBackedUpBy(ge.DN)
+	if err != nil {
+		return err
+	}
+	for _, u := range users {
+		v.BackupOf = append(v.BackupOf, u.Name)
+	}
 	return p.Print(v, func(w io.Writer) error {
 		members := make([]string, len(v.Members))
 		for i, m := range v.Members {
@@ -208,7 +222,7 @@ func (o *entitlementShowOptions) run() error {
 		for i, pl := range v.Pools {
 			pools[i] = pl.Name + " (" + pl.Pod + ")"
 		}
-		return output.Fields(w, [][2]string{
+		rows := [][2]string{
 			{"name", v.Name},
 			{"description", orDash(v.Description)},
 			{"type", strings.ToLower(v.Type)},
@@ -227,7 +241,14 @@ func (o *entitlementShowOptions) run() error {
 			{"tags", joinOr(v.Tags, "-")},
 			{"members", joinOr(members, "-")},
 			{"pools", joinOr(pools, "-")},
-		})
+		}
+		if v.Backup != "" {
+			rows = append(rows, [2]string{"backup", v.Backup})
+		}
+		if len(v.BackupOf) > 0 {
+			rows = append(rows, [2]string{"backup of", strings.Join(v.BackupOf, ", ")})
+		}
+		return output.Fields(w, rows)
 	})
 }
 
@@ -461,7 +482,9 @@ type entitlementUpdateOptions struct {
 	g *Globals
 	writeFlags
 	entitlementPolicyFlags
-	Name string
+	Name     string
+	Backup   string // --backup: the backup global entitlement
+	NoBackup bool   // --no-backup
 }
 
 func newEntitlementUpdateCommand(g *Globals) *cobra.Command {
@@ -475,14 +498,19 @@ policy is checked against the rules before anything is written; the type
 and dedicated/floating may be repeated but never changed.`,
 		Example: `  cpactl entitlement update "Sales Desktop" --use-home-site --require-home-site
   cpactl entitlement update "Sales Desktop" --no-ignore-high-load-preferred-sites --load-distribution none
-  cpactl entitlement update "Office Apps" --no-tags --disabled --dry-run`,
+  cpactl entitlement update "Office Apps" --no-tags --disabled --dry-run
+  # users of "Sales Desktop" get a desktop of "Sales Overflow" when it has no room
+  cpactl entitlement update "Sales Desktop" --backup "Sales Overflow"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
 			if err := o.parse(cmd); err != nil {
 				return err
 			}
-			if !o.any() {
+			if o.NoBackup && cmd.Flags().Changed("backup") {
+				return errorf("pass one of --backup and --no-backup", "--backup and --no-backup contradict each other")
+			}
+			if !o.any() && !o.NoBackup && !cmd.Flags().Changed("backup") {
 				return errorf("pass the options to change; see `cpactl entitlement update --help`",
 					"nothing to update for entitlement %s", o.Name)
 			}
@@ -490,8 +518,61 @@ and dedicated/floating may be repeated but never changed.`,
 		},
 	}
 	o.entitlementPolicyFlags.add(cmd)
+	cmd.Flags().StringVar(&o.Backup, "backup", "", "the backup global entitlement, used when this one has no room (floating desktop entitlements; docs/resolve.md)")
+	cmd.Flags().BoolVar(&o.NoBackup, "no-backup", false, "remove the backup global entitlement")
 	o.writeFlags.add(cmd)
 	return cmd
+}
+
+// entitlementUpdateManaged adds the backup reference to what an update
+// rewrites (a repeated create does not compare it).
+var entitlementUpdateManaged = append(append([]string(nil), ldapschema.EntitlementManaged...), ldapschema.AttrBackupEntitlementDN)
+
+// checkBackup applies the backup rules to next as it would be written: to
+// the backup it names (the one given with --backup, else the stored one),
+// and to next as the backup of the entitlements that name it as theirs.
+func (o *entitlementUpdateOptions) checkBackup(st *directory.Store, next *ldapschema.Entitlement) error {
+	users, err := st.EntitlementsBackedUpBy(next.DN)
+	if err != nil {
+		return err
+	}
+	var vs []rules.Violation
+	var backup ldapschema.Entitlement
+	switch {
+	case o.NoBackup:
+		next.BackupDN = ""
+	case o.Backup != "":
+		backup, err = st.Entitlement(o.Backup)
+	case next.BackupDN != "":
+		backup, err = st.EntitlementByDN(next.BackupDN)
+	}
+	if err != nil {
+		return err
+	}
+	if backup.DN != "" {
+		next.BackupDN = backup.DN
+		var names []string
+		for _, u := range users {
+			names = append(names, u.Name)
+		}
+		vs = rules.Backup(*next, backup, names)
+	}
+	if err := checkRules(o.g, directory.KindEntitlement, next.Name, vs); err != nil {
+		return err
+	}
+	return checkAsBackup(o.g, users, *next)
+}
+
+// checkAsBackup applies the backup rules to ge as it would be written, as
+// the backup of each of users (the entitlements naming it as theirs): a
+// write may not turn a valid backup into one that breaks a rule.
+func checkAsBackup(g *Globals, users []ldapschema.Entitlement, ge ldapschema.Entitlement) error {
+	for _, u := range users {
+		if err := checkRules(g, directory.KindEntitlement, ge.Name, rules.Backup(u, ge, nil)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (o *entitlementUpdateOptions) run() error {
@@ -501,13 +582,16 @@ func (o *entitlementUpdateOptions) run() error {
 	}
 	defer closeFn()
 	return updateOne(o.g, st, o.DryRun, modification[ldapschema.Entitlement]{
-		kind: directory.KindEntitlement, managed: ldapschema.EntitlementManaged,
+		kind: directory.KindEntitlement, managed: entitlementUpdateManaged,
 		read: func() (ldapschema.Entitlement, error) { return st.Entitlement(o.Name) },
 		apply: func(ge ldapschema.Entitlement, next *ldapschema.Entitlement) error {
 			if err := o.apply(next, false); err != nil {
 				return err
 			}
-			return checkRules(o.g, directory.KindEntitlement, ge.Name, rules.Entitlement(*next))
+			if err := checkRules(o.g, directory.KindEntitlement, ge.Name, rules.Entitlement(*next)); err != nil {
+				return err
+			}
+			return o.checkBackup(st, next)
 		},
 		name:  func(ge ldapschema.Entitlement) string { return ge.Name },
 		dn:    func(ge ldapschema.Entitlement) string { return ge.DN },
@@ -677,6 +761,18 @@ func (o *entitlementMemberEditOptions) run() error {
 	e := valueEdit{add: o.add, attr: ldapschema.AttrMember, unchangedIn: "already members", unchangedOut: "not members"}
 	for _, a := range args {
 		e.offer(ge.Members, a.dn, a.kind+" "+a.name)
+	}
+	if o.add && len(e.values) > 0 {
+		// A backup has no members: users reach it through its primary.
+		users, err := st.EntitlementsBackedUpBy(ge.DN)
+		if err != nil {
+			return err
+		}
+		next := ge
+		next.Members = append(append([]string(nil), ge.Members...), e.values...)
+		if err := checkAsBackup(o.g, users, next); err != nil {
+			return err
+		}
 	}
 	return e.write(o.g, st, o.DryRun, ge, strings.Join(e.labels, ", "))
 }

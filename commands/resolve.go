@@ -150,6 +150,7 @@ func writeDecision(w io.Writer, d *broker.Decision) error {
 	writeHomeSite(ew, d)
 	writeSiteOrder(ew, d)
 	writePodsAndPools(ew, d)
+	writeBackup(ew, d)
 	if len(d.Warnings) > 0 {
 		ew.printf("\nWARNINGS\n")
 		for _, warning := range d.Warnings {
@@ -161,6 +162,27 @@ func writeDecision(w io.Writer, d *broker.Decision) error {
 		ew.printf("  %2d. [%s] %s\n", i+1, s.Step, s.Message)
 	}
 	return ew.err
+}
+
+// writeBackup writes the backup part: the backup GE, why it was tried,
+// its own checks, and its sessions, site order and pods as for the primary.
+func writeBackup(ew *errWriter, d *broker.Decision) {
+	b := d.Backup
+	if b == nil {
+		return
+	}
+	ew.printf("\nBACKUP %s\n", b.Entitlement)
+	ew.printf("  tried because %s\n", b.Reason)
+	for _, c := range b.Checks {
+		if !c.Passed {
+			ew.printf("  check failed: %s: %s\n", c.Check, c.Detail)
+		}
+	}
+	ew.printf("  %s: %s\n", b.Outcome, b.Detail)
+	part := &broker.Decision{Sessions: b.Sessions, SiteOrder: b.SiteOrder}
+	writeSessions(ew, part)
+	writeSiteOrder(ew, part)
+	writePodsAndPools(ew, part)
 }
 
 // writeOutcome writes the outcome, the placement, the request and the
@@ -184,6 +206,9 @@ func writeOutcome(ew *errWriter, d *broker.Decision) {
 		if pl.BecomesAssignment {
 			ew.printf("  pod %s becomes %s's pod assignment for %s\n", pl.Pod, r.User, r.Entitlement)
 		}
+	}
+	if sh := d.SharedSession; sh != nil {
+		ew.printf("  opens in session %s of %s (an application in an existing RDS session)\n", sh.Session, sh.Entitlement)
 	}
 	if d.AutoClean != nil {
 		if *d.AutoClean {

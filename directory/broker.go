@@ -11,6 +11,7 @@ import (
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/internal/nesting"
 	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/rules"
 )
 
 // This file turns directory records into the broker's plain values, and
@@ -198,13 +199,15 @@ func (e *UserDomainError) Unwrap() error { return &NotFoundError{Kind: KindUser,
 //   - the settings entry (1), every site (1) and every pod (1);
 //   - the Connection Server (1, when given);
 //   - the GE (1), its pools (1), their farms (1) and each of those farms'
-//     hosts (1 per farm: hosts are children of their farm and carry no
-//     reference to it that a filter could match, so one one-level search
-//     per farm; bounded by the GE's own farms);
+//     hosts (one search for the children of all of them);
+//   - when the GE names a backup: the backup (1) and the entitlements that
+//     name the GE as theirs (1, for the no-chain rule); the backup's pools
+//     are read with the GE's, in the same searches;
 //   - the user (1), its groups up the nesting (1 per level, the last one
 //     finding nothing), the home-site rows of the user and its immediate
-//     groups (1), the user's sessions (1: of every GE, so that resolve can
-//     note an RDS session another application GE might reuse) and its
+//     groups (1), the user's sessions (1: of every GE, so that an
+//     application can open in an RDS session of another application GE),
+//     those sessions' entitlements (1, when any) and the user's
 //     assignments for the GE (1);
 //   - the client computer (1, when given) and its groups up the nesting.
 //
@@ -376,8 +379,56 @@ func (r *resolveReader) readEntitlement(name string) (string, error) {
 		r.warn("entitlement %s lists member %s, which is neither a user (under %s) nor a group (under %s); ignored",
 			g.Name, dn, s.DIT.People(), s.DIT.Groups())
 	}
+	poolDNs := g.PoolDNs
+	if g.BackupDN != "" {
+		backup, err := r.readBackup(g, &ge)
+		if err != nil {
+			return "", err
+		}
+		if backup != nil {
+			poolDNs = append(append([]string(nil), poolDNs...), backup.PoolDNs...)
+		}
+	}
 	r.f.Entitlements = append(r.f.Entitlements, ge)
-	return g.DN, r.readPools(g.PoolDNs)
+	return g.DN, r.readPools(poolDNs)
+}
+
+// readBackup reads the backup global entitlement g names (one search) and
+// the entitlements naming g as their backup (one search), checks the pair
+// against the backup rules (package rules: the broker ignores a backup that
+// breaks one, with a warning), names the backup on ge and adds it to the
+// federation. It returns the backup, nil when it does not exist.
+func (r *resolveReader) readBackup(g ldapschema.Entitlement, ge *broker.Entitlement) (*ldapschema.Entitlement, error) {
+	s := r.s
+	ge.Backup = ldapschema.NameOf(g.BackupDN)
+	e, err := s.findNamed(KindEntitlement, ge.Backup, s.DIT.Entitlements(), ldap.ScopeSingleLevel,
+		ldapschema.ClassGlobalEntitlement, ldapschema.AttrCN)
+	if isNotFound(err) || (err == nil && !ldapschema.EqualDN(e.DN, g.BackupDN)) {
+		r.warn("entitlement %s names backup %s, which does not exist; ignored (run `cpactl lint`)", g.Name, g.BackupDN)
+		ge.Backup = ""
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	backup, err := ldapschema.EntitlementFromEntry(e)
+	if err != nil {
+		r.unreadable(err, "read as far as it decodes")
+	}
+	users, err := s.EntitlementsBackedUpBy(g.DN)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, u := range users {
+		names = append(names, u.Name)
+	}
+	for _, v := range rules.Backup(g, backup, names) {
+		ge.BackupProblems = append(ge.BackupProblems, v.Message)
+	}
+	b, _ := s.brokerEntitlement(backup)
+	r.f.Entitlements = append(r.f.Entitlements, b)
+	return &backup, nil
 }
 
 // withoutAttrs returns a copy of e without the named attributes.
@@ -593,8 +644,12 @@ func (r *resolveReader) readUserRecords(userDN, geDN string, immediate []ldapsch
 	if err != nil {
 		return err
 	}
-	for _, x := range lenientRecords(r, entries, ldapschema.SessionFromEntry, func(x ldapschema.Session) string { return x.ID }) {
+	sessions := lenientRecords(r, entries, ldapschema.SessionFromEntry, func(x ldapschema.Session) string { return x.ID })
+	for _, x := range sessions {
 		f.Sessions = append(f.Sessions, BrokerSession(x))
+	}
+	if err := r.readSessionEntitlements(sessions); err != nil {
+		return err
 	}
 	if geDN == "" {
 		return nil
@@ -606,6 +661,43 @@ func (r *resolveReader) readUserRecords(userDN, geDN string, immediate []ldapsch
 	}
 	for _, a := range lenientRecords(r, entries, ldapschema.AssignmentFromEntry, func(x ldapschema.Assignment) string { return x.DN }) {
 		f.Assignments = append(f.Assignments, BrokerAssignment(a))
+	}
+	return nil
+}
+
+// readSessionEntitlements reads the entitlements of the user's sessions
+// that the federation does not hold yet (one search), so that the broker
+// knows which are application entitlements (docs/resolve.md "Applications
+// in an existing RDS session"). Their pools are not read: a shared session
+// is placed on a pool of the GE resolved.
+func (r *resolveReader) readSessionEntitlements(sessions []ldapschema.Session) error {
+	known := map[string]bool{}
+	for _, g := range r.f.Entitlements {
+		known[fold.Key(g.Name)] = true
+	}
+	want := map[string]bool{}
+	var names []string
+	for _, x := range sessions {
+		name := ldapschema.NameOf(x.EntitlementDN)
+		if x.EntitlementDN == "" || known[fold.Key(name)] {
+			continue
+		}
+		known[fold.Key(name)] = true
+		want[ldapschema.NormalizeDN(x.EntitlementDN)] = true
+		names = append(names, Filter(ldapschema.AttrCN, name))
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	s := r.s
+	entries, err := s.Find(s.DIT.Entitlements(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassGlobalEntitlement), Or(names...)))
+	if err != nil {
+		return err
+	}
+	for _, g := range lenientRecords(r, keepDNs(entries, want), ldapschema.EntitlementFromEntry, func(x ldapschema.Entitlement) string { return x.Name }) {
+		b, _ := s.brokerEntitlement(g)
+		b.Members, b.Pools = nil, nil
+		r.f.Entitlements = append(r.f.Entitlements, b)
 	}
 	return nil
 }

@@ -376,9 +376,11 @@ func TestResolveReadsAreBoundedByTheRequest(t *testing.T) {
 	// The count itself, so that a change is a decision: settings, sites,
 	// pods, connection server, GE, pools, farms, 1 farm's hosts, user,
 	// 4 group levels (Sales Team and Everyone; Sales; All Staff; the
-	// cycle back to Sales Team ends it), home-site rows, sessions,
-	// assignments, computer, 3 group levels (Laptops; Managed Devices; none).
-	if want := 3 + 1 + 3 + 1 + 1 + 4 + 3 + 1 + 3; len(small.searches) != want {
+	// cycle back to Sales Team ends it), home-site rows, sessions, the
+	// entitlements of the user's sessions of other GEs (docs/resolve.md
+	// "Applications in an existing RDS session"), assignments, computer, 3
+	// group levels (Laptops; Managed Devices; none).
+	if want := 3 + 1 + 3 + 1 + 1 + 4 + 4 + 1 + 3; len(small.searches) != want {
 		t.Errorf("%d searches, want %d:\n%s", len(small.searches), want, lines(small.searches))
 	}
 }
@@ -520,9 +522,9 @@ func TestResolveFederationMemberKinds(t *testing.T) {
 	}
 }
 
-// TestResolveFederationOtherSessions: the user's sessions of other GEs are
-// read, so that the broker can say when one on a farm serving this GE might
-// be reused (not modelled).
+// TestResolveFederationOtherSessions: the user's sessions of other GEs, and
+// those GEs, are read, so that an application opens in the user's RDS
+// session of another application GE on a farm serving it.
 func TestResolveFederationOtherSessions(t *testing.T) {
 	var l ldifText
 	l.layout(nil)
@@ -549,18 +551,12 @@ func TestResolveFederationOtherSessions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.Outcome != broker.OutcomePlaced {
-				t.Fatalf("%s: %s", d.Outcome, d.Reason)
+			if d.Outcome != broker.OutcomeReconnect || d.SharedSession == nil || d.SharedSession.Entitlement != "Calc" ||
+				d.SharedSession.Session != "s1" || d.Placement.Pool != "word" || d.Placement.Host != "h1" {
+				t.Fatalf("%s: %s\n%s", d.Outcome, d.Reason, decisionJSON(t, d))
 			}
 			if len(d.Sessions) != 0 {
 				t.Errorf("a session of another GE is listed as this GE's: %+v", d.Sessions)
-			}
-			found := false
-			for _, s := range d.Trace {
-				found = found || (s.Step == "not_modelled" && strings.Contains(s.Message, "reuse"))
-			}
-			if !found {
-				t.Errorf("no not_modelled note about reusing the Calc session on farm apps:\n%s", decisionJSON(t, d))
 			}
 		})
 	}
@@ -718,5 +714,72 @@ func TestResolveReadsHostsOfAllFarmsInOneSearch(t *testing.T) {
 	}
 	if counts[1] != counts[12] {
 		t.Errorf("%d searches for 1 farm, %d for 12: hosts must come in one search", counts[1], counts[12])
+	}
+}
+
+// TestResolveFederationBackup: the backup GE and its pools are read with the
+// GE's (live and from a snapshot alike), and a backup that breaks a rule
+// reaches the broker as ignored, with the rule's message.
+func TestResolveFederationBackup(t *testing.T) {
+	build := func(backupMembers []string, withBackup bool) string {
+		var l ldifText
+		l.layout(nil)
+		l.site("UK")
+		l.pod("uk-pod", "UK")
+		l.desktopPool("full", "uk-pod", 1, 1)
+		l.desktopPool("spare", "uk-pod", 5, 0)
+		l.user("alice", "")
+		l.entitlement(ldapschema.Entitlement{Name: "Main", Type: ldapschema.TypeDesktop, Enabled: true,
+			Members: []string{dit.User("alice")}, PoolDNs: []string{dit.Pool("uk-pod", "full")},
+			BackupDN: map[bool]string{true: dit.Entitlement("Overflow")}[withBackup]})
+		l.entitlement(ldapschema.Entitlement{Name: "Overflow", Type: ldapschema.TypeDesktop, Enabled: true,
+			Members: backupMembers, PoolDNs: []string{dit.Pool("uk-pod", "spare")}})
+		return l.b.String()
+	}
+	for _, tc := range []struct {
+		name    string
+		members []string
+		want    broker.Outcome
+	}{
+		{"a valid backup places", nil, broker.OutcomePlaced},
+		{"a backup with members is ignored", []string{dit.User("alice")}, broker.OutcomeNoCapacity},
+	} {
+		for name, st := range liveAndSnapshot(t, build(tc.members, true)) {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				data, err := st.ResolveFederation(ResolveQuery{User: "alice", Entitlement: "Main"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				d, err := broker.Resolve(data.Federation, broker.Request{User: "alice", Entitlement: "Main", Pod: "uk-pod"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Outcome != tc.want {
+					t.Fatalf("%s: %s", d.Outcome, d.Reason)
+				}
+				if tc.want == broker.OutcomePlaced && (d.Backup == nil || d.Backup.Entitlement != "Overflow" || d.Placement.Pool != "spare") {
+					t.Fatalf("%s", decisionJSON(t, d))
+				}
+				if tc.want == broker.OutcomeNoCapacity && !strings.Contains(strings.Join(d.Warnings, "\n"), "has 1 member(s)") {
+					t.Fatalf("warnings %q", d.Warnings)
+				}
+			})
+		}
+	}
+	// The backup costs two searches (the backup, the GEs naming the GE as
+	// theirs): its pools are read in the GE's pool search.
+	count := func(text string) int {
+		snap, err := ParseSnapshot(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counter := &countingClient{Client: snap}
+		if _, err := NewStore(counter, dit.Base).ResolveFederation(ResolveQuery{User: "alice", Entitlement: "Main"}); err != nil {
+			t.Fatal(err)
+		}
+		return len(counter.searches)
+	}
+	if with, base := count(build(nil, true)), count(build(nil, false)); with != base+2 {
+		t.Errorf("%d searches with a backup, %d without: want two more", with, base)
 	}
 }

@@ -88,3 +88,15 @@ func (s *Store) GroupsAbove(dn string) ([]ldapschema.Group, error) {
 	}
 	return all[1:], nil
 }
+
+// EntitlementsBackedUpBy reads the global entitlements that name the one at
+// dn as their backup (docs/resolve.md "Backup global entitlements"), in name
+// order: one search.
+func (s *Store) EntitlementsBackedUpBy(dn string) ([]ldapschema.Entitlement, error) {
+	return s.EntitlementsMatching(Filter(ldapschema.AttrBackupEntitlementDN, dn))
+}
+
+// EntitlementByDN reads the global entitlement at dn (a backup reference).
+func (s *Store) EntitlementByDN(dn string) (ldapschema.Entitlement, error) {
+	return s.Entitlement(ldapschema.NameOf(dn))
+}

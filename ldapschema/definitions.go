@@ -72,6 +72,7 @@ const (
 	AttrSessionState                   = "pae-SessionState"
 	AttrMachine                        = "pae-Machine"
 	AttrDomain                         = "pae-Domain"
+	AttrBackupEntitlementDN            = "pae-BackupEntitlementDN"
 )
 
 // The per-host policy (ADMX) thresholds of an RDS host (docs/storm.md).
@@ -192,7 +193,8 @@ var Attributes = []AttributeType{
 		Desc: "the machine of a dedicated pod assignment"},
 	{Number: 46, Name: AttrDomain, Syntax: DirectoryString, Single: true, Values: "NetBIOS or DNS domain name",
 		Desc: "the domain of a user"},
-	// 47 is taken by another change: never reuse a number.
+	{Number: 47, Name: AttrBackupEntitlementDN, Syntax: DN, Single: true, Values: "DN of a floating desktop global entitlement",
+		Desc: "the backup global entitlement of a floating desktop global entitlement"},
 	{Number: 48, Name: AttrPolicyLoadIndexThreshold, Syntax: Integer, Single: true, Values: "0-100, 0 = off",
 		Desc: "an RDS host's policy (ADMX) Load Index Threshold; replaces the farm's"},
 	{Number: 49, Name: AttrPolicyConnectingSessionThreshold, Syntax: Integer, Single: true, Values: "0-150, 0 = off",
@@ -234,7 +236,7 @@ var Classes = []ObjectClass{
 		May: []string{AttrDescription, AttrScope, AttrDedicated, AttrUseHomeSite, AttrRequireHomeSite,
 			AttrUsePreferredSites, AttrIgnoreHighLoadPreferredSites, AttrLoadDistribution,
 			AttrMultipleSessionAutoClean, AttrMultipleSessionsPerUser, AttrTag, AttrClientRestrictions,
-			AttrEnabled, AttrDefaultProtocol, AttrMember, AttrEntitlementPoolDN}},
+			AttrEnabled, AttrDefaultProtocol, AttrMember, AttrEntitlementPoolDN, AttrBackupEntitlementDN}},
 	{Number: 10, Name: ClassHomeSite, Kind: Structural, Desc: "a home-site row: a user or group, a site, optionally one GE",
 		Must: []string{AttrCN, AttrSiteDN},
 		May:  []string{AttrUserDN, AttrGroupDN, AttrEntitlementDN}},

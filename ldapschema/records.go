@@ -629,6 +629,7 @@ type Entitlement struct {
 	DefaultProtocol         string
 	Members                 []string // DNs of users and groups
 	PoolDNs                 []string
+	BackupDN                string // the backup GE's DN, "" when none (docs/resolve.md "Backup")
 }
 
 // EntitlementFromEntry maps a global entitlement entry.
@@ -654,6 +655,7 @@ func EntitlementFromEntry(e *ldap.Entry) (Entitlement, error) {
 		DefaultProtocol:         r.enum(AttrDefaultProtocol, ProtocolBlast, ProtocolBlast, ProtocolPCoIP, ProtocolRDP),
 		Members:                 r.strs(AttrMember),
 		PoolDNs:                 r.strs(AttrEntitlementPoolDN),
+		BackupDN:                r.str(AttrBackupEntitlementDN),
 	}
 	return g, r.err
 }
@@ -680,6 +682,7 @@ func (g Entitlement) Attrs() Attrs {
 	a.SetString(AttrDefaultProtocol, g.DefaultProtocol)
 	a.Set(AttrMember, g.Members...)
 	a.Set(AttrEntitlementPoolDN, g.PoolDNs...)
+	a.SetString(AttrBackupEntitlementDN, g.BackupDN)
 	return a
 }
 

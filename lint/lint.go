@@ -55,7 +55,9 @@ var Checks = []string{CheckUnreadable, CheckDuplicateName, CheckDangling, CheckP
 	CheckPreferredDuplicate, CheckPreferredRanks, CheckIgnoreHighLoadWithoutPolicy, CheckIgnoreHighLoadWithoutPrefer,
 	CheckPreferredSitesScope, CheckRequireHomeSiteWithoutUse, CheckOptionNotAllowed, CheckPoolInTwoEntitlements,
 	CheckDedicatedFloatingMismatch, CheckPoolTypeMismatch, CheckFarmInAnotherPod, CheckOutOfRange,
-	CheckEntitledUsersWithoutPool, CheckHomeSiteOverrideNotEntitled, CheckOverCapacity}
+	CheckEntitledUsersWithoutPool, CheckHomeSiteOverrideNotEntitled, CheckOverCapacity,
+	rules.CheckBackupPrimaryKind, rules.CheckBackupKind, rules.CheckBackupMembers, rules.CheckBackupProtocol,
+	rules.CheckBackupSelf, rules.CheckBackupChain}
 
 // Object kinds as findings name them.
 const (
@@ -111,6 +113,7 @@ func Run(d Data) []Finding {
 	l.pools()
 	l.farmsAndHosts()
 	l.entitlements()
+	l.backups()
 	l.homeSites()
 	l.groups()
 	l.sessions()
@@ -509,6 +512,38 @@ func (l *linter) farmsAndHosts() {
 			if v := rules.HostOvercommit(h, l.d.Farms[fi]); v != nil {
 				l.addViolation(KindHost, h.Name, update, *v)
 			}
+		}
+	}
+}
+
+// backups checks each backup reference against the backup rules
+// (rules.Backup, shared with `entitlement update --backup`): O(E), one pass
+// to index who names whom, one to check.
+func (l *linter) backups() {
+	backupOf := map[string][]string{} // normalized backup DN -> primary names
+	for _, ge := range l.d.Entitlements {
+		if ge.BackupDN != "" {
+			k := l.key(ge.BackupDN)
+			backupOf[k] = append(backupOf[k], ge.Name)
+		}
+	}
+	for _, ge := range l.d.Entitlements {
+		if ge.BackupDN == "" {
+			continue
+		}
+		fix := "cpactl entitlement update " + quote.Shell(ge.Name) + " --no-backup"
+		key, ok := l.ref(KindEntitlement, ge.Name, fix, ldapschema.AttrBackupEntitlementDN, ge.BackupDN, KindEntitlement)
+		if !ok {
+			continue
+		}
+		i, ok := l.geOf[key]
+		if !ok {
+			continue
+		}
+		users := backupOf[l.key(ge.DN)]
+		sortFold(users)
+		for _, v := range rules.Backup(ge, l.d.Entitlements[i], users) {
+			l.add(KindEntitlement, ge.Name, v.Check, v.Message, fix)
 		}
 	}
 }
