@@ -209,6 +209,25 @@ const transientPrefix = "cpactl-txn-"
 // uid=), so an object an administrator names cpactl-txn-lab is an object
 // like any other.
 func IsTransient(dit ldapschema.DIT, dn string) bool {
-	return ldapschema.IsUnder(dn, dit.Trash()) ||
-		strings.HasPrefix(ldapschema.NormalizeDN(dn), ldapschema.RDN(ldapschema.AttrOU, transientPrefix))
+	return NewTransientKeys(dit).Is(ldapschema.NormalizeDN(dn))
+}
+
+// TransientKeys is IsTransient for DNs already normalized
+// (ldapschema.NormalizeDN): what a pass over a whole directory uses, so
+// that each DN is normalized once.
+type TransientKeys struct {
+	trash, underTrash, placeholder string
+}
+
+// NewTransientKeys prepares the test for the federation under dit.
+func NewTransientKeys(dit ldapschema.DIT) TransientKeys {
+	trash := ldapschema.NormalizeDN(dit.Trash())
+	return TransientKeys{trash: trash, underTrash: "," + trash,
+		placeholder: ldapschema.RDN(ldapschema.AttrOU, transientPrefix)}
+}
+
+// Is reports whether the entry of normalized DN key is one of cpactl's own
+// temporary entries.
+func (k TransientKeys) Is(key string) bool {
+	return key == k.trash || strings.HasSuffix(key, k.underTrash) || strings.HasPrefix(key, k.placeholder)
 }

@@ -191,10 +191,10 @@ func NewCurrentState(desired *State) *State {
 // Add classifies one more entry (NewState adds each of its entries). An
 // entry of a DN already added replaces it.
 func (s *State) Add(raw *ldap.Entry) {
-	if directory.IsTransient(s.DIT, raw.DN) {
+	key := ldapschema.NormalizeDN(raw.DN)
+	if s.layout.transient.Is(key) {
 		return
 	}
-	key := ldapschema.NormalizeDN(raw.DN)
 	if key != s.layout.base && !strings.HasSuffix(key, s.layout.commaBase) {
 		s.Problems = append(s.Problems, Problem{DN: raw.DN, Message: "is not under the base " + s.DIT.Base})
 		s.other(key)
@@ -366,6 +366,7 @@ type layoutKeys struct {
 	people, groups, computers, sessions, assignments string
 
 	containers map[string]bool
+	transient  directory.TransientKeys
 }
 
 func newLayoutKeys(dit ldapschema.DIT) layoutKeys {
@@ -373,7 +374,7 @@ func newLayoutKeys(dit ldapschema.DIT) layoutKeys {
 	k := layoutKeys{base: n(dit.Base), commaBase: "," + n(dit.Base), settings: n(dit.Settings()), sites: n(dit.Sites()), pods: n(dit.Pods()),
 		entitlements: n(dit.Entitlements()), homeSites: n(dit.HomeSites()), people: n(dit.People()),
 		groups: n(dit.Groups()), computers: n(dit.Computers()), sessions: n(dit.Sessions()),
-		assignments: n(dit.Assignments()), containers: map[string]bool{}}
+		assignments: n(dit.Assignments()), containers: map[string]bool{}, transient: directory.NewTransientKeys(dit)}
 	for _, c := range dit.Containers() {
 		k.containers[n(c)] = true
 	}
