@@ -185,6 +185,9 @@ func newState(dit ldapschema.DIT) *State {
 func NewCurrentState(desired *State) *State {
 	s := newState(desired.DIT)
 	s.desired = desired
+	// Most entries read match their desired entry: room for all of them,
+	// so that the set is not rehashed as it grows.
+	s.same = make(map[string]struct{}, len(desired.entries))
 	return s
 }
 
