@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestLargeTablesLookTheSame: the layout of large tables (text/tabwriter)
+// TestLargeTablesLookTheSame: the layout of large tables (plainRows)
 // is byte for byte tablewriter's, on random tables of names with spaces,
 // LDAP specials, non-ASCII letters, empty and dash cells.
 func TestLargeTablesLookTheSame(t *testing.T) {
@@ -32,7 +32,7 @@ func TestLargeTablesLookTheSame(t *testing.T) {
 			t.Fatal(err)
 		}
 		if a.String() != b.String() {
-			t.Fatalf("round %d differs:\ntablewriter:\n%s\ntabwriter:\n%s", round, a.String(), b.String())
+			t.Fatalf("round %d differs:\ntablewriter:\n%s\nplainRows:\n%s", round, a.String(), b.String())
 		}
 	}
 }

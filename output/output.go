@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -72,10 +72,10 @@ func WriteJSON(w io.Writer, v any) error {
 // Rows writes a plain, borderless table (kubectl style: upper-case header,
 // columns separated by spaces) that reads well and greps well.
 //
-// A table of more than largeTable rows is laid out by text/tabwriter with
-// the same look (tablewriter spends about 30 µs a row, 7 s for the 250,000
+// A table of more than largeTable rows is laid out by plainRows with the
+// same look (tablewriter spends about 30 µs a row, 7 s for the 250,000
 // sessions of a CPA-maximum federation); a test keeps the two identical.
-// (One difference remains: text/tabwriter counts characters, so double-width
+// (One difference remains: plainRows counts characters, so double-width
 // letters such as CJK ones shift a large table's columns.)
 func Rows(w io.Writer, header []string, rows [][]string) error {
 	if len(rows) > largeTable {
@@ -87,52 +87,56 @@ func Rows(w io.Writer, header []string, rows [][]string) error {
 // largeTable is the row count above which Rows uses plainRows.
 var largeTable = 5000
 
-// plainRows lays out the table with text/tabwriter: header upper-cased,
-// two spaces between columns, no trailing blanks.
+// plainRows lays out the table as text/tabwriter would (header
+// upper-cased, each column as wide as its widest cell in characters plus
+// two spaces, no trailing blanks), in two passes: widths, then lines.
 func plainRows(w io.Writer, header []string, rows [][]string) error {
-	bw := bufio.NewWriterSize(w, 1<<20)
-	tabw := tabwriter.NewWriter(&trimmer{w: bw}, 0, 0, 2, ' ', 0)
-	write := func(cells []string) {
-		for i, c := range cells {
-			if i > 0 {
-				tabw.Write([]byte{'\t'})
-			}
-			tabw.Write([]byte(strings.ReplaceAll(c, "\t", " ")))
-		}
-		tabw.Write([]byte{'\n'})
-	}
 	upper := make([]string, len(header))
 	for i, h := range header {
 		upper[i] = strings.ToUpper(h)
+	}
+	clean := func(c string) string {
+		if strings.IndexByte(c, '\t') >= 0 {
+			return strings.ReplaceAll(c, "\t", " ")
+		}
+		return c
+	}
+	// The last cell of a line is not aligned: only the others set widths.
+	var widths []int
+	measure := func(cells []string) {
+		for i := 0; i < len(cells)-1; i++ {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(clean(cells[i])))
+		}
+	}
+	measure(upper)
+	for _, r := range rows {
+		measure(r)
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	var line []byte
+	write := func(cells []string) {
+		line = line[:0]
+		for i, c := range cells {
+			c = clean(c)
+			line = append(line, c...)
+			if i < len(cells)-1 {
+				for pad := widths[i] - utf8.RuneCountInString(c) + 2; pad > 0; pad-- {
+					line = append(line, ' ')
+				}
+			}
+		}
+		line = bytes.TrimRight(line, " ")
+		line = append(line, '\n')
+		bw.Write(line)
 	}
 	write(upper)
 	for _, r := range rows {
 		write(r)
 	}
-	if err := tabw.Flush(); err != nil {
-		return err
-	}
 	return bw.Flush()
-}
-
-// trimmer drops the blanks tabwriter pads an empty last cell with: it
-// holds what it gets until a line is complete.
-type trimmer struct {
-	w    *bufio.Writer
-	line []byte
-}
-
-func (t *trimmer) Write(p []byte) (int, error) {
-	for _, c := range p {
-		if c != '\n' {
-			t.line = append(t.line, c)
-			continue
-		}
-		t.w.Write(bytes.TrimRight(t.line, " "))
-		t.w.WriteByte('\n')
-		t.line = t.line[:0]
-	}
-	return len(p), nil
 }
 
 func tableRows(w io.Writer, header []string, rows [][]string) error {
