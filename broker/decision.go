@@ -310,3 +310,12 @@ type RequestError struct {
 
 // Error implements error.
 func (e *RequestError) Error() string { return e.Message }
+
+// WhatIf is one what-if in force during a decision: a change laid over the
+// directory in memory (never written), or a request option such as an
+// offline pod.
+type WhatIf struct {
+	Kind   string `json:"kind"`   // offline_pod, setting, pool_sessions, host_load, preferred, with
+	Target string `json:"target"` // the object or setting it changes (the file for with)
+	Value  string `json:"value"`  // the new value, as given ("" when the kind has none)
+}

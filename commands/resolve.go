@@ -23,7 +23,7 @@ type resolveOptions struct {
 	Client           string
 	Protocol         string
 	Unauthenticated  bool
-	OfflinePods      []string
+	whatIf           whatIfFlags
 	Seed             int64
 }
 
@@ -80,7 +80,7 @@ other errors.`,
 	f.StringVar(&o.Client, "client", "", "the client computer (for client restrictions and multiple sessions per user)")
 	f.StringVar(&o.Protocol, "protocol", "", "blast, pcoip or rdp (default: the entitlement's default protocol)")
 	f.BoolVar(&o.Unauthenticated, "unauthenticated", false, "an unauthenticated user (application entitlements)")
-	f.StringArrayVar(&o.OfflinePods, "offline-pod", nil, "treat this pod as offline (repeatable)")
+	o.whatIf.add(cmd)
 	f.Int64Var(&o.Seed, "seed", 0, "seed of every random order")
 	o.readFlags.add(cmd)
 	return cmd
@@ -110,11 +110,15 @@ func (o *resolveOptions) validate() error {
 }
 
 func (o *resolveOptions) run() error {
-	p, st, closeFn, err := o.open(o.g)
+	p, base, closeFn, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
+	st, _, offline, err := o.whatIf.overlay(base)
+	if err != nil {
+		return err
+	}
 	data, err := st.ResolveFederation(directory.ResolveQuery{User: o.User, Entitlement: o.Entitlement,
 		ConnectionServer: o.ConnectionServer, Client: o.Client})
 	if err != nil {
@@ -123,7 +127,7 @@ func (o *resolveOptions) run() error {
 	d, err := broker.Resolve(data.Federation, broker.Request{User: data.UID, Entitlement: o.Entitlement,
 		ConnectionServer: o.ConnectionServer, Pod: o.Pod, Client: o.Client,
 		Protocol: broker.Protocol(strings.ToUpper(o.Protocol)), Unauthenticated: o.Unauthenticated,
-		OfflinePods: o.OfflinePods, Seed: o.Seed})
+		OfflinePods: offline, Seed: o.Seed})
 	if err != nil {
 		return err
 	}
