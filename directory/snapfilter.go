@@ -1,6 +1,7 @@
 package directory
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strconv"
@@ -18,16 +19,20 @@ func project(e *ldap.Entry, attrs []string) *ldap.Entry {
 	if len(attrs) == 0 {
 		return e
 	}
-	out := ldap.NewEntry(e.DN, nil)
+	// e is the snapshot's fresh decoding of the entry, owned by this
+	// search: it is cut down in place.
+	out := e.Attributes[:0]
 	for _, a := range e.Attributes {
 		for _, want := range attrs {
 			if want == "*" || strings.EqualFold(want, a.Name) {
-				out.Attributes = append(out.Attributes, a)
+				out = append(out, a)
 				break
 			}
 		}
 	}
-	return out
+	clear(e.Attributes[len(out):])
+	e.Attributes = out
+	return e
 }
 
 // matches evaluates a compiled filter against an entry.
@@ -170,7 +175,63 @@ func compareValues(attr, a, b string) int {
 	case ldapschema.DN:
 		return strings.Compare(ldapschema.NormalizeDN(a), ldapschema.NormalizeDN(b))
 	}
+	if a == b {
+		return 0
+	}
+	if c, ok := compareASCIIFold(a, b); ok {
+		return c
+	}
 	return strings.Compare(foldSpace(a), foldSpace(b))
+}
+
+// compareASCIIFold compares a and b as foldSpace's results would compare,
+// without building them, when both are ASCII with no space (objectClass
+// names, most names): false when it cannot tell.
+func compareASCIIFold(a, b string) (int, bool) {
+	for i := 0; i < len(a) || i < len(b); i++ {
+		if i == len(a) || i == len(b) {
+			if !plainASCII(a[i:]) || !plainASCII(b[i:]) {
+				return 0, false
+			}
+			return cmp.Compare(len(a), len(b)), true
+		}
+		x, y := a[i], b[i]
+		if x >= 0x80 || y >= 0x80 || isFoldSpace(x) || isFoldSpace(y) {
+			return 0, false
+		}
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			if !plainASCII(a[i:]) || !plainASCII(b[i:]) {
+				return 0, false
+			}
+			return cmp.Compare(x, y), true
+		}
+	}
+	return 0, true
+}
+
+// plainASCII reports whether s holds only ASCII bytes that strings.Fields
+// does not treat as space.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 || isFoldSpace(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isFoldSpace(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\v', '\f', '\r':
+		return true
+	}
+	return false
 }
 
 // syntaxOf returns the syntax compareValues compares an attribute's

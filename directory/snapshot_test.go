@@ -262,3 +262,40 @@ func FuzzLDIFRoundTrip(f *testing.F) {
 
 // ParseSnapshot reads a snapshot from LDIF text.
 func ParseSnapshot(data string) (*Snapshot, error) { return ReadSnapshot(strings.NewReader(data)) }
+
+// FuzzCompareASCIIFold: when the fast comparison answers, it answers as
+// comparing foldSpace's results does.
+func FuzzCompareASCIIFold(f *testing.F) {
+	for _, p := range [][2]string{{"top", "pae-Session"}, {"pae-Session", "PAE-session"}, {"ab", "abc"},
+		{"a b", "A B"}, {"é", "É"}, {"Zeta", "alpha"}, {"", "x"}} {
+		f.Add(p[0], p[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		c, ok := compareASCIIFold(a, b)
+		if !ok {
+			return
+		}
+		if want := strings.Compare(foldSpace(a), foldSpace(b)); c != want {
+			t.Fatalf("compareASCIIFold(%q, %q) = %d, foldSpace comparison %d", a, b, c, want)
+		}
+	})
+}
+
+func TestCompareASCIIFold(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		c    int
+		ok   bool
+	}{
+		{"top", "pae-Session", 1, true},
+		{"pae-Session", "PAE-SESSION", 0, true},
+		{"ab", "abc", -1, true},
+		{"a b", "a b", 0, false},
+		{"é", "e", 0, false},
+	} {
+		c, ok := compareASCIIFold(tt.a, tt.b)
+		if c != tt.c || ok != tt.ok {
+			t.Errorf("compareASCIIFold(%q, %q) = %d, %v; want %d, %v", tt.a, tt.b, c, ok, tt.c, tt.ok)
+		}
+	}
+}
