@@ -142,13 +142,20 @@ func (o *sessionListOptions) run() error {
 	if err != nil {
 		return err
 	}
-	views := make([]SessionView, 0, len(sessions))
-	for _, s := range sessions {
-		views = append(views, sessionView(s))
+	// The table is written from the records: the views (seven names cut
+	// out of DNs in each of up to 250,000 records) are built for JSON and
+	// YAML only.
+	view := func() any {
+		views := make([]SessionView, 0, len(sessions))
+		for _, s := range sessions {
+			views = append(views, sessionView(s))
+		}
+		return views
 	}
-	return p.Print(views, func(w io.Writer) error {
-		rows := make([][]string, 0, len(views))
-		for _, v := range views {
+	return p.PrintLazy(view, func(w io.Writer) error {
+		rows := make([][]string, 0, len(sessions))
+		for _, s := range sessions {
+			v := sessionView(s)
 			rows = append(rows, []string{v.ID, v.User, v.Entitlement, v.Pod, v.Pool, orDash(v.Host), orDash(v.BrokeringPod),
 				strings.ToLower(v.State), orDash(v.Client)})
 		}

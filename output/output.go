@@ -61,6 +61,15 @@ func (p Printer) Print(v any, table func(w io.Writer) error) error {
 	}
 }
 
+// PrintLazy is Print for a value that costs something to build (a view
+// of 250,000 records): view is called only for JSON and YAML.
+func (p Printer) PrintLazy(view func() any, table func(w io.Writer) error) error {
+	if p.Format == JSON || p.Format == YAML {
+		return p.Print(view(), table)
+	}
+	return table(p.Out)
+}
+
 // WriteJSON writes v as indented JSON followed by a newline.
 func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
