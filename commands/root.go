@@ -80,8 +80,7 @@ with --from FILE.ldif and no server.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			g.resolveEnv(cmd)
-			return nil
+			return g.resolveSettings(cmd)
 		},
 	}
 	g.addFlags(root)
