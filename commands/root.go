@@ -211,6 +211,7 @@ with --from FILE.ldif and no server.`,
 	// with a value that swallows the noun.
 	root.TraverseChildren = true
 	refuseUnknownSubcommands(root)
+	registerCompletions(root, g)
 	return root
 }
 
