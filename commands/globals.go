@@ -53,6 +53,9 @@ type Globals struct {
 	OpenStore func() (*directory.Store, func(), error)
 
 	baseExplicit bool
+	// baseOfContext: the base came from the context, which describes a
+	// server; a snapshot (--from) finds its own base instead.
+	baseOfContext bool
 }
 
 func (g *Globals) addFlags(cmd *cobra.Command) {
@@ -134,15 +137,12 @@ func (g *Globals) resolveSettings(cmd *cobra.Command) error {
 			g.URLs = []string{env("LDAPURI")}
 		}
 	}
-	var urls []string
-	for _, u := range g.URLs {
-		urls = append(urls, strings.FieldsFunc(u, func(r rune) bool { return r == ' ' || r == ',' })...)
-	}
-	g.URLs = urls
+	g.URLs = splitURLs(g.URLs)
 	g.baseExplicit = changed("base")
 	if !g.baseExplicit {
 		g.Base = firstOf(env("CPACTL_BASE"), ctx.Base, env("LDAPBASE"))
 		g.baseExplicit = g.Base != ""
+		g.baseOfContext = env("CPACTL_BASE") == "" && ctx.Base != ""
 		if !g.baseExplicit {
 			g.Base = ldapschema.DefaultBase
 		}
@@ -160,6 +160,16 @@ func (g *Globals) resolveSettings(cmd *cobra.Command) error {
 		g.Timeout = ctx.TimeoutDuration()
 	}
 	return nil
+}
+
+// splitURLs splits each value of -H (or a variable) at commas and spaces:
+// "ldap://a,ldap://b" is two URIs.
+func splitURLs(values []string) []string {
+	var urls []string
+	for _, u := range values {
+		urls = append(urls, strings.FieldsFunc(u, func(r rune) bool { return r == ' ' || r == ',' })...)
+	}
+	return urls
 }
 
 // firstOf returns the first value that is not empty.
@@ -255,7 +265,7 @@ func (g *Globals) ReadStore(from string) (*directory.Store, func(), error) {
 			Hint: "pass an LDIF file written by `cpactl export` or `ldapsearch -LLL`"}
 	}
 	base := g.Base
-	if !g.baseExplicit {
+	if !g.baseExplicit || g.baseOfContext {
 		// The parent of its ou=Sites container.
 		if found := snap.Base(); found != "" {
 			base = found

@@ -204,6 +204,12 @@ with --from FILE.ldif and no server.`,
 		newDiffCommand(g),
 		newApplyCommand(g),
 		newGenerateCommand(g),
+		withVerbs(newConfigCommand(g),
+			newConfigGetContextsCommand(g),
+			newConfigCurrentContextCommand(g),
+			newConfigUseContextCommand(g),
+			newConfigSetContextCommand(g),
+		),
 		newExitCodesTopic(),
 	)
 	// Parse flags level by level, so an unknown flag before the noun is
