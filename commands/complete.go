@@ -283,6 +283,11 @@ func (g *Globals) completeArgs(kind, rest string) cobra.CompletionFunc {
 func (g *Globals) completeNames(kind string, list bool) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		done, last := splitList(toComplete, list)
+		if kind == directory.KindUser {
+			// DOMAIN\uid: complete the uid, keep the domain.
+			i := strings.LastIndex(last, `\`)
+			done, last = done+last[:i+1], last[i+1:]
+		}
 		names := g.lookupNames(cmd, func(st *directory.Store) ([]string, error) {
 			if kind == memberKind {
 				return st.MemberNames(last, completionLimit)

@@ -2,9 +2,11 @@ package commands
 
 import (
 	"bytes"
+	"net"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -132,6 +134,62 @@ func TestEnumCompletionsAreTheValidatorsValues(t *testing.T) {
 	for _, k := range poolKinds {
 		if _, err := parseKind(kindWord(k)); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// A server that takes the connection and never answers: completion gives
+// up within completionTimeout (a generous bound here, well below the 10 s
+// default --timeout it would otherwise wait for), with nothing on stdout
+// but the directive and no error text.
+func TestCompletionGivesUpOnASilentServer(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never answered
+		}
+	}()
+	start := time.Now()
+	out, errOut := completeOut(t, map[string]string{"CPACTL_URL": "ldap://" + l.Addr().String()}, "site", "show", "")
+	if took := time.Since(start); took > 3*completionTimeout {
+		t.Errorf("completion took %v", took)
+	}
+	if out != ":4\n" || errOut != "Completion ended with directive: ShellCompDirectiveNoFileComp\n" {
+		t.Errorf("stdout %q, stderr %q", out, errOut)
+	}
+}
+
+// Names come from the store; DOMAIN\uid keeps the domain; group members
+// take a kind prefix.
+func TestCompletionOfUsersAndMembers(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"user", "show", `CORP\al`}, "CORP\\alice\n:4\n"},
+		{[]string{"group", "add-member", "Engineering", "group:Eng"}, "group:Engineering\n:4\n"},
+		{[]string{"group", "add-member", "Engineering", "KIOSK"}, "Kiosks\nKIOSK-01\n:4\n"}, // a group and a computer
+		{[]string{"entitlement", "add-pool", "Desktops", "lon-d"}, "lon-desktops\n:4\n"},
+		{[]string{"site", "show", "UK", ""}, ":4\n"}, // one argument only
+	} {
+		g, out, errOut := snapshotGlobals(t)
+		root := NewRootCommand(g)
+		root.SetArgs(append([]string{cobra.ShellCompRequestCmd}, tt.args...))
+		root.SetOut(out)
+		root.SetErr(errOut)
+		if err := root.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != tt.want {
+			t.Errorf("%v: %q, want %q", tt.args, out.String(), tt.want)
 		}
 	}
 }

@@ -70,7 +70,7 @@ func (g *Globals) addFlags(cmd *cobra.Command) {
 	f.StringVar(&g.CAFile, "ca-file", "", "PEM file of the CA(s) that signed the server certificate")
 	f.BoolVar(&g.InsecureSkipVerify, "insecure-skip-tls-verify", false, "DANGEROUS: do not check the server certificate")
 	f.DurationVar(&g.Timeout, "timeout", 10*time.Second, "time limit for connecting and for each request")
-	f.StringVar(&g.Context, "context", "", "the context of the config file to connect with (env CPACTL_CONTEXT; default: its current context; see `cpactl config`)")
+	f.StringVar(&g.Context, "context", "", "the context of the config file to connect with (env CPACTL_CONTEXT; default: its current context; see cpactl config --help)")
 }
 
 // configPath is where the configuration file is (docs/config.md).
