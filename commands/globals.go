@@ -61,9 +61,9 @@ type Globals struct {
 func (g *Globals) addFlags(cmd *cobra.Command) {
 	f := cmd.PersistentFlags()
 	f.StringSliceVarP(&g.URLs, "url", "H", nil,
-		"LDAP URI(s), tried in order: ldap://host[:port], ldaps://host[:port], ldapi://%2Fpath%2Fto%2Fsocket (env CPACTL_URL, LDAPURI)")
-	f.StringVarP(&g.Base, "base", "b", "", "base DN of the federation (env CPACTL_BASE, LDAPBASE; default "+ldapschema.DefaultBase+")")
-	f.StringVarP(&g.BindDN, "bind-dn", "D", "", "DN to bind as (env CPACTL_BIND_DN, LDAPBINDDN); without it: anonymous, or SASL EXTERNAL over ldapi")
+		"LDAP URI(s), tried in order: ldap://host[:port], ldaps://host[:port], ldapi://%2Fpath%2Fto%2Fsocket (env CPACTL_URL, then the context, then LDAPURI)")
+	f.StringVarP(&g.Base, "base", "b", "", "base DN of the federation (env CPACTL_BASE, then the context, then LDAPBASE; default "+ldapschema.DefaultBase+")")
+	f.StringVarP(&g.BindDN, "bind-dn", "D", "", "DN to bind as (env CPACTL_BIND_DN, then the context, then LDAPBINDDN); without it: anonymous, or SASL EXTERNAL over ldapi")
 	f.BoolVarP(&g.PromptPassword, "prompt-password", "W", false, "prompt for the bind password on the terminal")
 	f.StringVarP(&g.PasswordFile, "password-file", "y", "", "read the bind password from this file (or set CPACTL_BIND_PASSWORD)")
 	f.BoolVarP(&g.StartTLS, "starttls", "Z", false, "upgrade ldap:// with StartTLS; fail rather than continue in clear text")
