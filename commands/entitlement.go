@@ -318,19 +318,17 @@ func (f *entitlementPolicyFlags) parse(cmd *cobra.Command) error {
 	}
 	var err error
 	if f.changed("type") {
-		if f.Type, err = parseEnum("type", f.Type, ldapschema.TypeDesktop, ldapschema.TypeApplication); err != nil {
+		if f.Type, err = parseEnum("type", f.Type, entitlementTypes...); err != nil {
 			return err
 		}
 	}
-	if f.Scope, err = parseEnum("scope", f.Scope, ldapschema.ScopeAny, ldapschema.ScopeSite, ldapschema.ScopeLocal); err != nil {
+	if f.Scope, err = parseEnum("scope", f.Scope, scopes...); err != nil {
 		return err
 	}
-	if f.LoadDistribution, err = parseEnum("load-distribution", f.LoadDistribution,
-		ldapschema.PolicyNone, ldapschema.PolicyLoad, ldapschema.PolicySession); err != nil {
+	if f.LoadDistribution, err = parseEnum("load-distribution", f.LoadDistribution, loadDistributions...); err != nil {
 		return err
 	}
-	if f.DefaultProtocol, err = parseEnum("default-protocol", f.DefaultProtocol,
-		ldapschema.ProtocolBlast, ldapschema.ProtocolPCoIP, ldapschema.ProtocolRDP); err != nil {
+	if f.DefaultProtocol, err = parseEnum("default-protocol", f.DefaultProtocol, protocols...); err != nil {
 		return err
 	}
 	f.Tags = cleanList(f.Tags)

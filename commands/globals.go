@@ -9,9 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cpactl/cpactl/config"
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/prompt"
+	"github.com/cpactl/cpactl/quote"
 )
 
 // IOStreams are a command's standard streams.
@@ -33,6 +35,9 @@ type Globals struct {
 	CAFile             string
 	InsecureSkipVerify bool
 	Timeout            time.Duration
+	// Context names the context of the configuration file to use
+	// (--context, CPACTL_CONTEXT, else the file's current context).
+	Context string
 
 	IO       IOStreams
 	Prompter prompt.Prompter
@@ -48,55 +53,133 @@ type Globals struct {
 	OpenStore func() (*directory.Store, func(), error)
 
 	baseExplicit bool
+	// baseOfContext: the base came from the context, which describes a
+	// server; a snapshot (--from) finds its own base instead.
+	baseOfContext bool
 }
 
 func (g *Globals) addFlags(cmd *cobra.Command) {
 	f := cmd.PersistentFlags()
 	f.StringSliceVarP(&g.URLs, "url", "H", nil,
-		"LDAP URI(s), tried in order: ldap://host[:port], ldaps://host[:port], ldapi://%2Fpath%2Fto%2Fsocket (env CPACTL_URL, LDAPURI)")
-	f.StringVarP(&g.Base, "base", "b", "", "base DN of the federation (env CPACTL_BASE, LDAPBASE; default "+ldapschema.DefaultBase+")")
-	f.StringVarP(&g.BindDN, "bind-dn", "D", "", "DN to bind as (env CPACTL_BIND_DN, LDAPBINDDN); without it: anonymous, or SASL EXTERNAL over ldapi")
+		"LDAP URI(s), tried in order: ldap://host[:port], ldaps://host[:port], ldapi://%2Fpath%2Fto%2Fsocket (env CPACTL_URL, then the context, then LDAPURI)")
+	f.StringVarP(&g.Base, "base", "b", "", "base DN of the federation (env CPACTL_BASE, then the context, then LDAPBASE; default "+ldapschema.DefaultBase+")")
+	f.StringVarP(&g.BindDN, "bind-dn", "D", "", "DN to bind as (env CPACTL_BIND_DN, then the context, then LDAPBINDDN); without it: anonymous, or SASL EXTERNAL over ldapi")
 	f.BoolVarP(&g.PromptPassword, "prompt-password", "W", false, "prompt for the bind password on the terminal")
 	f.StringVarP(&g.PasswordFile, "password-file", "y", "", "read the bind password from this file (or set CPACTL_BIND_PASSWORD)")
 	f.BoolVarP(&g.StartTLS, "starttls", "Z", false, "upgrade ldap:// with StartTLS; fail rather than continue in clear text")
 	f.StringVar(&g.CAFile, "ca-file", "", "PEM file of the CA(s) that signed the server certificate")
 	f.BoolVar(&g.InsecureSkipVerify, "insecure-skip-tls-verify", false, "DANGEROUS: do not check the server certificate")
 	f.DurationVar(&g.Timeout, "timeout", 10*time.Second, "time limit for connecting and for each request")
+	f.StringVar(&g.Context, "context", "", "the context of the config file to connect with (env CPACTL_CONTEXT; default: its current context; see cpactl config --help)")
 }
 
-// resolveEnv fills unset flags from CPACTL_* then LDAP* variables.
-func (g *Globals) resolveEnv(cmd *cobra.Command) {
-	env := g.Getenv
-	first := func(names ...string) string {
-		for _, n := range names {
-			if v := strings.TrimSpace(env(n)); v != "" {
-				return v
-			}
+// configPath is where the configuration file is (docs/config.md).
+func (g *Globals) configPath() string { return config.Path(g.Getenv) }
+
+// loadConfig reads the configuration file; a file that cannot be used is
+// an exit-1 error naming it (and its line when known).
+func (g *Globals) loadConfig() (*config.File, string, error) {
+	path := g.configPath()
+	if path == "" {
+		return &config.File{}, path, nil
+	}
+	f, err := config.Load(path)
+	if err != nil {
+		return nil, path, errorf("fix the file, or point CPACTL_CONFIG at another one", "%v", err)
+	}
+	return f, path, nil
+}
+
+// context returns the context in force: --context, else CPACTL_CONTEXT,
+// else the file's current context; none is the zero Context. Naming one
+// the file does not hold is an error.
+func (g *Globals) context(cmd *cobra.Command) (config.Context, error) {
+	f, path, err := g.loadConfig()
+	if err != nil {
+		return config.Context{}, err
+	}
+	name, from := g.Context, "--context"
+	if !cmd.Flags().Changed("context") {
+		name, from = strings.TrimSpace(g.Getenv("CPACTL_CONTEXT")), "CPACTL_CONTEXT"
+	}
+	if name == "" {
+		name, from = f.CurrentContext, "current-context"
+	}
+	if name == "" {
+		return config.Context{}, nil
+	}
+	c, ok := f.Lookup(name)
+	if !ok {
+		return c, errorf("see `cpactl config get-contexts`, or create it with `cpactl config set-context "+quote.Shell(name)+" -H URI`",
+			"context %q (%s) is not in %s", name, from, path)
+	}
+	return c, nil
+}
+
+// resolveSettings fills the connection settings the flags left unset, in
+// this order of precedence (docs/config.md): the flag, then CPACTL_*, then
+// the context of the configuration file, then OpenLDAP's LDAP* variables,
+// then the default. It is the one place that order lives.
+func (g *Globals) resolveSettings(cmd *cobra.Command) error {
+	ctx, err := g.context(cmd)
+	if err != nil {
+		return err
+	}
+	env := func(name string) string { return strings.TrimSpace(g.Getenv(name)) }
+	changed := cmd.Flags().Changed
+	if !changed("url") {
+		switch {
+		case env("CPACTL_URL") != "":
+			g.URLs = []string{env("CPACTL_URL")}
+		case len(ctx.URL) > 0:
+			g.URLs = ctx.URL
+		case env("LDAPURI") != "":
+			g.URLs = []string{env("LDAPURI")}
 		}
-		return ""
 	}
-	if !cmd.Flags().Changed("url") {
-		if v := first("CPACTL_URL", "LDAPURI"); v != "" {
-			g.URLs = []string{v}
-		}
-	}
-	var urls []string
-	for _, u := range g.URLs {
-		urls = append(urls, strings.FieldsFunc(u, func(r rune) bool { return r == ' ' || r == ',' })...)
-	}
-	g.URLs = urls
-	g.baseExplicit = cmd.Flags().Changed("base")
+	g.URLs = splitURLs(g.URLs)
+	g.baseExplicit = changed("base")
 	if !g.baseExplicit {
-		if v := first("CPACTL_BASE", "LDAPBASE"); v != "" {
-			g.Base = v
-			g.baseExplicit = true
-		} else {
+		g.Base = firstOf(env("CPACTL_BASE"), ctx.Base, env("LDAPBASE"))
+		g.baseExplicit = g.Base != ""
+		g.baseOfContext = env("CPACTL_BASE") == "" && ctx.Base != ""
+		if !g.baseExplicit {
 			g.Base = ldapschema.DefaultBase
 		}
 	}
-	if !cmd.Flags().Changed("bind-dn") {
-		g.BindDN = first("CPACTL_BIND_DN", "LDAPBINDDN")
+	if !changed("bind-dn") {
+		g.BindDN = firstOf(env("CPACTL_BIND_DN"), ctx.BindDN, env("LDAPBINDDN"))
 	}
+	if !changed("starttls") && ctx.StartTLS {
+		g.StartTLS = true
+	}
+	if !changed("ca-file") && ctx.CAFile != "" {
+		g.CAFile = ctx.CAFile
+	}
+	if !changed("timeout") && ctx.TimeoutDuration() > 0 {
+		g.Timeout = ctx.TimeoutDuration()
+	}
+	return nil
+}
+
+// splitURLs splits each value of -H (or a variable) at commas and spaces:
+// "ldap://a,ldap://b" is two URIs.
+func splitURLs(values []string) []string {
+	var urls []string
+	for _, u := range values {
+		urls = append(urls, strings.FieldsFunc(u, func(r rune) bool { return r == ' ' || r == ',' })...)
+	}
+	return urls
+}
+
+// firstOf returns the first value that is not empty.
+func firstOf(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // password finds the bind password: -y FILE, -W (terminal prompt), or
@@ -182,7 +265,7 @@ func (g *Globals) ReadStore(from string) (*directory.Store, func(), error) {
 			Hint: "pass an LDIF file written by `cpactl export` or `ldapsearch -LLL`"}
 	}
 	base := g.Base
-	if !g.baseExplicit {
+	if !g.baseExplicit || g.baseOfContext {
 		// The parent of its ou=Sites container.
 		if found := snap.Base(); found != "" {
 			base = found

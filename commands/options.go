@@ -61,6 +61,19 @@ func (t *toggle) apply(dst *bool) {
 	}
 }
 
+// The allowed values of the enumeration flags, in their stored form: the
+// validators check against these tables and completion offers them
+// (complete.go), so a value added here is accepted and completed alike.
+var (
+	entitlementTypes  = []string{ldapschema.TypeDesktop, ldapschema.TypeApplication}
+	scopes            = []string{ldapschema.ScopeAny, ldapschema.ScopeSite, ldapschema.ScopeLocal}
+	loadDistributions = []string{ldapschema.PolicyNone, ldapschema.PolicyLoad, ldapschema.PolicySession}
+	protocols         = []string{ldapschema.ProtocolBlast, ldapschema.ProtocolPCoIP, ldapschema.ProtocolRDP}
+	sessionStates     = []string{ldapschema.StateConnected, ldapschema.StateDisconnected}
+	podStatuses       = []string{ldapschema.PodOnline, ldapschema.PodOffline}
+	poolKinds         = []string{ldapschema.KindDesktop, ldapschema.KindRDSDesktop, ldapschema.KindApplication}
+)
+
 // parseEnum maps a flag value (any case) to its stored form, one of
 // allowed (stored in upper case).
 func parseEnum(flag, value string, allowed ...string) (string, error) {

@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -54,11 +55,8 @@ func podStatus(online bool) string {
 
 // parseStatus reads --status online|offline.
 func parseStatus(s string) (bool, error) {
-	switch strings.ToUpper(strings.TrimSpace(s)) {
-	case ldapschema.PodOnline:
-		return true, nil
-	case ldapschema.PodOffline:
-		return false, nil
+	if v := strings.ToUpper(strings.TrimSpace(s)); slices.Contains(podStatuses, v) {
+		return v == ldapschema.PodOnline, nil
 	}
 	return false, errorf("use --status online or --status offline", "unknown pod status %q", s)
 }

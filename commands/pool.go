@@ -319,8 +319,7 @@ farm of the same pod. Pools start enabled (--disabled to start them off).`,
 
 // parseKind maps --kind to the stored kind.
 func parseKind(s string) (string, error) {
-	kinds := []string{ldapschema.KindDesktop, ldapschema.KindRDSDesktop, ldapschema.KindApplication}
-	for _, k := range kinds {
+	for _, k := range poolKinds {
 		if v := strings.TrimSpace(s); strings.EqualFold(v, kindWord(k)) || strings.EqualFold(v, k) {
 			return k, nil
 		}

@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -98,9 +99,7 @@ func (o *resolveOptions) validate() error {
 		return errorf("name the Connection Server the user reached, or --pod to connect through an untagged server of that pod",
 			"--connection-server or --pod is required")
 	}
-	switch strings.ToLower(o.Protocol) {
-	case "", "blast", "pcoip", "rdp":
-	default:
+	if o.Protocol != "" && !slices.Contains(protocols, strings.ToUpper(o.Protocol)) {
 		return errorf("", "--protocol %q: use blast, pcoip or rdp", o.Protocol)
 	}
 	if _, err := directory.ParseUserName(o.User); err != nil {

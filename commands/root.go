@@ -80,8 +80,7 @@ with --from FILE.ldif and no server.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			g.resolveEnv(cmd)
-			return nil
+			return g.resolveSettings(cmd)
 		},
 	}
 	g.addFlags(root)
@@ -205,6 +204,12 @@ with --from FILE.ldif and no server.`,
 		newDiffCommand(g),
 		newApplyCommand(g),
 		newGenerateCommand(g),
+		withVerbs(newConfigCommand(g),
+			newConfigGetContextsCommand(g),
+			newConfigCurrentContextCommand(g),
+			newConfigUseContextCommand(g),
+			newConfigSetContextCommand(g),
+		),
 		newExitCodesTopic(),
 	)
 	// Parse flags level by level, so an unknown flag before the noun is
@@ -212,6 +217,7 @@ with --from FILE.ldif and no server.`,
 	// with a value that swallows the noun.
 	root.TraverseChildren = true
 	refuseUnknownSubcommands(root)
+	registerCompletions(root, g)
 	return root
 }
 

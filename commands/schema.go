@@ -63,26 +63,28 @@ resolve then reads all sessions. See docs/performance.md.`,
 }
 
 func (o *schemaPrintOptions) run() error {
-	var text string
-	switch strings.ToLower(o.Format) {
-	case "schema":
-		text = ldapschema.SchemaFile()
-	case "ldif":
-		text = ldapschema.ConfigLDIF()
-	case "markdown", "md":
-		text = ldapschema.Markdown()
-	case "indexes":
-		text = ldapschema.IndexesConf()
-	case "indexes-ldif":
-		text = ldapschema.IndexesLDIF(o.Database)
-	default:
+	render, ok := schemaFormats[strings.ToLower(o.Format)]
+	if !ok {
 		return errorf("use --format schema, ldif, markdown, indexes or indexes-ldif", "unknown schema format %q", o.Format)
 	}
+	text := render(o.Database)
 	if o.File != "" {
 		return os.WriteFile(o.File, []byte(text), 0o644)
 	}
 	_, err := io.WriteString(o.g.IO.Out, text)
 	return err
+}
+
+// schemaFormats are the values of schema print --format (md is markdown's
+// short form) and what each prints, given --database: what run accepts and
+// completion offers.
+var schemaFormats = map[string]func(database string) string{
+	"schema":       func(string) string { return ldapschema.SchemaFile() },
+	"ldif":         func(string) string { return ldapschema.ConfigLDIF() },
+	"markdown":     func(string) string { return ldapschema.Markdown() },
+	"md":           func(string) string { return ldapschema.Markdown() },
+	"indexes":      func(string) string { return ldapschema.IndexesConf() },
+	"indexes-ldif": ldapschema.IndexesLDIF,
 }
 
 type schemaInstallOptions struct {

@@ -270,7 +270,7 @@ func (o *sessionRecordOptions) validate() error {
 		return errorf("a session record names its user, entitlement, pod and pool", "session record needs %s",
 			strings.Join(missing, ", "))
 	}
-	state, err := parseEnum("state", o.State, ldapschema.StateConnected, ldapschema.StateDisconnected)
+	state, err := parseEnum("state", o.State, sessionStates...)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -158,8 +159,7 @@ func (o *stormOptions) validate() error {
 }
 
 func (o *stormOptions) protocol() (broker.Protocol, error) {
-	switch p := broker.Protocol(strings.ToUpper(o.Protocol)); p {
-	case "", broker.ProtocolBlast, broker.ProtocolPCoIP, broker.ProtocolRDP:
+	if p := broker.Protocol(strings.ToUpper(o.Protocol)); p == "" || slices.Contains(protocols, string(p)) {
 		return p, nil
 	}
 	return "", errorf("", "--protocol %q: use blast, pcoip or rdp", o.Protocol)

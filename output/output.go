@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -29,10 +30,13 @@ const (
 	YAML  Format = "yaml"
 )
 
+// Formats are the values -o takes, in the order help names them: what
+// ParseFormat accepts and shell completion offers.
+var Formats = []Format{Table, JSON, YAML}
+
 // ParseFormat validates the value of -o.
 func ParseFormat(s string) (Format, error) {
-	switch f := Format(strings.ToLower(s)); f {
-	case Table, JSON, YAML:
+	if f := Format(strings.ToLower(s)); slices.Contains(Formats, f) {
 		return f, nil
 	}
 	return "", fmt.Errorf("unknown output format %q: use table, json or yaml", s)

@@ -31,6 +31,7 @@ func TestLayers(t *testing.T) {
 		{"reconcile", "reconcile knows no command line", [][]string{cobra}},
 		{"lint", "lint reads records, not the directory", [][]string{ldap, cobra}},
 		{"internal/nesting", "the walker is generic over its nodes", [][]string{ldap, cobra, {"github.com/cpactl/"}}},
+		{"config", "the configuration file is read and written without LDAP or a command line", [][]string{ldap, cobra}},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			files, err := filepath.Glob(filepath.Join("..", "..", tc.dir, "*.go"))

@@ -1,0 +1,93 @@
+package directory
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// nameSearch is where the objects of one kind live and which attribute
+// names them.
+type nameSearch struct {
+	base   func(ldapschema.DIT) string
+	scope  int
+	filter string
+	attr   string
+}
+
+// nameSearches covers every kind Names completes.
+var nameSearches = map[string]nameSearch{
+	KindSite:             {ldapschema.DIT.Sites, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassSite), ldapschema.AttrCN},
+	KindPod:              {ldapschema.DIT.Pods, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassPod), ldapschema.AttrCN},
+	KindConnectionServer: {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassConnectionServer), ldapschema.AttrCN},
+	KindPool:             {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, poolFilter(), ldapschema.AttrCN},
+	KindFarm:             {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassRDSFarm), ldapschema.AttrCN},
+	KindHost:             {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassRDSHost), ldapschema.AttrCN},
+	KindEntitlement:      {ldapschema.DIT.Entitlements, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassGlobalEntitlement), ldapschema.AttrCN},
+	KindUser:             {ldapschema.DIT.People, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassInetOrgPerson), ldapschema.AttrUID},
+	KindGroup:            {ldapschema.DIT.Groups, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassGroup), ldapschema.AttrCN},
+	KindComputer:         {ldapschema.DIT.Computers, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassDevice), ldapschema.AttrCN},
+	KindSession:          {ldapschema.DIT.Sessions, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassSession), ldapschema.AttrCN},
+}
+
+// Names returns the names of at most limit objects of one kind (KindSite,
+// KindPool, ...) that start with prefix (compared as the directory compares
+// names: without regard to case), sorted. It is made for shell completion:
+// one search that is not paged, carries a size limit and asks for the name
+// attribute only; a search the limit cut short returns what came, without
+// an error. An unknown kind returns nothing.
+func (s *Store) Names(kind, prefix string, limit int) ([]string, error) {
+	ns, ok := nameSearches[kind]
+	if !ok {
+		return nil, nil
+	}
+	filter := ns.filter
+	if prefix != "" {
+		filter = And(filter, Prefix(ns.attr, prefix))
+	}
+	res, err := s.Client.Search(ldap.NewSearchRequest(ns.base(s.DIT), ns.scope, ldap.NeverDerefAliases, limit, 0, false,
+		filter, []string{ns.attr}, nil))
+	if err != nil && !IsCode(err, ldap.LDAPResultSizeLimitExceeded) {
+		return nil, err
+	}
+	if res == nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(res.Entries))
+	for _, e := range res.Entries {
+		if v := e.GetEqualFoldAttributeValue(ns.attr); v != "" {
+			names = append(names, v)
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int { return strings.Compare(fold.Key(a), fold.Key(b)) })
+	return names, nil
+}
+
+// MemberNames completes a group member argument (Store.ResolveMember's
+// forms): after "user:", "group:" or "computer:" the names of that kind,
+// prefix kept; otherwise the users, groups and computers whose names start
+// with prefix, each bare (at most limit of each kind).
+func (s *Store) MemberNames(prefix string, limit int) ([]string, error) {
+	for _, p := range memberPrefixes {
+		if len(prefix) >= len(p.prefix) && strings.EqualFold(prefix[:len(p.prefix)], p.prefix) {
+			names, err := s.Names(p.kind, prefix[len(p.prefix):], limit)
+			for i, n := range names {
+				names[i] = prefix[:len(p.prefix)] + n
+			}
+			return names, err
+		}
+	}
+	var all []string
+	for _, p := range memberPrefixes {
+		names, err := s.Names(p.kind, prefix, limit)
+		if err != nil {
+			return all, err
+		}
+		all = append(all, names...)
+	}
+	return all, nil
+}
