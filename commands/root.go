@@ -81,10 +81,11 @@ with --from FILE.ldif and no server.`,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			g.resolveEnv(cmd)
-			return nil
+			return g.startProgress(cmd)
 		},
 	}
 	g.addFlags(root)
+	g.addProgressFlag(root)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return errorf(fmt.Sprintf("see `%s --help`", cmd.CommandPath()), "%v", err)
 	})
