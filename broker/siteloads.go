@@ -40,8 +40,11 @@ type SiteLoadEntry struct {
 	// Load is the site's load under the policy over those pools, exact;
 	// nil under NONE or when the site has none.
 	Load *big.Rat
+	// AboveThreshold is set when Load is strictly above Threshold (the
+	// test of the preferred tier, made whatever the GE's options).
+	AboveThreshold bool
 	// Skipped is set when a preferred-site search would skip the site:
-	// IgnoreHighLoad and a load strictly above Threshold.
+	// UsesPreferredSites, IgnoreHighLoad and AboveThreshold.
 	Skipped bool
 }
 
@@ -79,8 +82,9 @@ func SiteLoadsFor(f *Federation, entitlement string, offlinePods []string) (*Ent
 	for _, name := range ix.siteNames {
 		avail := available(pools.bySite[foldKey(name)], nil)
 		load := ix.aggregateLoad(avail, rs.policy)
-		out.Sites = append(out.Sites, SiteLoadEntry{Site: name, Pools: len(avail), Load: load,
-			Skipped: out.UsesPreferredSites && out.IgnoreHighLoad && aboveThreshold(load, out.Threshold)})
+		above := aboveThreshold(load, out.Threshold)
+		out.Sites = append(out.Sites, SiteLoadEntry{Site: name, Pools: len(avail), Load: load, AboveThreshold: above,
+			Skipped: out.UsesPreferredSites && out.IgnoreHighLoad && above})
 	}
 	return out, nil
 }

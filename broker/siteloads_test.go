@@ -54,6 +54,9 @@ func TestSiteLoadsFor(t *testing.T) {
 			if (s.Load == nil) != (c.wantS == nil) || (s.Load != nil && s.Load.Cmp(c.wantS) != 0) {
 				t.Errorf("load of S %v, want %v", s.Load, c.wantS)
 			}
+			if s.AboveThreshold != (s.Load != nil && s.Load.Cmp(rat(int64(c.threshold), 1)) > 0) {
+				t.Errorf("above threshold %v with load %v and threshold %d", s.AboveThreshold, s.Load, c.threshold)
+			}
 			if s.Skipped != c.skipS || got.UsesPreferredSites != c.prefer || got.IgnoreHighLoad != c.ignore {
 				t.Errorf("skipped %v, preferred tier %v, ignore high load %v; want %v, %v, %v",
 					s.Skipped, got.UsesPreferredSites, got.IgnoreHighLoad, c.skipS, c.prefer, c.ignore)

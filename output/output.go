@@ -30,12 +30,38 @@ const (
 )
 
 // ParseFormat validates the value of -o.
-func ParseFormat(s string) (Format, error) {
-	switch f := Format(strings.ToLower(s)); f {
+func ParseFormat(s string) (Format, error) { return ParseFormatWith(s) }
+
+// ParseFormatWith validates the value of -o for a command that also draws
+// the pictures named (DOT, Mermaid). A picture format the command does not
+// draw is refused as such.
+func ParseFormatWith(s string, pictures ...Format) (Format, error) {
+	f := Format(strings.ToLower(s))
+	switch f {
 	case Table, JSON, YAML:
 		return f, nil
 	}
-	return "", fmt.Errorf("unknown output format %q: use table, json or yaml", s)
+	for _, p := range pictures {
+		if f == p {
+			return f, nil
+		}
+	}
+	switch {
+	case (f == DOT || f == Mermaid) && len(pictures) == 0:
+		return "", fmt.Errorf("this command draws no picture: -o %s is for `cpactl site graph` (dot, mermaid) and `cpactl resolve` (dot); use %s", f, formatList(pictures))
+	case f == DOT || f == Mermaid:
+		return "", fmt.Errorf("this command does not draw -o %s: use %s", f, formatList(pictures))
+	}
+	return "", fmt.Errorf("unknown output format %q: use %s", s, formatList(pictures))
+}
+
+// formatList names the formats a command takes: "table, json or yaml".
+func formatList(pictures []Format) string {
+	names := []string{string(Table), string(JSON), string(YAML)}
+	for _, p := range pictures {
+		names = append(names, string(p))
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // Printer writes results in one format.
