@@ -114,7 +114,7 @@ func siteGraph(f *broker.Federation, loads *broker.EntitlementSiteLoads, whatIfO
 		offline[fold.Key(p)] = true
 	}
 	bySite := map[string]broker.SiteLoadEntry{}
-	g := output.Graph{Title: "Sites and preferred sites (arrow labels: rank)", LeftToRight: true}
+	g := output.Graph{Title: "Sites and preferred sites (the number at the start of an arrow: its rank)", LeftToRight: true}
 	if loads != nil {
 		for _, s := range loads.Sites {
 			bySite[fold.Key(s.Site)] = s
@@ -176,7 +176,7 @@ func siteGraph(f *broker.Federation, loads *broker.EntitlementSiteLoads, whatIfO
 						Box: true, Emphasis: output.Alert})
 				}
 			}
-			e := output.Edge{From: siteNodeID(s.Name), To: siteNodeID(to), Label: strconv.Itoa(rank + 1)}
+			e := output.Edge{From: siteNodeID(s.Name), To: siteNodeID(to), Label: strconv.Itoa(rank + 1), AtTail: true}
 			if skipped[fold.Key(to)] || !ok {
 				e.Emphasis = output.Alert
 			}
@@ -201,7 +201,7 @@ func nameOrder(a, b string) bool {
 
 // loadsTitle says what the loads of the picture are.
 func loadsTitle(l *broker.EntitlementSiteLoads) string {
-	t := fmt.Sprintf("Sites and preferred sites (arrow labels: rank); loads of %s, policy %s", l.Entitlement, l.Policy)
+	t := fmt.Sprintf("Sites and preferred sites (the number at the start of an arrow: its rank); loads of %s, policy %s", l.Entitlement, l.Policy)
 	switch {
 	case l.Policy == broker.PolicyNone:
 		t += ": no load is measured"

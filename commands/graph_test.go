@@ -41,7 +41,7 @@ func parseDOT(t *testing.T, dot, src string) {
 	}
 }
 
-var dotEdge = regexp.MustCompile(`^  "site/((?:[^"\\]|\\.)*)" -> "site/((?:[^"\\]|\\.)*)" \[label="([0-9]+)(?:: skipped)?"`)
+var dotEdge = regexp.MustCompile(`^  "site/((?:[^"\\]|\\.)*)" -> "site/((?:[^"\\]|\\.)*)" \[taillabel="([0-9]+)(?:: skipped)?"`)
 
 func dotUnquote(s string) string { return strings.NewReplacer(`\\`, `\`, `\"`, `"`).Replace(s) }
 

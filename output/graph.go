@@ -61,6 +61,10 @@ type Node struct {
 type Edge struct {
 	From, To string // node IDs
 	Label    string
+	// AtTail draws the label at the arrow's start, next to the node it
+	// leaves (DOT only): the label belongs to that node, as a rank in its
+	// list does.
+	AtTail   bool
 	Emphasis Emphasis
 }
 
@@ -94,7 +98,13 @@ func WriteDOT(w io.Writer, g Graph) error {
 	}
 	for _, e := range g.Edges {
 		attrs := []string{}
-		if e.Label != "" {
+		switch {
+		case e.Label != "" && e.AtTail:
+			attrs = append(attrs, "taillabel="+dotQuote(e.Label), "labeldistance=1.8", "labelangle=30")
+			if e.Emphasis == Plain {
+				attrs = append(attrs, `labelfontcolor="blue4"`)
+			}
+		case e.Label != "":
 			// decorate ties the label to its arrow with a line: with many
 			// arrows, a bare number floats between them.
 			attrs = append(attrs, "label="+dotQuote(e.Label), "decorate=true")

@@ -30,7 +30,8 @@ func TestGraphForms(t *testing.T) {
 			{ID: "b", Lines: []string{"B"}, Emphasis: Muted},
 		}}},
 		Nodes: []Node{{ID: "z", Lines: []string{"Z"}, Box: true, Emphasis: Highlight}},
-		Edges: []Edge{{From: "a", To: "z", Label: "1", Emphasis: Highlight}, {From: "a", To: "b", Emphasis: Muted}},
+		Edges: []Edge{{From: "a", To: "z", Label: "1", Emphasis: Highlight}, {From: "a", To: "b", Emphasis: Muted},
+			{From: "b", To: "z", Label: "2", AtTail: true}},
 	}
 	var dot, mmd bytes.Buffer
 	if err := WriteDOT(&dot, g); err != nil {
@@ -54,6 +55,7 @@ func TestGraphForms(t *testing.T) {
   "z" [label="Z", shape=box, style="bold,filled", fillcolor="palegreen", penwidth=2];
   "a" -> "z" [label="1", decorate=true, style=bold, color="darkgreen", penwidth=2];
   "a" -> "b" [style=dashed, color="gray50", fontcolor="gray40"];
+  "b" -> "z" [taillabel="2", labeldistance=1.8, labelangle=30, labelfontcolor="blue4"];
 }
 `
 	wantMermaid := `%% t
@@ -65,6 +67,7 @@ flowchart LR
   n3["Z"]
   n1 ==>|"1"| n3
   n1 -.-> n2
+  n2 -->|"2"| n3
   classDef muted stroke-dasharray:5 5,stroke:#888,color:#666
   class n2 muted
   classDef alert stroke:#c00,color:#c00
