@@ -105,7 +105,6 @@ func (rs *resolver) searchPreferred() *Decision {
 		return nil
 	}
 	threshold := rs.ix.f.Settings.LoadThresholdForSite
-	limit := big.NewRat(int64(threshold), 1)
 	// A site listed twice (data lint reports) is considered once: a site
 	// skipped for load is not searched, so visited does not catch it.
 	considered := map[string]int{} // folded name -> first rank
@@ -129,7 +128,7 @@ func (rs *resolver) searchPreferred() *Decision {
 			load := rs.siteLoad(site)
 			t := threshold
 			th = &t
-			if load != nil && load.Cmp(limit) > 0 {
+			if aboveThreshold(load, threshold) {
 				reason := fmt.Sprintf("load %s above pae-LoadThresholdForSite %d (Ignore Preferred Sites with High Load)", FormatLoad(load), threshold)
 				rs.d.SiteOrder = append(rs.d.SiteOrder, SiteVisit{
 					Site: site.Name, Tier: TierPreferred, Skipped: true, SkipReason: reason,

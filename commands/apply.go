@@ -66,7 +66,7 @@ and need --yes elsewhere.`,
 }
 
 func (o *applyOptions) run() error {
-	snap, err := loadFederationFile(o.File)
+	snap, err := o.g.loadFederationFile(o.File)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,9 @@ func (o *applyOptions) run() error {
 		return err
 	}
 	defer closeFn()
+	done := o.g.track(st, "reading", "entries", 0)
 	current, err := currentState(st, desired)
+	done()
 	if err != nil {
 		return err
 	}
@@ -117,7 +119,10 @@ func (o *applyOptions) run() error {
 			return err
 		}
 	}
-	if err := st.ApplyPlan(&plan.Plan); err != nil {
+	done = o.g.track(st, "writing", "writes", int64(len(plan.Writes)))
+	err = st.ApplyPlan(&plan.Plan)
+	done()
+	if err != nil {
 		return err
 	}
 	reportPlan(o.g, &plan.Plan, false)

@@ -62,7 +62,7 @@ func (o *diffOptions) run() error {
 	if err != nil {
 		return err
 	}
-	snap, err := loadFederationFile(o.File)
+	snap, err := o.g.loadFederationFile(o.File)
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,9 @@ func (o *diffOptions) run() error {
 	for _, pr := range append(append([]reconcile.Problem(nil), desired.Problems...), desired.Foreign...) {
 		o.g.warn("%s: %s (not compared)", o.File, pr)
 	}
+	done := o.g.track(st, "reading", "entries", 0)
 	current, err := currentState(st, desired)
+	done()
 	if err != nil {
 		return err
 	}
@@ -99,8 +101,8 @@ func (o *diffOptions) run() error {
 }
 
 // loadFederationFile reads a desired state.
-func loadFederationFile(path string) (*directory.Snapshot, error) {
-	snap, err := directory.LoadSnapshot(path)
+func (g *Globals) loadFederationFile(path string) (*directory.Snapshot, error) {
+	snap, err := g.loadSnapshot(path)
 	if err != nil {
 		return nil, errorf("pass an LDIF file of entries, as `cpactl export` writes it", "%v", err)
 	}

@@ -51,7 +51,12 @@ func (o *exportOptions) run() error {
 		// Export buffers and sorts before its first byte, so a failed read
 		// writes nothing to stdout.
 		x := reconcile.NewExporter(st.DIT)
+		done := func() {}
+		if !isTerminal(o.g.IO.Out) { // a bar would land among the LDIF
+			done = o.g.track(st, "reading", "entries", 0)
+		}
 		n, err := st.Export(o.g.IO.Out, x.Keep)
+		done()
 		if err == nil && n == 0 {
 			return errNothingToExport(st.DIT.Base)
 		}
@@ -66,7 +71,9 @@ func (o *exportOptions) run() error {
 	}
 	defer os.Remove(tmp.Name())
 	x := reconcile.NewExporter(st.DIT)
+	done := o.g.track(st, "reading", "entries", 0)
 	n, err := st.Export(tmp, x.Keep)
+	done()
 	if err == nil && n == 0 {
 		err = errNothingToExport(st.DIT.Base)
 	}

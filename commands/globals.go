@@ -52,6 +52,8 @@ type Globals struct {
 	// client or a snapshot.
 	OpenStore func() (*directory.Store, func(), error)
 
+	progress progressFlags
+
 	baseExplicit bool
 	// baseOfContext: the base came from the context, which describes a
 	// server; a snapshot (--from) finds its own base instead.
@@ -256,7 +258,7 @@ func (g *Globals) ReadStore(from string) (*directory.Store, func(), error) {
 	if from == "" {
 		return g.Store()
 	}
-	snap, err := directory.LoadSnapshot(from)
+	snap, err := g.loadSnapshot(from)
 	if err != nil {
 		return nil, nil, errorf("pass an LDIF file written by `cpactl export` or `ldapsearch -LLL`", "%v", err)
 	}

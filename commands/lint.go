@@ -60,7 +60,9 @@ func (o *lintOptions) run() error {
 		return err
 	}
 	defer closeFn()
+	done := o.g.track(st, "reading", "entries", 0)
 	inv, err := st.Inventory()
+	done()
 	if err != nil {
 		return err
 	}

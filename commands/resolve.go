@@ -46,7 +46,9 @@ checks, existing sessions, the home site (every row, and why the others
 lost), the site order (each site's tier, its load against
 pae-LoadThresholdForSite, and what happened there), the pods, pools and RDS
 hosts considered, warnings, and the numbered trace. -o json and -o yaml are a
-stable contract.
+stable contract. -o dot draws the search path as a Graphviz picture: the
+sites in the order visited with their tier, the pods and pools tried, and
+the placement highlighted.
 
 Nothing is written. What-if options: --offline-pod treats pods as offline,
 --seed changes every random order (the seed is always printed). --from reads
@@ -83,6 +85,7 @@ other errors.`,
 	f.BoolVar(&o.Unauthenticated, "unauthenticated", false, "an unauthenticated user (application entitlements)")
 	o.whatIf.add(cmd)
 	f.Int64Var(&o.Seed, "seed", 0, "seed of every random order")
+	o.readFlags.pictures = []output.Format{output.DOT}
 	o.readFlags.add(cmd)
 	return cmd
 }
@@ -133,7 +136,12 @@ func (o *resolveOptions) run() error {
 	// What the directory could not read cleanly comes first: it may explain
 	// the rest.
 	d.Warnings = append(append([]string{}, data.Warnings...), d.Warnings...)
-	if err := p.Print(d, func(w io.Writer) error { return writeDecision(w, d) }); err != nil {
+	if p.Format == output.DOT {
+		err = writeDecisionDOT(p.Out, d)
+	} else {
+		err = p.Print(d, func(w io.Writer) error { return writeDecision(w, d) })
+	}
+	if err != nil {
 		return err
 	}
 	if !d.Outcome.GetsSession() {

@@ -80,10 +80,14 @@ with --from FILE.ldif and no server.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			return g.resolveSettings(cmd)
+			if err := g.resolveSettings(cmd); err != nil {
+				return err
+			}
+			return g.startProgress(cmd)
 		},
 	}
 	g.addFlags(root)
+	g.addProgressFlag(root)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return errorf(fmt.Sprintf("see `%s --help`", cmd.CommandPath()), "%v", err)
 	})
@@ -107,6 +111,7 @@ with --from FILE.ldif and no server.`,
 			newSiteUpdateCommand(g),
 			newSiteDeleteCommand(g),
 			newSitePreferredCommand(g),
+			newSiteGraphCommand(g),
 		),
 		withVerbs(newPodCommand(g),
 			newPodListCommand(g),
@@ -270,15 +275,22 @@ func newExitCodesTopic() *cobra.Command {
 type readFlags struct {
 	Output string
 	From   string
+	// pictures are the picture formats the command also draws (resolve:
+	// dot); set before add.
+	pictures []output.Format
 }
 
 func (r *readFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&r.Output, "output", "o", "table", "output format: table, json or yaml")
+	formats := "table, json or yaml"
+	if len(r.pictures) > 0 {
+		formats = "table, json, yaml or " + string(r.pictures[0])
+	}
+	cmd.Flags().StringVarP(&r.Output, "output", "o", "table", "output format: "+formats)
 	cmd.Flags().StringVar(&r.From, "from", "", "read an LDIF snapshot (cpactl export, ldapsearch -LLL) instead of a server")
 }
 
 func (r *readFlags) printer(g *Globals) (output.Printer, error) {
-	f, err := output.ParseFormat(r.Output)
+	f, err := output.ParseFormatWith(r.Output, r.pictures...)
 	if err != nil {
 		return output.Printer{}, errorf("", "%v", err)
 	}

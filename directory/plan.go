@@ -204,6 +204,7 @@ func (s *Store) ApplyPlan(p *Plan) error {
 			}
 			return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)
 		}
+		s.Progress.Add(1)
 		return nil
 	}
 	chunks := s.chunks(p.Writes)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/ldif"
+	"github.com/cpactl/cpactl/progress"
 )
 
 // Snapshot is a read-only directory held in memory, loaded from an LDIF
@@ -88,6 +89,26 @@ type indexKey struct {
 
 // LoadSnapshot reads an LDIF file ("-" is standard input).
 func LoadSnapshot(path string) (*Snapshot, error) {
+	return LoadSnapshotCounting(path, nil)
+}
+
+// FileSize is the size of the file at path, for a progress total; 0 when
+// it cannot tell (standard input, a pipe, an error: the read reports it).
+func FileSize(path string) int64 {
+	if path == "-" {
+		return 0
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	return fi.Size()
+}
+
+// LoadSnapshotCounting is LoadSnapshot, counting the bytes it reads into
+// read (nil counts nothing): the counter is added to once per block read,
+// not per entry.
+func LoadSnapshotCounting(path string, read *progress.Counter) (*Snapshot, error) {
 	var r io.Reader
 	if path == "-" {
 		r = os.Stdin
@@ -98,6 +119,9 @@ func LoadSnapshot(path string) (*Snapshot, error) {
 		}
 		defer f.Close()
 		r = f
+	}
+	if read != nil {
+		r = &sizedReader{Reader: progress.Reader{R: r, Count: read}, size: sizeHint(r)}
 	}
 	s, err := ReadSnapshot(r)
 	var syntax *snapshotError
@@ -718,3 +742,13 @@ func lookups(f *ber.Packet) (asserts []assertion, ok bool) {
 	}
 	return nil, false
 }
+
+// sizedReader is a counting reader that keeps telling sizeHint the size of
+// the file it reads.
+type sizedReader struct {
+	progress.Reader
+	size int
+}
+
+// Size is the size of the file read.
+func (r *sizedReader) Size() int64 { return int64(r.size) }

@@ -9,6 +9,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/progress"
 )
 
 // Store reads and writes cpactl's objects through a Client, under one base
@@ -21,6 +22,9 @@ type Store struct {
 	// the command's output: a write whose answer was lost and that a
 	// re-read found in place.
 	Note func(msg string)
+	// Progress, when set, counts the entries Each delivers and the writes
+	// ApplyPlan sends, for a progress display; nil counts nothing.
+	Progress *progress.Counter
 
 	mu   sync.Mutex
 	read map[string]string // normalized DN -> the entryCSN read (see Update)
@@ -139,6 +143,7 @@ func (s *Store) Each(base string, scope int, filter string, attrs []string, each
 	var stopped error
 	err := s.Client.SearchEach(ldap.NewSearchRequest(base, scope, ldap.NeverDerefAliases, 0, 0, false,
 		filter, attrs, nil), func(e *ldap.Entry) error {
+		s.Progress.Add(1)
 		if err := each(e); err != nil {
 			stopped = err
 			return err

@@ -36,6 +36,7 @@ func (s *Store) applyOne(p *Plan) error {
 			req := s.toTrash(st.move.DN, fmt.Sprintf("%s-%d", run, moved))
 			err := s.Client.ModifyDN(req)
 			moved++
+			s.Progress.Add(1)
 			if unanswered(err) {
 				err = s.settle(err, fmt.Sprintf("the %s of %s", st.move.Verb, st.move.Object),
 					[]Write{{DN: st.move.DN, rename: req}})
@@ -87,10 +88,10 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 	}
 	err := s.Client.Transaction(func(tx Writer) error {
 		// A delete must find its placeholder queued before it.
-		if err := sendAll(tx, placeholders, func(_ Write, err error) error { return err }); err != nil {
+		if err := sendAll(tx, placeholders, func(_ Write, err error) error { return err }, nil); err != nil {
 			return err
 		}
-		return sendAll(tx, writes, fail)
+		return sendAll(tx, writes, fail, s.Progress)
 	})
 	if err != nil {
 		var unknown *OutcomeUnknownError

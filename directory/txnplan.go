@@ -12,6 +12,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/progress"
 )
 
 // MaxTxnWrites is the largest number of writes ApplyPlan puts in one
@@ -300,7 +301,7 @@ type pipelined interface {
 // time when tx takes it. fail turns the error of a write into the one
 // returned; with several failing writes in a wave, the first in plan
 // order counts. Every write sent has been answered when it returns.
-func sendAll(tx Writer, writes []Write, fail func(Write, error) error) error {
+func sendAll(tx Writer, writes []Write, fail func(Write, error) error, sent *progress.Counter) error {
 	depth := 1
 	if p, ok := tx.(pipelined); ok {
 		depth = p.inFlight()
@@ -310,6 +311,7 @@ func sendAll(tx Writer, writes []Write, fail func(Write, error) error) error {
 			if err := w.apply(tx); err != nil {
 				return fail(w, err)
 			}
+			sent.Add(1)
 		}
 		return nil
 	}
@@ -318,6 +320,7 @@ func sendAll(tx Writer, writes []Write, fail func(Write, error) error) error {
 			if err := wave[0].apply(tx); err != nil {
 				return fail(wave[0], err)
 			}
+			sent.Add(1)
 			continue
 		}
 		errs := make([]error, len(wave))
@@ -326,7 +329,9 @@ func sendAll(tx Writer, writes []Write, fail func(Write, error) error) error {
 		for range min(depth, len(wave)) {
 			wg.Go(func() {
 				for i := range next {
-					errs[i] = wave[i].apply(tx)
+					if errs[i] = wave[i].apply(tx); errs[i] == nil {
+						sent.Add(1)
+					}
 				}
 			})
 		}

@@ -35,11 +35,37 @@ const (
 var Formats = []Format{Table, JSON, YAML}
 
 // ParseFormat validates the value of -o.
-func ParseFormat(s string) (Format, error) {
-	if f := Format(strings.ToLower(s)); slices.Contains(Formats, f) {
+func ParseFormat(s string) (Format, error) { return ParseFormatWith(s) }
+
+// ParseFormatWith validates the value of -o for a command that also draws
+// the pictures named (DOT, Mermaid). A picture format the command does not
+// draw is refused as such.
+func ParseFormatWith(s string, pictures ...Format) (Format, error) {
+	f := Format(strings.ToLower(s))
+	if slices.Contains(Formats, f) {
 		return f, nil
 	}
-	return "", fmt.Errorf("unknown output format %q: use table, json or yaml", s)
+	for _, p := range pictures {
+		if f == p {
+			return f, nil
+		}
+	}
+	switch {
+	case (f == DOT || f == Mermaid) && len(pictures) == 0:
+		return "", fmt.Errorf("this command draws no picture: -o %s is for `cpactl site graph` (dot, mermaid) and `cpactl resolve` (dot); use %s", f, formatList(pictures))
+	case f == DOT || f == Mermaid:
+		return "", fmt.Errorf("this command does not draw -o %s: use %s", f, formatList(pictures))
+	}
+	return "", fmt.Errorf("unknown output format %q: use %s", s, formatList(pictures))
+}
+
+// formatList names the formats a command takes: "table, json or yaml".
+func formatList(pictures []Format) string {
+	names := []string{string(Table), string(JSON), string(YAML)}
+	for _, p := range pictures {
+		names = append(names, string(p))
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // Printer writes results in one format.
