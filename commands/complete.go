@@ -20,6 +20,7 @@ import (
 	"github.com/cpactl/cpactl/generate"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/progress"
 )
 
 // completionTimeout bounds the lookup of names for one completion,
@@ -80,7 +81,12 @@ func enumFlags() map[string][]string {
 		schema = append(schema, f)
 	}
 	slices.Sort(schema)
+	modes := make([]string, len(progress.Modes))
+	for i, m := range progress.Modes {
+		modes[i] = string(m)
+	}
 	return map[string][]string{
+		"progress":          modes,
 		"scope":             scopes, // written in capitals in help and docs
 		"load-distribution": lower(loadDistributions),
 		"default-protocol":  lower(protocols),

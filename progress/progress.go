@@ -11,6 +11,7 @@ package progress
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,10 +30,13 @@ const (
 	None  Mode = "none"  // nothing
 )
 
+// Modes are the values of --progress, as help names them: what ParseMode
+// accepts and shell completion offers.
+var Modes = []Mode{Auto, Plain, None}
+
 // ParseMode validates the value of --progress.
 func ParseMode(s string) (Mode, error) {
-	switch m := Mode(strings.ToLower(s)); m {
-	case Auto, Plain, None:
+	if m := Mode(strings.ToLower(s)); slices.Contains(Modes, m) {
 		return m, nil
 	}
 	return "", fmt.Errorf("unknown progress mode %q: use auto, plain or none", s)
