@@ -247,11 +247,31 @@ func (r *resolveReader) unreadable(err error, what string) {
 	r.warn("%s; %s (run `cpactl lint`)", err, what)
 }
 
-func (r *resolveReader) read(q ResolveQuery) (string, error) {
+// LoadsFederation reads what `cpactl loads` needs for one GE: the
+// settings, every site and pod, the GE and its pools, their farms and
+// hosts (the searches of ResolveFederation without the user's). A GE that
+// does not exist is a *NotFoundError.
+func (s *Store) LoadsFederation(entitlement string) (*ResolveData, error) {
+	r := &resolveReader{s: s, f: &broker.Federation{}, groups: map[string]int{}}
+	if err := r.readTopology(); err != nil {
+		return nil, err
+	}
+	dn, err := r.readEntitlement(entitlement)
+	if err != nil {
+		return nil, err
+	}
+	if dn == "" {
+		return nil, &NotFoundError{Kind: KindEntitlement, Name: entitlement}
+	}
+	return &ResolveData{Federation: r.f, Warnings: r.warnings}, nil
+}
+
+// readTopology reads the settings, every site and every pod.
+func (r *resolveReader) readTopology() error {
 	s, f := r.s, r.f
 	e, err := s.Entry(s.DIT.Settings())
 	if err != nil {
-		return "", err
+		return err
 	}
 	settings, err := ldapschema.SettingsFromEntry(e)
 	if err != nil {
@@ -261,17 +281,25 @@ func (r *resolveReader) read(q ResolveQuery) (string, error) {
 
 	entries, err := s.Find(s.DIT.Sites(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassSite))
 	if err != nil {
-		return "", err
+		return err
 	}
 	for _, x := range lenientRecords(r, entries, ldapschema.SiteFromEntry, func(x ldapschema.Site) string { return x.Name }) {
 		f.Sites = append(f.Sites, BrokerSite(x))
 	}
 	entries, err = s.Find(s.DIT.Pods(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassPod))
 	if err != nil {
-		return "", err
+		return err
 	}
 	for _, x := range lenientRecords(r, entries, ldapschema.PodFromEntry, func(x ldapschema.Pod) string { return x.Name }) {
 		f.Pods = append(f.Pods, BrokerPod(x))
+	}
+	return nil
+}
+
+func (r *resolveReader) read(q ResolveQuery) (string, error) {
+	s, f := r.s, r.f
+	if err := r.readTopology(); err != nil {
+		return "", err
 	}
 
 	if q.ConnectionServer != "" {
