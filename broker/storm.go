@@ -57,6 +57,9 @@ type StormReport struct {
 	// Naive is the same burst placed on the candidate with the lowest load
 	// index, as if there were no buckets.
 	Naive NaiveStorm `json:"naive"`
+	// WhatIf lists the what-ifs in force ([] when none): data laid over
+	// the directory, and the --lit, --cst and --min overrides.
+	WhatIf []WhatIf `json:"what_if"`
 }
 
 // BucketCounts counts placements per serving bucket.
@@ -159,6 +162,7 @@ func simulateStorm(farm Farm, hosts []Host, req HostRequest, t Thresholds, reque
 	}
 	rec.finish(sim.hosts, sim.bucket)
 	rec.report.Naive = naiveStorm(farm, fh, req, requests)
+	rec.report.WhatIf = []WhatIf{}
 	return rec.report
 }
 

@@ -49,16 +49,17 @@ func NewOverlay(c Client) *Overlay {
 // Empty reports whether the overlay changes nothing.
 func (o *Overlay) Empty() bool { return len(o.entries) == 0 }
 
-// Changed returns the entries the overlay adds or changes (not the deleted
-// ones), in the order first changed.
-func (o *Overlay) Changed() []*ldap.Entry {
-	var out []*ldap.Entry
+// EachChanged calls each with every entry the overlay adds or changes (not
+// the deleted ones), in the order first changed.
+func (o *Overlay) EachChanged(each func(*ldap.Entry) error) error {
 	for _, k := range o.order {
 		if e := o.entries[k]; e != nil {
-			out = append(out, e)
+			if err := each(e); err != nil {
+				return err
+			}
 		}
 	}
-	return out
+	return nil
 }
 
 // Entry returns the entry at dn as the overlay shows it (a copy the caller
