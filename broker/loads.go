@@ -24,8 +24,8 @@ type LoadsReport struct {
 	SkipsHighLoad bool `json:"skips_high_load"`
 	// Sites lists every site, by name.
 	Sites    []SiteFigures `json:"sites"`
-	Warnings []string   `json:"warnings"`
-	WhatIf   []WhatIf   `json:"what_if"` // [] when none
+	Warnings []string      `json:"warnings"`
+	WhatIf   []WhatIf      `json:"what_if"` // [] when none
 }
 
 // SiteFigures is one site's load for the GE: over its available pools in
@@ -43,18 +43,18 @@ type SiteFigures struct {
 	AboveThreshold bool `json:"above_threshold"`
 	// PreferredSkip: a preferred-site search of this GE skips the site
 	// (SkipsHighLoad and AboveThreshold).
-	PreferredSkip bool      `json:"preferred_skip"`
+	PreferredSkip bool         `json:"preferred_skip"`
 	Pods          []PodFigures `json:"pods"` // the pods holding a pool of the GE, by name
 }
 
 // PodFigures is one pod's load for the GE.
 type PodFigures struct {
-	Pod            string     `json:"pod"`
-	Online         bool       `json:"online"` // what-if offline pods are not
-	Load           *float64   `json:"load"`
-	Sessions       int64      `json:"sessions"`
-	Capacity       int64      `json:"capacity"`
-	AboveThreshold bool       `json:"above_threshold"`
+	Pod            string        `json:"pod"`
+	Online         bool          `json:"online"` // what-if offline pods are not
+	Load           *float64      `json:"load"`
+	Sessions       int64         `json:"sessions"`
+	Capacity       int64         `json:"capacity"`
+	AboveThreshold bool          `json:"above_threshold"`
 	Pools          []PoolFigures `json:"pools"` // by name
 }
 
