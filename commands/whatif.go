@@ -126,8 +126,8 @@ func parsePoolSessions(s string) (poolSessionsWhatIf, error) {
 }
 
 // hostLoadSyntax is HOST=LOADINDEX[,connecting=N][,sessions=N]: the name
-// is what precedes the last "=" that starts such a tail.
-var hostLoadSyntax = regexp.MustCompile(`^(.+)=(-?[0-9]+)((?:,(?:connecting|sessions)=-?[0-9]+)*)$`)
+// is what precedes the first "=" that starts such a tail.
+var hostLoadSyntax = regexp.MustCompile(`^(.+?)=(-?[0-9]+)((?:,(?:connecting|sessions)=-?[0-9]+)*)$`)
 
 func parseHostLoad(s string) (hostLoadWhatIf, error) {
 	const hint = "write --host-load HOST=LOADINDEX[,connecting=N][,sessions=N], e.g. --host-load rds-01=85,connecting=3"
