@@ -162,7 +162,6 @@ func simulateStorm(farm Farm, hosts []Host, req HostRequest, t Thresholds, reque
 	}
 	rec.finish(sim.hosts, sim.bucket)
 	rec.report.Naive = naiveStorm(farm, fh, req, requests)
-	rec.report.WhatIf = []WhatIf{}
 	return rec.report
 }
 
@@ -183,6 +182,7 @@ func newStormRecorder(farm Farm, hosts []Host, req HostRequest, t Thresholds, re
 		Requests:   requests,
 		Thresholds: t,
 		Hosts:      make([]StormHost, len(hosts)),
+		WhatIf:     []WhatIf{},
 	}
 	for i, h := range hosts {
 		r.report.Hosts[i] = StormHost{
