@@ -318,7 +318,7 @@ func (e *RequestError) Error() string { return e.Message }
 // directory in memory (never written), or a request option such as an
 // offline pod.
 type WhatIf struct {
-	Kind   string `json:"kind"`   // offline_pod, setting, pool_sessions, host_load, preferred, with
+	Kind   string `json:"kind"`   // offline_pod, setting, pod_setting, pool_sessions, host_load, preferred, with, storm_threshold
 	Target string `json:"target"` // the object or setting it changes (the file for with)
 	Value  string `json:"value"`  // the new value, as given ("" when the kind has none)
 }
@@ -328,6 +328,8 @@ type WhatIf struct {
 func (w WhatIf) String() string {
 	word := strings.ReplaceAll(w.Kind, "_", " ")
 	switch {
+	case w.Kind == "pod_setting":
+		return fmt.Sprintf("setting %s of pod %s", w.Value, w.Target)
 	case w.Kind == "preferred" && w.Value == "":
 		return fmt.Sprintf("preferred %s=(none)", w.Target)
 	case w.Value == "":

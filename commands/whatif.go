@@ -40,7 +40,8 @@ func (w *whatIfFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringArrayVar(&w.With, "with", nil,
 		"what-if: lay FILE.ldif over the directory in memory: a federation as `cpactl export` writes it, edited, or an ldapmodify change set (repeatable)")
-	f.StringArrayVar(&w.Settings, "setting", nil, "what-if: a setting KEY=VALUE, as `settings set` takes it (repeatable)")
+	f.StringArrayVar(&w.Settings, "setting", nil,
+		"what-if: a setting KEY=VALUE, as `settings set` takes it, or POD:KEY=VALUE for a pod's own pae-RDS* value (repeatable)")
 	f.StringArrayVar(&w.PoolSessions, "pool-sessions", nil, "what-if: a desktop pool's sessions in use, POOL=N (repeatable)")
 	f.StringArrayVar(&w.HostLoads, "host-load", nil,
 		"what-if: an RDS host's figures, HOST=LOADINDEX[,connecting=N][,sessions=N] (repeatable)")
@@ -69,22 +70,27 @@ type preferredWhatIf struct {
 	sites []string
 }
 
+// podSettingsWhatIf are the --setting POD:KEY=VALUE of one pod.
+type podSettingsWhatIf struct {
+	pod     string
+	changes []settingChange
+}
+
 // parsedWhatIfs are the shortcuts parsed, before any I/O.
 type parsedWhatIfs struct {
-	settings  []settingChange
-	pools     []poolSessionsWhatIf
-	hosts     []hostLoadWhatIf
-	preferred []preferredWhatIf
+	settings    []settingChange
+	podSettings []podSettingsWhatIf
+	pools       []poolSessionsWhatIf
+	hosts       []hostLoadWhatIf
+	preferred   []preferredWhatIf
 }
 
 // parse checks the shortcuts' syntax and the settings' ranges (no I/O).
 func (w *whatIfFlags) parse() (*parsedWhatIfs, error) {
 	out := &parsedWhatIfs{}
 	var err error
-	if len(w.Settings) > 0 {
-		if out.settings, err = parseSettingPairs(w.Settings); err != nil {
-			return nil, err
-		}
+	if out.settings, out.podSettings, err = parseWhatIfSettings(w.Settings); err != nil {
+		return nil, err
 	}
 	for _, s := range w.PoolSessions {
 		p, err := parsePoolSessions(s)
@@ -108,6 +114,52 @@ func (w *whatIfFlags) parse() (*parsedWhatIfs, error) {
 		out.preferred = append(out.preferred, p)
 	}
 	return out, nil
+}
+
+// parseWhatIfSettings reads each --setting as `settings set` reads its
+// pairs: KEY=VALUE for cn=Common, POD:KEY=VALUE for a pod's own pae-RDS*
+// value (as `settings set --pod POD KEY=VALUE`; the last ":" before the
+// "=" ends the pod's name, since no setting's name holds one).
+func parseWhatIfSettings(pairs []string) ([]settingChange, []podSettingsWhatIf, error) {
+	var federal []string
+	var pods []string              // in the order first given
+	byPod := map[string][]string{} // pod as first given -> its pairs
+	for _, pair := range pairs {
+		key, _, _ := strings.Cut(pair, "=")
+		i := strings.LastIndex(key, ":")
+		if i <= 0 {
+			federal = append(federal, pair)
+			continue
+		}
+		pod := pair[:i]
+		if first := firstFold(pods, pod); first != "" {
+			pod = first
+		} else {
+			pods = append(pods, pod)
+		}
+		byPod[pod] = append(byPod[pod], pair[i+1:])
+	}
+	var settings []settingChange
+	var err error
+	if len(federal) > 0 {
+		if settings, err = parseSettingPairs(federal); err != nil {
+			return nil, nil, err
+		}
+	}
+	var out []podSettingsWhatIf
+	for _, pod := range pods {
+		changes, err := parseSettingPairs(byPod[pod])
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, c := range changes {
+			if err := rules.PodSetting(c.set); err != nil {
+				return nil, nil, refused(err)
+			}
+		}
+		out = append(out, podSettingsWhatIf{pod: pod, changes: changes})
+	}
+	return settings, out, nil
 }
 
 // parsePoolSessions reads POOL=N; the last "=" ends the name (names may
@@ -193,7 +245,7 @@ func (w *whatIfFlags) overlay(base *directory.Store) (st *directory.Store, list 
 	}
 	list = []broker.WhatIf{}
 	st = base
-	if len(w.With)+len(parsed.settings)+len(parsed.pools)+len(parsed.hosts)+len(parsed.preferred) > 0 {
+	if len(w.With)+len(parsed.settings)+len(parsed.podSettings)+len(parsed.pools)+len(parsed.hosts)+len(parsed.preferred) > 0 {
 		ov := directory.NewOverlay(base.Client)
 		st = directory.NewStore(ov, base.DIT.Base)
 		st.Note = base.Note
@@ -224,6 +276,18 @@ func (w *whatIfFlags) lay(st *directory.Store, ov *directory.Overlay, parsed *pa
 			return nil, err
 		}
 		list = append(list, broker.WhatIf{Kind: "setting", Target: c.set.Attr, Value: strconv.Itoa(c.value)})
+	}
+	for _, ps := range parsed.podSettings {
+		pod, err := st.Pod(ps.pod)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range ps.changes {
+			if err := ov.Replace(directory.KindPod, pod.Name, pod.DN, c.set.Attr, []string{strconv.Itoa(c.value)}); err != nil {
+				return nil, err
+			}
+			list = append(list, broker.WhatIf{Kind: "pod_setting", Target: pod.Name, Value: c.set.Attr + "=" + strconv.Itoa(c.value)})
+		}
 	}
 	for _, p := range parsed.pools {
 		pool, err := st.Pool(p.pool)

@@ -139,3 +139,27 @@ func TestOverlayWithoutDataWhatIfsIsTheBaseStore(t *testing.T) {
 		t.Fatalf("overlay: %v %v %v %v", got == st, list, offline, err)
 	}
 }
+
+// TestParseWhatIfSettings: POD:KEY=VALUE goes to the pod (the last ":"
+// before the "=" ends its name), KEY=VALUE to cn=Common; per-pod keys are
+// the pae-RDS* ones only, as `settings set --pod`.
+func TestParseWhatIfSettings(t *testing.T) {
+	fed, pods, err := parseWhatIfSettings([]string{"pae-LoadThresholdForSite=99", "lon:1:rds-load-index-threshold=30",
+		"LON:1:pae-MinRDSServersInLBQueue=2", "par:pae-RDSLoadIndexThreshold=10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fed) != 1 || fed[0].set.Attr != "pae-LoadThresholdForSite" || fed[0].value != 99 {
+		t.Fatalf("federation %+v", fed)
+	}
+	if len(pods) != 2 || pods[0].pod != "lon:1" || len(pods[0].changes) != 2 || pods[1].pod != "par" ||
+		pods[0].changes[1].set.Attr != "pae-MinRDSServersInLBQueue" {
+		t.Fatalf("pods %+v", pods)
+	}
+	for _, bad := range [][]string{{"lon:pae-LoadThresholdForSite=50"}, {"lon:pae-RDSLoadIndexThreshold=1", "LON:rds-load-index-threshold=2"},
+		{"lon:pae-RDSLoadIndexThreshold=500"}} {
+		if _, _, err := parseWhatIfSettings(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
