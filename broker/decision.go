@@ -5,6 +5,7 @@ package broker
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cpactl/cpactl/quote"
 )
@@ -113,7 +114,9 @@ type Decision struct {
 	// Warnings report data the broker ignored or found inconsistent.
 	Warnings []string    `json:"warnings"`
 	Trace    []TraceStep `json:"trace"` // every step, in order
-	Seed     int64       `json:"seed"`  // the seed of every random order
+	// WhatIf lists the what-ifs in force ([] when none).
+	WhatIf []WhatIf `json:"what_if"`
+	Seed   int64    `json:"seed"` // the seed of every random order
 	// Backup is set when the GE's search ended in NO_CAPACITY and its backup
 	// entitlement was tried (docs/resolve.md "Backup global entitlements").
 	Backup *BackupReport `json:"backup,omitempty"`
@@ -315,7 +318,34 @@ func (e *RequestError) Error() string { return e.Message }
 // directory in memory (never written), or a request option such as an
 // offline pod.
 type WhatIf struct {
-	Kind   string `json:"kind"`   // offline_pod, setting, pool_sessions, host_load, preferred, with
+	Kind   string `json:"kind"`   // offline_pod, setting, pod_setting, pool_sessions, host_load, preferred, with, storm_threshold
 	Target string `json:"target"` // the object or setting it changes (the file for with)
 	Value  string `json:"value"`  // the new value, as given ("" when the kind has none)
+}
+
+// String renders the what-if for people: "setting pae-LoadThresholdForSite=99",
+// "offline pod us-pod-1".
+func (w WhatIf) String() string {
+	word := strings.ReplaceAll(w.Kind, "_", " ")
+	switch {
+	case w.Kind == "pod_setting":
+		return fmt.Sprintf("setting %s of pod %s", w.Value, w.Target)
+	case w.Kind == "preferred" && w.Value == "":
+		return fmt.Sprintf("preferred %s=(none)", w.Target)
+	case w.Value == "":
+		return word + " " + w.Target
+	case w.Kind == "with":
+		return fmt.Sprintf("with %s (%s)", w.Target, w.Value)
+	}
+	return fmt.Sprintf("%s %s=%s", word, w.Target, w.Value)
+}
+
+// DescribeWhatIfs renders a list of what-ifs on one line, "; " between
+// them.
+func DescribeWhatIfs(list []WhatIf) string {
+	parts := make([]string, len(list))
+	for i, w := range list {
+		parts[i] = w.String()
+	}
+	return strings.Join(parts, "; ")
 }

@@ -59,7 +59,10 @@ func TestDecisionJSONShape(t *testing.T) {
 	wantPlaced(t, d, "UK", "uk-pod1", "uk-rds")
 	m := jsonObject(t, d)
 	wantKeys(t, "decision", m, "outcome", "reason", "request", "placement", "checks", "home_site",
-		"home_site_redirection", "site_order", "sessions", "assignment", "warnings", "trace", "seed")
+		"home_site_redirection", "site_order", "sessions", "assignment", "warnings", "trace", "seed", "what_if")
+	if w, ok := m["what_if"].([]any); !ok || len(w) != 0 {
+		t.Fatalf("what_if %v, want [] with no what-if given", m["what_if"])
+	}
 	if m["outcome"] != "PLACED" || m["seed"] != float64(0) {
 		t.Fatalf("outcome %v seed %v", m["outcome"], m["seed"])
 	}

@@ -127,19 +127,7 @@ func (ix *index) aggregateLoad(pools []*Pool, policy Policy) *big.Rat {
 		}
 		return sum.Quo(sum, big.NewRat(int64(len(pools)), 1))
 	}
-	var sessions, capacity int64
-	seenFarm := map[string]bool{}
-	for _, p := range pools {
-		fig := ix.figures(p, policy)
-		if fig.farm != "" {
-			if seenFarm[fig.farm] {
-				continue
-			}
-			seenFarm[fig.farm] = true
-		}
-		sessions += fig.sessions
-		capacity += fig.capacity
-	}
+	sessions, capacity := ix.totals(pools)
 	return big.NewRat(sessions*100, capacity)
 }
 

@@ -38,6 +38,10 @@ type Request struct {
 	OfflinePods []string
 	// Seed seeds every random order (docs/resolve.md "Randomness").
 	Seed int64
+	// WhatIf lists the what-ifs in force (the offline pods among them),
+	// as the caller laid them: the decision echoes them in what_if and the
+	// trace names them.
+	WhatIf []WhatIf
 }
 
 // Resolve dry-runs the broker's search for one connection request (docs/resolve.md)
@@ -156,6 +160,7 @@ func (rs *resolver) settle() error {
 		Warnings:  []string{},
 		Trace:     []TraceStep{},
 		Seed:      rs.req.Seed,
+		WhatIf:    append([]WhatIf{}, rs.req.WhatIf...),
 	}
 	rs.geType = EntitlementType(strings.ToUpper(string(ge.Type)))
 	switch rs.geType {
@@ -175,14 +180,9 @@ func (rs *resolver) settle() error {
 		rs.warn("entitlement %s has unknown scope %q; treated as ANY", ge.Name, ge.Scope)
 		rs.scope = ScopeAny
 	}
-	rs.policy = Policy(strings.ToUpper(string(ge.Policy)))
-	switch rs.policy {
-	case PolicyNone, PolicyLoad, PolicySession:
-	case "":
-		rs.policy = PolicyNone
-	default:
-		rs.warn("entitlement %s has unknown session load distribution policy %q; treated as NONE", ge.Name, ge.Policy)
-		rs.policy = PolicyNone
+	var warning string
+	if rs.policy, warning = policyOf(ge); warning != "" {
+		rs.warn("%s", warning)
 	}
 	floatingDesktop := rs.geType == TypeDesktop && !ge.Dedicated
 	rs.dedicated = ge.Dedicated
@@ -267,6 +267,9 @@ func (rs *resolver) finish(o Outcome, format string, args ...any) *Decision {
 // run performs steps 1-7.
 func (rs *resolver) run() *Decision {
 	rs.describeRequest()
+	if len(rs.req.WhatIf) > 0 {
+		rs.trace("what_if", "what-ifs in force, laid over the directory in memory (nothing is written): %s", DescribeWhatIfs(rs.req.WhatIf))
+	}
 	for _, w := range rs.d.Warnings { // found while settling the GE's options
 		rs.trace("warning", "%s", w)
 	}
@@ -766,4 +769,17 @@ func sortedCopy(names []string) []string {
 	out := append([]string(nil), names...)
 	sortNames(out)
 	return out
+}
+
+// policyOf is ge's Session Load Distribution policy as the broker applies
+// it: NONE when unset, and NONE with a warning when unknown.
+func policyOf(ge *Entitlement) (Policy, string) {
+	p := Policy(strings.ToUpper(string(ge.Policy)))
+	switch p {
+	case PolicyNone, PolicyLoad, PolicySession:
+		return p, ""
+	case "":
+		return PolicyNone, ""
+	}
+	return PolicyNone, fmt.Sprintf("entitlement %s has unknown session load distribution policy %q; treated as NONE", ge.Name, ge.Policy)
 }

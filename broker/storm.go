@@ -57,6 +57,9 @@ type StormReport struct {
 	// Naive is the same burst placed on the candidate with the lowest load
 	// index, as if there were no buckets.
 	Naive NaiveStorm `json:"naive"`
+	// WhatIf lists the what-ifs in force ([] when none): data laid over
+	// the directory, and the --lit, --cst and --min overrides.
+	WhatIf []WhatIf `json:"what_if"`
 }
 
 // BucketCounts counts placements per serving bucket.
@@ -179,6 +182,7 @@ func newStormRecorder(farm Farm, hosts []Host, req HostRequest, t Thresholds, re
 		Requests:   requests,
 		Thresholds: t,
 		Hosts:      make([]StormHost, len(hosts)),
+		WhatIf:     []WhatIf{},
 	}
 	for i, h := range hosts {
 		r.report.Hosts[i] = StormHost{

@@ -342,7 +342,7 @@ func TestStormReportJSONFieldNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	pinKeys(t, "report", doc, "farm", "request", "requests", "placed", "unplaced", "first_unplaced",
-		"thresholds", "served_by", "hosts", "naive")
+		"thresholds", "served_by", "hosts", "naive", "what_if")
 	pinKeys(t, "request", doc["request"], "protocol", "unauthenticated")
 	pinKeys(t, "thresholds", doc["thresholds"], "lit", "cst", "min")
 	pinKeys(t, "served_by", doc["served_by"], "bucket_1", "bucket_2", "bucket_3")

@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -66,25 +67,9 @@ and need --yes elsewhere.`,
 }
 
 func (o *applyOptions) run() error {
-	snap, err := o.g.loadFederationFile(o.File)
+	check := fileCheck{errOut: o.g.IO.Err, file: o.File, force: o.Force, warn: o.g.warn, g: o.g}
+	_, desired, err := check.desiredState(o.g.Base)
 	if err != nil {
-		return err
-	}
-	if err := checkFileBase(snap, o.g.Base, o.File); err != nil {
-		return err
-	}
-	dit := ldapschema.DIT{Base: o.g.Base}
-	desired, err := reconcile.NewStateFrom(dit, snap.Each)
-	if err != nil {
-		return err
-	}
-	if problems := append(append([]reconcile.Problem(nil), desired.Problems...), desired.Foreign...); len(problems) > 0 {
-		return o.refuse(problems, "correct the file: it may hold only cpactl's objects and containers under the base (check -b)")
-	}
-	if snap.Len() == 0 {
-		return errorf("pass the file `cpactl export` writes", "%s holds no entries; nothing was written", o.File)
-	}
-	if err := o.lint(snap); err != nil {
 		return err
 	}
 
@@ -93,16 +78,9 @@ func (o *applyOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	done := o.g.track(st, "reading", "entries", 0)
-	current, err := currentState(st, desired)
-	done()
+	plan, _, err := check.plan(st, desired, o.Prune)
 	if err != nil {
 		return err
-	}
-	report := reconcile.Compare(desired, current)
-	plan, problems := reconcile.PlanApply(desired, current, report, o.Prune)
-	if len(problems) > 0 {
-		return o.refuse(problems, "correct the file or the directory, then apply again")
 	}
 	defer o.noteKept(plan)
 	if plan.Empty() {
@@ -119,7 +97,7 @@ func (o *applyOptions) run() error {
 			return err
 		}
 	}
-	done = o.g.track(st, "writing", "writes", int64(len(plan.Writes)))
+	done := o.g.track(st, "writing", "writes", int64(len(plan.Writes)))
 	err = st.ApplyPlan(&plan.Plan)
 	done()
 	if err != nil {
@@ -131,9 +109,72 @@ func (o *applyOptions) run() error {
 	return nil
 }
 
-// lint refuses a desired state with lint findings, unless --force.
-func (o *applyOptions) lint(snap *directory.Snapshot) error {
-	inv, err := directory.NewStore(snap, o.g.Base).Inventory()
+// fileCheck is how apply checks a desired federation file before writing
+// anything; a what-if --with FILE checks the file the same way, with the
+// same messages.
+type fileCheck struct {
+	errOut io.Writer // where the problems and lint findings are listed
+	file   string
+	force  bool // apply despite lint findings
+	warn   func(format string, args ...any)
+	g      *Globals // loads the file and shows progress (nil: neither shown)
+}
+
+// desiredState reads the file and checks it on its own: it parses, lies
+// under base, holds only cpactl's objects and containers, and lint finds
+// nothing in it (unless force).
+func (c fileCheck) desiredState(base string) (*directory.Snapshot, *reconcile.State, error) {
+	g := c.g
+	if g == nil {
+		g = &Globals{}
+	}
+	snap, err := g.loadFederationFile(c.file)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkFileBase(snap, base, c.file); err != nil {
+		return nil, nil, err
+	}
+	desired, err := reconcile.NewStateFrom(ldapschema.DIT{Base: base}, snap.Each)
+	if err != nil {
+		return nil, nil, err
+	}
+	if problems := append(append([]reconcile.Problem(nil), desired.Problems...), desired.Foreign...); len(problems) > 0 {
+		return nil, nil, c.refuse(problems, "correct the file: it may hold only cpactl's objects and containers under the base (check -b)")
+	}
+	if snap.Len() == 0 {
+		return nil, nil, errorf("pass the file `cpactl export` writes", "%s holds no entries; nothing was written", c.file)
+	}
+	if err := c.lint(snap, base); err != nil {
+		return nil, nil, err
+	}
+	return snap, desired, nil
+}
+
+// plan compares the desired state with the directory of st and plans the
+// writes, refusing what cannot be written (a structural class that
+// changes, a parent that exists nowhere, an entry that is not cpactl's).
+func (c fileCheck) plan(st *directory.Store, desired *reconcile.State, prune bool) (*reconcile.Plan, *reconcile.Report, error) {
+	done := func() {}
+	if c.g != nil {
+		done = c.g.track(st, "reading", "entries", 0)
+	}
+	current, err := currentState(st, desired)
+	done()
+	if err != nil {
+		return nil, nil, err
+	}
+	report := reconcile.Compare(desired, current)
+	plan, problems := reconcile.PlanApply(desired, current, report, prune)
+	if len(problems) > 0 {
+		return nil, nil, c.refuse(problems, "correct the file or the directory, then apply again")
+	}
+	return plan, report, nil
+}
+
+// lint refuses a desired state with lint findings, unless force.
+func (c fileCheck) lint(snap *directory.Snapshot, base string) error {
+	inv, err := directory.NewStore(snap, base).Inventory()
 	var layout *directory.LayoutError
 	if errors.As(err, &layout) {
 		return nil // the file holds no container: no object to check
@@ -146,24 +187,24 @@ func (o *applyOptions) lint(snap *directory.Snapshot) error {
 		return nil
 	}
 	for _, f := range findings {
-		fmt.Fprintf(o.g.IO.Err, "  %s %s: %s: %s\n", f.Kind, f.Object, f.Check, f.Message)
+		fmt.Fprintf(c.errOut, "  %s %s: %s: %s\n", f.Kind, f.Object, f.Check, f.Message)
 	}
 	n := len(findings)
-	if o.Force {
-		o.g.warn("%s: applying despite %d lint %s (--force)", o.File, n, plural(n, "finding", "findings"))
+	if c.force {
+		c.warn("%s: applying despite %d lint %s (--force)", c.file, n, plural(n, "finding", "findings"))
 		return nil
 	}
-	return errorf(fmt.Sprintf("correct the file (`cpactl lint --from %s` names each fix), or pass --force", quote.Shell(o.File)),
-		"%s: lint found %d %s in the desired state; nothing was written", o.File, n, plural(n, "problem", "problems"))
+	return errorf(fmt.Sprintf("correct the file (`cpactl lint --from %s` names each fix), or pass --force", quote.Shell(c.file)),
+		"%s: lint found %d %s in the desired state; nothing was written", c.file, n, plural(n, "problem", "problems"))
 }
 
 // refuse lists problems on stderr and fails with exit 1.
-func (o *applyOptions) refuse(problems []reconcile.Problem, hint string) error {
+func (c fileCheck) refuse(problems []reconcile.Problem, hint string) error {
 	for _, p := range problems {
-		fmt.Fprintf(o.g.IO.Err, "  %s\n", p)
+		fmt.Fprintf(c.errOut, "  %s\n", p)
 	}
 	n := len(problems)
-	return errorf(hint, "%s: %d %s; nothing was written", o.File, n, plural(n, "problem", "problems"))
+	return errorf(hint, "%s: %d %s; nothing was written", c.file, n, plural(n, "problem", "problems"))
 }
 
 // confirmDeletes asks before pruning (or needs --yes).

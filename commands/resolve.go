@@ -50,20 +50,30 @@ stable contract. -o dot draws the search path as a Graphviz picture: the
 sites in the order visited with their tier, the pods and pools tried, and
 the placement highlighted.
 
-Nothing is written. What-if options: --offline-pod treats pods as offline,
---seed changes every random order (the seed is always printed). --from reads
-an LDIF snapshot instead of a server, with the same answer.
+Nothing is written. What-if options lay changes over the directory (or the
+snapshot) in memory, for this answer only: --with FILE.ldif (a federation as
+` + "`cpactl export`" + ` writes it, edited, checked as ` + "`cpactl apply`" + ` checks it; or an
+ldapmodify change set), --setting KEY=VALUE (as ` + "`settings set`" + ` takes it),
+--pool-sessions POOL=N, --host-load HOST=LOADINDEX[,connecting=N][,sessions=N],
+--preferred SITE=A,B and --offline-pod POD, each repeatable; the answer
+lists them (what_if in JSON). --seed changes every random order (the seed is
+always printed). --from reads an LDIF snapshot instead of a server, with the
+same answer.
 
 Exit codes: 0 when the user would get a session (PLACED, RECONNECT,
 CHOOSE_SESSION, ASSIGNED), 6 when not (DENIED, UNAVAILABLE, NO_CAPACITY),
-3 when a named user, entitlement, Connection Server, pod or computer does not
-exist (DOMAIN\uid with another domain than the user's is such a user), 1 on
-other errors.`,
+3 when a named user, entitlement, Connection Server, pod or computer, or an
+object a what-if names, does not exist (DOMAIN\uid with another domain than
+the user's is such a user), 1 on other errors (a --with file apply would
+refuse is refused with apply's message).`,
 		Example: `  # seed 000, scenario 1, with no server: India is full, UK takes the session
   cpactl resolve --from fixtures/resolve-seed-000.ldif --user alice --entitlement "Sales Desktops" --connection-server india-cs-1
 
   # scenario 2: UK is above pae-LoadThresholdForSite, so US takes it
   cpactl resolve --from fixtures/resolve-seed-000-scenario-2.ldif --user alice --entitlement "Sales Desktops" --connection-server india-cs-1
+
+  # scenario 2 again: would raising pae-LoadThresholdForSite to 99 send alice to UK?
+  cpactl resolve --from fixtures/resolve-seed-000-scenario-2.ldif --user alice --entitlement "Sales Desktops" --connection-server india-cs-1 --setting pae-LoadThresholdForSite=99
 
   # against the server: what if the US pod went down? (JSON for scripts)
   cpactl resolve --user 'CORP\alice' --entitlement "Sales Desktops" --connection-server india-cs-1 --offline-pod us-pod-1 -o json`,
@@ -117,7 +127,7 @@ func (o *resolveOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	st, _, offline, err := o.whatIf.overlay(base)
+	st, whatIfs, offline, err := o.whatIf.overlay(base)
 	if err != nil {
 		return err
 	}
@@ -129,7 +139,7 @@ func (o *resolveOptions) run() error {
 	d, err := broker.Resolve(data.Federation, broker.Request{User: data.UID, Entitlement: o.Entitlement,
 		ConnectionServer: o.ConnectionServer, Pod: o.Pod, Client: o.Client,
 		Protocol: broker.Protocol(strings.ToUpper(o.Protocol)), Unauthenticated: o.Unauthenticated,
-		OfflinePods: offline, Seed: o.Seed})
+		OfflinePods: offline, Seed: o.Seed, WhatIf: whatIfs})
 	if err != nil {
 		return err
 	}
@@ -245,6 +255,9 @@ func writeOutcome(ew *errWriter, d *broker.Decision) {
 	}
 	ew.printf("request: %s -> %s (%s, scope %s, policy %s) via %s, site %s, protocol %s%s, seed %d\n",
 		r.User, r.Entitlement, kind, r.Scope, r.Policy, via, r.ConnectingSite, r.Protocol, extra, d.Seed)
+	if len(d.WhatIf) > 0 {
+		ew.printf("what-if (in memory, nothing written): %s\n", broker.DescribeWhatIfs(d.WhatIf))
+	}
 	if len(r.OfflinePods) > 0 {
 		ew.printf("offline pods: %s\n", strings.Join(r.OfflinePods, ", "))
 	}

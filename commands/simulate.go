@@ -39,6 +39,7 @@ type stormOptions struct {
 	Requests        int
 	Protocol        string
 	Unauthenticated bool
+	whatIf          whatIfFlags
 	// What-if bucket thresholds; unset ones come from cn=Common.
 	LIT, CST, MIN whatIfInt
 }
@@ -94,7 +95,11 @@ farm's host-side thresholds or session limit, makes them refuse logons.
 The bucket thresholds come from cn=Common (pae-RDSLoadIndexThreshold,
 pae-RDSConnectingSessionThreshold, pae-MinRDSServersInLBQueue, defaults
 when absent) unless --lit, --cst or --min override them: a what-if to tune
-them before users feel it. Nothing is written.
+them before users feel it. The what-ifs of resolve lay data over the
+directory in memory too: --host-load HOST=LOADINDEX[,connecting=N][,sessions=N]
+replays the storm from other host figures, --setting KEY=VALUE changes
+cn=Common, --with FILE.ldif lays a federation or a change set over it; the
+report lists them (what_if in JSON). Nothing is written.
 
 The table shows each host's share with a bar chart, its bucket before and
 after the burst, its counters and why it refuses logons afterwards; the
@@ -130,6 +135,8 @@ error), 3 when the farm does not exist, 1 on bad flags or other errors.`,
 		set, _ := ldapschema.LookupSetting(t.attr)
 		f.Var(t.opt(o), t.flag, fmt.Sprintf("what-if %s, %s (default: the value in cn=Common)", t.attr, set.Range()))
 	}
+	o.whatIf.add(cmd)
+	_ = f.MarkHidden("offline-pod") // refused: a storm has no pods to search
 	o.readFlags.add(cmd)
 	return cmd
 }
@@ -141,6 +148,10 @@ func (o *stormOptions) validate() error {
 	}
 	if o.Farm == "" {
 		return errorf("", "--farm is required: name the RDS farm to replay the storm on")
+	}
+	if len(o.whatIf.OfflinePods) > 0 {
+		return errorf("a storm replays one farm's hosts: to see where sessions go without a pod, use `cpactl resolve --offline-pod`",
+			"--offline-pod does not apply to simulate storm")
 	}
 	if o.Requests < 1 || o.Requests > maxStormRequests {
 		return errorf("", "--requests %d is out of range: it takes an integer 1-%d", o.Requests, maxStormRequests)
@@ -176,11 +187,15 @@ func (o *stormOptions) run() error {
 	if err != nil {
 		return err
 	}
-	st, closeFn, err := o.g.ReadStore(o.From)
+	base, closeFn, err := o.g.ReadStore(o.From)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
+	st, whatIfs, _, err := o.whatIf.overlay(base)
+	if err != nil {
+		return err
+	}
 	settings, err := st.Settings()
 	if err != nil {
 		return err
@@ -211,6 +226,12 @@ func (o *stormOptions) run() error {
 	t.LIT, t.CST, t.MIN = view.Thresholds[0].Value, view.Thresholds[1].Value, view.Thresholds[2].Value
 	view.Report = broker.SimulateStorm(view.Farm, hosts, broker.HostRequest{Protocol: proto, Unauthenticated: o.Unauthenticated},
 		t, o.Requests)
+	for _, th := range view.Thresholds {
+		if th.Overridden {
+			whatIfs = append(whatIfs, broker.WhatIf{Kind: "storm_threshold", Target: th.Flag, Value: strconv.Itoa(th.Value)})
+		}
+	}
+	view.Report.WhatIf = whatIfs
 	return p.Print(view.Report, func(w io.Writer) error { return writeStorm(w, view) })
 }
 
@@ -308,6 +329,15 @@ func writeStorm(w io.Writer, v stormView) error {
 	ew.printf("thresholds: %s\n", strings.Join(th, ", "))
 	if whatIf {
 		ew.printf("  what-if: the flags override cn=Common for this simulation only; nothing is written\n")
+	}
+	var data []broker.WhatIf
+	for _, w := range r.WhatIf {
+		if w.Kind != "storm_threshold" {
+			data = append(data, w)
+		}
+	}
+	if len(data) > 0 {
+		ew.printf("what-if (in memory, nothing written): %s\n", broker.DescribeWhatIfs(data))
 	}
 	proto := "any (none required)"
 	if r.Request.Protocol != "" {

@@ -247,6 +247,21 @@ func (r *resolveReader) unreadable(err error, what string) {
 	r.warn("%s; %s (run `cpactl lint`)", err, what)
 }
 
+// LoadsFederation reads what `cpactl loads` needs for one GE: the
+// settings, every site and pod, the GE and its pools, their farms and
+// hosts (TopologyFederation's searches: those of ResolveFederation
+// without the user's). A GE that does not exist is a *NotFoundError.
+func (s *Store) LoadsFederation(entitlement string) (*ResolveData, error) {
+	if entitlement == "" {
+		return nil, &NotFoundError{Kind: KindEntitlement, Name: entitlement}
+	}
+	t, err := s.TopologyFederation(entitlement)
+	if err != nil {
+		return nil, err
+	}
+	return &ResolveData{Federation: t.Federation, Warnings: t.Warnings}, nil
+}
+
 func (r *resolveReader) read(q ResolveQuery) (string, error) {
 	s, f := r.s, r.f
 	if err := r.readTopology(); err != nil {

@@ -51,6 +51,15 @@ type EntryChange struct {
 	desired, current *Entry
 }
 
+// DesiredAttrs returns the desired entry's compared attributes, nil for an
+// entry only the current state holds.
+func (c EntryChange) DesiredAttrs() ldapschema.Attrs {
+	if c.desired == nil {
+		return nil
+	}
+	return c.desired.Attrs()
+}
+
 // Object names the entry for people: "site UK".
 func (c EntryChange) Object() string { return c.Kind + " " + c.Name }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: false,
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"stripwhatif": stripWhatIf},
 		Setup: func(env *testscript.Env) error {
 			name := filepath.Base(env.WorkDir)
 			cfg := slapdtest.Config{}
@@ -74,4 +76,31 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// stripWhatIf rewrites each JSON file named (a resolve decision) without
+// what names the what-ifs in force: the what_if list and the trace steps
+// of step what_if. What remains is the answer, to compare with the answer
+// of the same change made for real.
+func stripWhatIf(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: stripwhatif FILE...")
+	}
+	for _, name := range args {
+		var d map[string]any
+		ts.Check(json.Unmarshal([]byte(ts.ReadFile(name)), &d))
+		delete(d, "what_if")
+		if trace, ok := d["trace"].([]any); ok {
+			kept := []any{}
+			for _, step := range trace {
+				if m, ok := step.(map[string]any); !ok || m["step"] != "what_if" {
+					kept = append(kept, step)
+				}
+			}
+			d["trace"] = kept
+		}
+		b, err := json.MarshalIndent(d, "", "  ")
+		ts.Check(err)
+		ts.Check(os.WriteFile(ts.MkAbs(name), append(b, '\n'), 0o644))
+	}
 }

@@ -1,0 +1,281 @@
+package directory
+
+// What-if overlays: changes laid over a live directory or a snapshot in
+// memory, for the reads that decide (resolve, simulate storm, loads,
+// impact). Nothing is ever written (docs/resolve.md "What-if").
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// ErrWhatIf is returned by every write to an Overlay.
+var ErrWhatIf = errors.New("a what-if is laid over the directory in memory and is never written")
+
+// Overlay is a Client that answers every search from another Client with
+// the overlay's changes laid over the answer: an entry the overlay changed
+// replaces the one read (when it still matches the search's filter), an
+// entry it deleted is dropped, and an entry it added is returned when it
+// lies in the search's scope and matches its filter (evaluated in memory,
+// as a Snapshot does). It refuses every write (ErrWhatIf).
+//
+// The changes are made with Replace, Put, Delete and ApplyChangeSet. Each
+// search costs what the underlying search costs plus one look-up per entry
+// returned and, for the entries the overlay holds in the search's scope,
+// one filter evaluation each: an overlay of a few changes adds nothing
+// that grows with the directory.
+type Overlay struct {
+	under Client
+	// entries are the changed entries by normalized DN: the entry as it now
+	// is, nil when deleted.
+	entries map[string]*ldap.Entry
+	// children lists, by normalized parent DN, the keys of entries that
+	// lies below it, in the order they were first changed.
+	children map[string][]string
+	order    []string // every key, in the order first changed
+}
+
+// NewOverlay returns an overlay over c with no change yet.
+func NewOverlay(c Client) *Overlay {
+	return &Overlay{under: c, entries: map[string]*ldap.Entry{}, children: map[string][]string{}}
+}
+
+// Empty reports whether the overlay changes nothing.
+func (o *Overlay) Empty() bool { return len(o.entries) == 0 }
+
+// EachChanged calls each with every entry the overlay adds or changes (not
+// the deleted ones), in the order first changed.
+func (o *Overlay) EachChanged(each func(*ldap.Entry) error) error {
+	for _, k := range o.order {
+		if e := o.entries[k]; e != nil {
+			if err := each(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Entry returns the entry at dn as the overlay shows it (a copy the caller
+// may change), nil when it does not exist.
+func (o *Overlay) Entry(dn string) (*ldap.Entry, error) {
+	k := ldapschema.NormalizeDN(dn)
+	if e, ok := o.entries[k]; ok {
+		if e == nil {
+			return nil, nil
+		}
+		return copyEntry(e), nil
+	}
+	res, err := o.under.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
+		AnyEntry, nil, nil))
+	if IsCode(err, ldap.LDAPResultNoSuchObject) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, opError(err, "reading %s", dn)
+	}
+	if len(res.Entries) == 0 {
+		return nil, nil
+	}
+	return copyEntry(res.Entries[0]), nil
+}
+
+func copyEntry(e *ldap.Entry) *ldap.Entry {
+	out := &ldap.Entry{DN: e.DN, Attributes: make([]*ldap.EntryAttribute, 0, len(e.Attributes))}
+	for _, a := range e.Attributes {
+		out.Attributes = append(out.Attributes, &ldap.EntryAttribute{Name: a.Name, Values: append([]string(nil), a.Values...)})
+	}
+	return out
+}
+
+// set records e (nil: deleted) as the entry at its DN.
+func (o *Overlay) set(dn string, e *ldap.Entry) {
+	k := ldapschema.NormalizeDN(dn)
+	if _, seen := o.entries[k]; !seen {
+		o.order = append(o.order, k)
+		p := parentKey(k)
+		o.children[p] = append(o.children[p], k)
+	}
+	o.entries[k] = e
+}
+
+// Replace sets attr of the entry at dn to values (none removes the
+// attribute). A missing entry is a *NotFoundError of kind.
+func (o *Overlay) Replace(kind, name, dn, attr string, values []string) error {
+	e, err := o.Entry(dn)
+	if err != nil {
+		return err
+	}
+	if e == nil {
+		return &NotFoundError{Kind: kind, Name: name}
+	}
+	setValues(e, attr, values)
+	o.set(e.DN, e)
+	return nil
+}
+
+// setValues replaces attr's values on e; none removes it.
+func setValues(e *ldap.Entry, attr string, values []string) {
+	kept := e.Attributes[:0]
+	done := false
+	for _, a := range e.Attributes {
+		if !strings.EqualFold(a.Name, attr) {
+			kept = append(kept, a)
+			continue
+		}
+		if len(values) > 0 && !done {
+			kept = append(kept, &ldap.EntryAttribute{Name: a.Name, Values: append([]string(nil), values...)})
+			done = true
+		}
+	}
+	if len(values) > 0 && !done {
+		kept = append(kept, &ldap.EntryAttribute{Name: attr, Values: append([]string(nil), values...)})
+	}
+	e.Attributes = kept
+}
+
+// Put lays the whole entry dn with attrs over whatever is there (a
+// desired federation's entry).
+func (o *Overlay) Put(dn string, attrs ldapschema.Attrs) {
+	names := make([]string, 0, len(attrs))
+	for n := range attrs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	e := &ldap.Entry{DN: dn}
+	for _, n := range names {
+		if len(attrs[n]) > 0 {
+			e.Attributes = append(e.Attributes, &ldap.EntryAttribute{Name: n, Values: append([]string(nil), attrs[n]...)})
+		}
+	}
+	o.set(dn, e)
+}
+
+// Delete removes the entry at dn from what searches see.
+func (o *Overlay) Delete(dn string) { o.set(dn, nil) }
+
+// Search answers like the underlying client, with the overlay laid over.
+func (o *Overlay) Search(req *ldap.SearchRequest) (*ldap.SearchResult, error) {
+	if o.Empty() {
+		return o.under.Search(req)
+	}
+	res := &ldap.SearchResult{}
+	err := o.SearchEach(req, func(e *ldap.Entry) error {
+		res.Entries = append(res.Entries, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// SearchEach streams the underlying search's entries with the overlay laid
+// over them: changed entries in place (when they still match), then the
+// overlay's other entries in scope that match, in the order first changed.
+func (o *Overlay) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error) error {
+	if o.Empty() {
+		return o.under.SearchEach(req, each)
+	}
+	filter, err := ldap.CompileFilter(req.Filter)
+	if err != nil {
+		return err
+	}
+	base := ldapschema.NormalizeDN(req.BaseDN)
+	if e, ok := o.entries[base]; ok && e == nil && base != "" {
+		return &ldap.Error{ResultCode: ldap.LDAPResultNoSuchObject, Err: fmt.Errorf("no such object: %s", req.BaseDN)}
+	}
+	emitted := map[string]bool{}
+	emit := func(k string, e *ldap.Entry) error {
+		emitted[k] = true
+		ok, err := matches(filter, e)
+		if err != nil || !ok {
+			return err
+		}
+		return each(project(e, req.Attributes))
+	}
+	err = o.under.SearchEach(req, func(e *ldap.Entry) error {
+		k := ldapschema.NormalizeDN(e.DN)
+		if mine, ok := o.entries[k]; ok {
+			if mine == nil {
+				return nil
+			}
+			return emit(k, mine)
+		}
+		return each(e)
+	})
+	if IsCode(err, ldap.LDAPResultNoSuchObject) && o.entries[base] != nil {
+		err = nil // the base is an entry the overlay adds
+	}
+	if err != nil {
+		return err
+	}
+	for _, k := range o.inScope(base, req.Scope) {
+		if e := o.entries[k]; e != nil && !emitted[k] {
+			if err := emit(k, e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// inScope lists the overlay's keys in the scope of a search from base.
+func (o *Overlay) inScope(base string, scope int) []string {
+	switch scope {
+	case ldap.ScopeBaseObject:
+		if _, ok := o.entries[base]; ok {
+			return []string{base}
+		}
+		return nil
+	case ldap.ScopeSingleLevel:
+		return o.children[base]
+	}
+	var out []string
+	for _, k := range o.order {
+		if withinKey(k, base) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// withinKey reports whether key is base or lies below it (normalized DNs).
+func withinKey(key, base string) bool {
+	if base == "" {
+		return true
+	}
+	for k := key; k != ""; k = parentKey(k) {
+		if len(k) == len(base) {
+			return k == base
+		}
+		if len(k) < len(base) {
+			return false
+		}
+	}
+	return false
+}
+
+// Add refuses: a what-if is never written.
+func (o *Overlay) Add(*ldap.AddRequest) error { return ErrWhatIf }
+
+// Modify refuses: a what-if is never written.
+func (o *Overlay) Modify(*ldap.ModifyRequest) error { return ErrWhatIf }
+
+// ModifyDN refuses: a what-if is never written.
+func (o *Overlay) ModifyDN(*ldap.ModifyDNRequest) error { return ErrWhatIf }
+
+// Del refuses: a what-if is never written.
+func (o *Overlay) Del(*ldap.DelRequest) error { return ErrWhatIf }
+
+// Transaction refuses: a what-if is never written.
+func (o *Overlay) Transaction(func(Writer) error) error { return ErrWhatIf }
+
+// Close closes the underlying client.
+func (o *Overlay) Close() error { return o.under.Close() }
