@@ -54,7 +54,7 @@ var nameFlags = map[string]string{
 var memberFlags = []string{"members"}
 
 // fileFlags take a file name: the shell completes files.
-var fileFlags = []string{"from", "password-file", "ca-file", "output-file"}
+var fileFlags = []string{"from", "password-file", "ca-file", "output-file", "with"}
 
 // lower spells stored values as the flags are usually written.
 func lower(values []string) []string {
@@ -156,6 +156,10 @@ func registerCompletions(root *cobra.Command, g *Globals) {
 			fn = completeFiles
 		case f.Name == "context":
 			fn = g.completeContexts
+		case f.Name == "setting":
+			fn = completeSettings(true)
+		case assignFlags[f.Name] != "":
+			fn = g.completeAssign(assignFlags[f.Name])
 		default:
 			return
 		}
@@ -247,7 +251,9 @@ func completeSettings(set bool) cobra.CompletionFunc {
 		if strings.Contains(toComplete, "=") {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		perPod := cmd.Flags().Changed("pod")
+		// --pod of settings set/reset names the pod the keys are for;
+		// resolve's --pod (with --setting) is where the user connects.
+		perPod := cmd.Parent() != nil && cmd.Parent().Name() == "settings" && cmd.Flags().Changed("pod")
 		suffix, directive := "", cobra.ShellCompDirectiveNoFileComp
 		if set {
 			suffix, directive = "=", directive|cobra.ShellCompDirectiveNoSpace
@@ -305,6 +311,27 @@ func (g *Globals) completeNames(kind string, list bool) cobra.CompletionFunc {
 			out = append(out, done+n)
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// assignFlags are the what-if flags of the form NAME=VALUE, by the kind
+// of object NAME is.
+var assignFlags = map[string]string{"pool-sessions": directory.KindPool, "host-load": directory.KindHost,
+	"preferred": directory.KindSite}
+
+// completeAssign completes NAME= of a NAME=VALUE flag, leaving the cursor
+// after the "="; nothing once the "=" is typed.
+func (g *Globals) completeAssign(kind string) cobra.CompletionFunc {
+	names := g.completeNames(kind, false)
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if strings.Contains(toComplete, "=") {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		out, directive := names(cmd, args, toComplete)
+		for i := range out {
+			out[i] += "="
+		}
+		return out, directive | cobra.ShellCompDirectiveNoSpace
 	}
 }
 

@@ -32,7 +32,10 @@ func eachFlag(cmd *cobra.Command, fn func(*cobra.Command, *pflag.Flag)) {
 
 func TestEveryNameOrEnumFlagCompletes(t *testing.T) {
 	root := NewRootCommand(&Globals{Getenv: func(string) string { return "" }})
-	known := append(append(append([]string{"context"}, memberFlags...), fileFlags...), freeText...)
+	known := append(append(append([]string{"context", "setting"}, memberFlags...), fileFlags...), freeText...)
+	for name := range assignFlags {
+		known = append(known, name)
+	}
 	for name := range nameFlags {
 		known = append(known, name)
 	}

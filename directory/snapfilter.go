@@ -19,20 +19,34 @@ func project(e *ldap.Entry, attrs []string) *ldap.Entry {
 	if len(attrs) == 0 {
 		return e
 	}
-	// e is the snapshot's fresh decoding of the entry, owned by this
-	// search: it is cut down in place.
-	out := e.Attributes[:0]
-	for _, a := range e.Attributes {
+	out := &ldap.Entry{DN: e.DN, Attributes: make([]*ldap.EntryAttribute, 0, len(e.Attributes))}
+	out.Attributes = keepAttrs(out.Attributes, e.Attributes, attrs)
+	return out
+}
+
+// projectInPlace is project for an entry the caller owns (a snapshot's
+// fresh decoding): it is cut down in place, with no copy.
+func projectInPlace(e *ldap.Entry, attrs []string) *ldap.Entry {
+	if len(attrs) == 0 {
+		return e
+	}
+	out := keepAttrs(e.Attributes[:0], e.Attributes, attrs)
+	clear(e.Attributes[len(out):])
+	e.Attributes = out
+	return e
+}
+
+// keepAttrs appends to dst the attributes of from that attrs asks for.
+func keepAttrs(dst, from []*ldap.EntryAttribute, attrs []string) []*ldap.EntryAttribute {
+	for _, a := range from {
 		for _, want := range attrs {
 			if want == "*" || strings.EqualFold(want, a.Name) {
-				out = append(out, a)
+				dst = append(dst, a)
 				break
 			}
 		}
 	}
-	clear(e.Attributes[len(out):])
-	e.Attributes = out
-	return e
+	return dst
 }
 
 // matches evaluates a compiled filter against an entry.

@@ -526,7 +526,7 @@ func (s *Snapshot) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) er
 		if !ok {
 			continue
 		}
-		if err := each(project(e, req.Attributes)); err != nil {
+		if err := each(projectInPlace(e, req.Attributes)); err != nil {
 			return err
 		}
 		found++
