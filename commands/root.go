@@ -205,6 +205,10 @@ with --from FILE.ldif and no server.`,
 		newDiffCommand(g),
 		newApplyCommand(g),
 		newGenerateCommand(g),
+		withVerbs(newDocsCommand(g),
+			newDocsFormatCommand(g, "man"),
+			newDocsFormatCommand(g, "markdown"),
+		),
 		newExitCodesTopic(),
 	)
 	// Parse flags level by level, so an unknown flag before the noun is
