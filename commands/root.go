@@ -209,6 +209,7 @@ with --from FILE.ldif and no server.`,
 			newDocsFormatCommand(g, "man"),
 			newDocsFormatCommand(g, "markdown"),
 		),
+		newVersionCommand(g),
 		newExitCodesTopic(),
 	)
 	// Parse flags level by level, so an unknown flag before the noun is
