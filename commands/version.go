@@ -83,4 +83,3 @@ func (o *versionOptions) run() error {
 		return output.Fields(w, [][2]string{{"version", v.Version}, {"commit", commit}, {"go", v.GoVersion}})
 	})
 }
-
