@@ -177,12 +177,8 @@ func (o *sitePreferredOptions) run() error {
 			if len(next) == 0 {
 				q = fmt.Sprintf("Remove every preferred site of %s?", site.Name)
 			}
-			ok, err := o.g.Prompter.Confirm(q, true)
-			if err != nil {
+			if err := ask(o.g, "preferred sites of site "+site.Name, q); err != nil {
 				return err
-			}
-			if !ok {
-				return errorf("", "preferred sites of site %s: cancelled, nothing was written", site.Name)
 			}
 		}
 	}

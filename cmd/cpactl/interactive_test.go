@@ -226,12 +226,49 @@ func TestInteractivePreferredDeclined(t *testing.T) {
 	term.send(keyEnter) // (done)
 	term.expect("Set the preferred sites of UK to 1. India?")
 	term.send("n", keyEnter)
-	term.expect("cancelled, nothing was written")
+	term.expect("preferred sites of site UK: cancelled: nothing written")
 	if code := term.wait(); code != 1 {
 		t.Fatalf("exit %d, want 1; the terminal shows:\n%s", code, term.output())
 	}
 	if got := storedPreferred(t, st, "UK"); len(got) != 0 {
 		t.Fatalf("stored %q, want nothing", got)
+	}
+}
+
+// TestInteractivePreferredClearDefaultsToNo: emptying the list is asked
+// with No as the default: Enter alone cancels, exit 1, nothing written.
+func TestInteractivePreferredClearDefaultsToNo(t *testing.T) {
+	srv, st := startSeed(t)
+	term := startTerminal(t, srv, "site", "preferred", "India")
+	term.expect("Preferred site 1 of India")
+	// Options: UK (default), US, (done), (keep current order).
+	term.send(keyDown, keyDown, keyEnter) // (done) at rank 1: an empty list
+	term.expect("Remove every preferred site of India?")
+	term.expect("(y/N)")
+	term.send(keyEnter)
+	term.expect("preferred sites of site India: cancelled: nothing written")
+	if code := term.wait(); code != 1 {
+		t.Fatalf("exit %d, want 1; the terminal shows:\n%s", code, term.output())
+	}
+	if got := storedPreferred(t, st, "India"); !slices.Equal(got, []string{"UK", "US"}) {
+		t.Fatalf("stored %q, want [UK US]", got)
+	}
+}
+
+// TestInteractiveDeleteDefaultsToNo: Enter alone at a delete's question
+// cancels.
+func TestInteractiveDeleteDefaultsToNo(t *testing.T) {
+	srv, st := startSeed(t)
+	term := startTerminal(t, srv, "cs", "delete", "cs-lon-1")
+	term.expect("Delete connection server cs-lon-1?")
+	term.expect("(y/N)")
+	term.send(keyEnter)
+	term.expect(`deleting connection server "cs-lon-1": cancelled: nothing written`)
+	if code := term.wait(); code != 1 {
+		t.Fatalf("exit %d, want 1; the terminal shows:\n%s", code, term.output())
+	}
+	if _, err := st.ConnectionServer("cs-lon-1"); err != nil {
+		t.Fatalf("declined, yet: %v", err)
 	}
 }
 
