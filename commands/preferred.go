@@ -73,7 +73,7 @@ administrator changed it in between, nothing is written and cpactl exits
 			return o.run()
 		},
 	}
-	cmd.Flags().StringSliceVar(&o.Set, "set", nil, "the new list, first rank first: A,B,C")
+	csvListVar(cmd.Flags(), &o.Set, "set", "the new list, first rank first: A,B,C")
 	cmd.Flags().BoolVar(&o.Clear, "clear", false, "remove every preferred site")
 	cmd.Flags().BoolVar(&o.Show, "show", false, "print the list in rank order")
 	o.readFlags.add(cmd)
