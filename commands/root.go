@@ -26,6 +26,7 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	setMemoryLimit()
 	g := &Globals{IO: IOStreams{In: in, Out: out, Err: errOut}, Getenv: os.Getenv, ReadPassword: prompt.TerminalPassword}
 	g.Interactive = func() bool { return prompt.Interactive(in, out) }
+	g.TerminalWidth = func() int { return output.TerminalWidth(out) }
 	inFile, _ := in.(*os.File)
 	outFile, _ := out.(*os.File)
 	g.Prompter = prompt.Survey{In: inFile, Out: outFile, Err: errOut}
@@ -272,7 +273,7 @@ type readFlags struct {
 }
 
 func (r *readFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&r.Output, "output", "o", "table", "output format: table, json or yaml")
+	cmd.Flags().StringVarP(&r.Output, "output", "o", "table", output.FormatUsage)
 	cmd.Flags().StringVar(&r.From, "from", "", "read an LDIF snapshot (cpactl export, ldapsearch -LLL) instead of a server")
 }
 
@@ -281,7 +282,7 @@ func (r *readFlags) printer(g *Globals) (output.Printer, error) {
 	if err != nil {
 		return output.Printer{}, errorf("", "%v", err)
 	}
-	return output.Printer{Format: f, Out: g.IO.Out}, nil
+	return output.Printer{Format: f, Out: g.IO.Out, Width: g.terminalWidth()}, nil
 }
 
 // open returns what a read command needs: its printer and a store on the
@@ -296,6 +297,15 @@ func (r *readFlags) open(g *Globals) (output.Printer, *directory.Store, func(), 
 		return p, nil, nil, err
 	}
 	return p, st, closeFn, nil
+}
+
+// terminalWidth is the width tables fit in: the terminal's when stdout is
+// one, else 0 (never wrap).
+func (g *Globals) terminalWidth() int {
+	if g.TerminalWidth == nil {
+		return 0
+	}
+	return g.TerminalWidth()
 }
 
 // writeFlags are the flags every mutating command takes.

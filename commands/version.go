@@ -42,7 +42,7 @@ as the binary recorded them. It reads no server.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", "output format: table, json or yaml")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", output.FormatUsage)
 	return cmd
 }
 
