@@ -34,12 +34,20 @@ func confirm(g *Globals, yes bool, what, question string) error {
 		return errorf("pass --yes to confirm (cpactl prompts only when stdin and stdout are terminals)",
 			"%s needs confirmation", what)
 	}
+	return ask(g, what, question)
+}
+
+// ask puts a yes/no question before a write on the terminal. Every such
+// question defaults to No: Enter alone cancels, a write needs a typed "y".
+// A "no" is an error (exit 1) that says what was cancelled and that
+// nothing was written.
+func ask(g *Globals, what, question string) error {
 	ok, err := g.Prompter.Confirm(question, false)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return errorf("", "%s cancelled: nothing was written", what)
+		return errorf("", "%s: cancelled: nothing written", what)
 	}
 	return nil
 }

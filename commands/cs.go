@@ -170,7 +170,7 @@ func newCSCreateCommand(g *Globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&o.Pod, "pod", "", "the pod the server belongs to (required)")
-	cmd.Flags().StringSliceVar(&o.Tags, "tags", nil, "restriction tags: a,b")
+	csvListVar(cmd.Flags(), &o.Tags, "tags", "restriction tags: a,b")
 	cmd.Flags().StringVar(&o.Description, "description", "", "what the server is")
 	o.writeFlags.add(cmd)
 	return cmd
@@ -254,7 +254,7 @@ func newCSUpdateCommand(g *Globals) *cobra.Command {
 			return o.run()
 		},
 	}
-	cmd.Flags().StringSliceVar(&o.Tags, "tags", nil, "the new restriction tags: a,b (replaces the old ones)")
+	csvListVar(cmd.Flags(), &o.Tags, "tags", "the new restriction tags: a,b (replaces the old ones)")
 	cmd.Flags().BoolVar(&o.NoTags, "no-tags", false, "remove every tag")
 	cmd.Flags().StringVar(&description, "description", "", "new description (\"\" removes it)")
 	o.writeFlags.add(cmd)

@@ -277,7 +277,7 @@ func (f *entitlementPolicyFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.LoadDistribution, "load-distribution", "none", "Session Load Distribution policy: none, load (load index) or session (session count)")
 	fl.StringVar(&f.DefaultProtocol, "default-protocol", "blast", "display protocol when the request names none: blast, pcoip or rdp")
 	fl.StringVar(&f.Description, "description", "", "what the entitlement is for (up to 1024 characters)")
-	fl.StringSliceVar(&f.Tags, "tags", nil, "Connection Server restriction tags, comma-separated: only servers with one of them broker it")
+	csvListVar(fl, &f.Tags, "tags", "Connection Server restriction tags, comma-separated: only servers with one of them broker it")
 	fl.BoolVar(&f.NoTags, "no-tags", false, "no restriction tags: any Connection Server brokers it")
 	fl.BoolVar(&f.Dedicated, "dedicated", false, "desktop entitlement of dedicated desktops (fixed at creation)")
 	fl.BoolVar(&f.Floating, "floating", false, "desktop entitlement of floating desktops (fixed at creation)")

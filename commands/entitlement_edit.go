@@ -12,6 +12,7 @@ import (
 
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/membership"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/rules"
 )
@@ -19,22 +20,45 @@ import (
 type entitlementMembersOptions struct {
 	g *Globals
 	readFlags
-	Name string
+	Name      string
+	Effective bool
+}
+
+// EffectiveMemberView is a user an entitlement reaches, as `entitlement
+// members --effective` prints it (JSON contract): Direct when the user is
+// a member itself, else Via lists the groups from the entitlement's member
+// down to the user's own group (the shortest chain; ties by group name).
+type EffectiveMemberView struct {
+	User   string   `json:"user"`
+	DN     string   `json:"dn"`
+	Direct bool     `json:"direct"`
+	Via    []string `json:"via"`
 }
 
 func newEntitlementMembersCommand(g *Globals) *cobra.Command {
 	o := &entitlementMembersOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "members NAME",
-		Short: "List the users and groups entitled directly (see `cpactl user entitlements` for the other way round)",
+		Short: "List the users and groups entitled directly, or with --effective every user reached through groups",
+		Long: `Lists the entitlement's members: users, groups and computers, as stored.
+
+With --effective, lists instead every user the entitlement reaches: its
+user members and the users of its groups, nested to any depth (cycles are
+tolerated), each once with the path: "direct", or the groups from the
+entitlement's member down to the user's own group ("via Sales > EMEA
+Sales"; the shortest path, ties by group name). It reads every group once.
+Membership alone: tags, client restrictions and Require Home Site are
+checked by ` + "`cpactl resolve`" + `; ` + "`cpactl user entitlements`" + ` asks the other way round.`,
 		Example: `  cpactl entitlement members "Sales Desktop"
-  cpactl entitlement members "Sales Desktop" -o json`,
+  cpactl entitlement members "Sales Desktop" --effective
+  cpactl entitlement members "Sales Desktop" --effective -o json --from backup.ldif`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
 			return o.run()
 		},
 	}
+	cmd.Flags().BoolVar(&o.Effective, "effective", false, "every user reached, through nested groups too, with the path")
 	o.readFlags.add(cmd)
 	return cmd
 }
@@ -49,6 +73,9 @@ func (o *entitlementMembersOptions) run() error {
 	if err != nil {
 		return err
 	}
+	if o.Effective {
+		return o.effective(p, st, ge.Members)
+	}
 	views := memberViews(st, ge.Members)
 	return p.Print(views, func(w io.Writer) error {
 		rows := make([][]string, 0, len(views))
@@ -56,6 +83,36 @@ func (o *entitlementMembersOptions) run() error {
 			rows = append(rows, []string{v.Kind, v.Name, v.DN})
 		}
 		return output.Rows(w, []string{"kind", "name", "dn"}, rows)
+	})
+}
+
+// effective prints the users within members (membership.Graph.Reach over
+// every group).
+func (o *entitlementMembersOptions) effective(p output.Printer, st *directory.Store, members []string) error {
+	groups, err := st.Groups()
+	if err != nil {
+		return err
+	}
+	views := []EffectiveMemberView{}
+	for _, r := range membership.New(groups).Reach(members) {
+		m := st.MemberOfDN(r.DN)
+		if m.Kind != directory.KindUser {
+			continue
+		}
+		views = append(views, EffectiveMemberView{User: m.Name, DN: r.DN, Direct: r.Chain == nil,
+			Via: orEmpty(membership.Names(r.Chain))})
+	}
+	sortBy(views, func(v EffectiveMemberView) string { return v.User })
+	return p.Print(views, func(w io.Writer) error {
+		rows := make([][]string, 0, len(views))
+		for _, v := range views {
+			path := "direct"
+			if !v.Direct {
+				path = "via " + strings.Join(v.Via, " > ")
+			}
+			rows = append(rows, []string{v.User, path})
+		}
+		return output.Rows(w, []string{"user", "path"}, rows)
 	})
 }
 

@@ -43,6 +43,9 @@ type Globals struct {
 	Prompter prompt.Prompter
 	// Interactive reports whether stdin and stdout are terminals.
 	Interactive func() bool
+	// TerminalWidth is the width of the terminal stdout is, 0 for none:
+	// tables wrap their cells to fit it (output.Printer.Width).
+	TerminalWidth func() int
 	// ReadPassword prompts for the bind password on the terminal (-W).
 	ReadPassword func(message string) (string, error)
 	// Getenv reads the environment (os.Getenv; tests may replace it).

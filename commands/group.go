@@ -244,7 +244,7 @@ func newGroupCreateCommand(g *Globals) *cobra.Command {
 			return o.run()
 		},
 	}
-	cmd.Flags().StringSliceVar(&o.Members, "members", nil, "users, groups and computers: a,b,group:c")
+	csvListVar(cmd.Flags(), &o.Members, "members", "users, groups and computers: a,b,group:c")
 	cmd.Flags().StringVar(&o.Description, "description", "", "what the group is")
 	o.writeFlags.add(cmd)
 	return cmd

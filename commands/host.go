@@ -180,7 +180,7 @@ func (f *hostFigureFlags) add(cmd *cobra.Command, figuresOnly bool) {
 	if figuresOnly {
 		return
 	}
-	cmd.Flags().StringSliceVar(&f.Features, "features", nil,
+	csvListVar(cmd.Flags(), &f.Features, "features",
 		"supported features: multisession,unauthenticated,rdp,pcoip,blast (default: all five)")
 	cmd.Flags().StringVar(&f.Description, "description", "", "what the host is")
 	f.enabled = addToggle(cmd, "enabled", "disabled", "whether the host takes sessions (default enabled)")

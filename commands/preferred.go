@@ -73,7 +73,7 @@ administrator changed it in between, nothing is written and cpactl exits
 			return o.run()
 		},
 	}
-	cmd.Flags().StringSliceVar(&o.Set, "set", nil, "the new list, first rank first: A,B,C")
+	csvListVar(cmd.Flags(), &o.Set, "set", "the new list, first rank first: A,B,C")
 	cmd.Flags().BoolVar(&o.Clear, "clear", false, "remove every preferred site")
 	cmd.Flags().BoolVar(&o.Show, "show", false, "print the list in rank order")
 	o.readFlags.add(cmd)
@@ -177,12 +177,8 @@ func (o *sitePreferredOptions) run() error {
 			if len(next) == 0 {
 				q = fmt.Sprintf("Remove every preferred site of %s?", site.Name)
 			}
-			ok, err := o.g.Prompter.Confirm(q, true)
-			if err != nil {
+			if err := ask(o.g, "preferred sites of site "+site.Name, q); err != nil {
 				return err
-			}
-			if !ok {
-				return errorf("", "preferred sites of site %s: cancelled, nothing was written", site.Name)
 			}
 		}
 	}

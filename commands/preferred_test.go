@@ -252,3 +252,17 @@ func mustDial(t *testing.T, srv *slapdtest.Server) *directory.Conn {
 	t.Cleanup(func() { c.Close() })
 	return c
 }
+
+// TestQuestionsBeforeAWriteDefaultToNo: Enter alone (the default answer)
+// at any confirmation cancels, exit 1, saying nothing was written.
+func TestQuestionsBeforeAWriteDefaultToNo(t *testing.T) {
+	g := &Globals{IO: IOStreams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Interactive: func() bool { return true },
+		Prompter: &scriptedPrompter{answers: []string{"", "y"}}}
+	err := confirm(g, false, `deleting site "UK"`, "Delete site UK?")
+	if err == nil || ExitCode(err) != ExitError || err.Error() != `deleting site "UK": cancelled: nothing written` {
+		t.Fatalf("Enter: %v (exit %d), want a cancel, exit 1", err, ExitCode(err))
+	}
+	if err := confirm(g, false, `deleting site "UK"`, "Delete site UK?"); err != nil {
+		t.Fatalf("y: %v", err)
+	}
+}

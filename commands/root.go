@@ -26,6 +26,7 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	setMemoryLimit()
 	g := &Globals{IO: IOStreams{In: in, Out: out, Err: errOut}, Getenv: os.Getenv, ReadPassword: prompt.TerminalPassword}
 	g.Interactive = func() bool { return prompt.Interactive(in, out) }
+	g.TerminalWidth = func() int { return output.TerminalWidth(out) }
 	inFile, _ := in.(*os.File)
 	outFile, _ := out.(*os.File)
 	g.Prompter = prompt.Survey{In: inFile, Out: outFile, Err: errOut}
@@ -216,6 +217,11 @@ with --from FILE.ldif and no server.`,
 			newConfigUseContextCommand(g),
 			newConfigSetContextCommand(g),
 		),
+		withVerbs(newDocsCommand(g),
+			newDocsFormatCommand(g, "man"),
+			newDocsFormatCommand(g, "markdown"),
+		),
+		newVersionCommand(g),
 		newExitCodesTopic(),
 	)
 	// Parse flags level by level, so an unknown flag before the noun is
@@ -282,11 +288,11 @@ type readFlags struct {
 }
 
 func (r *readFlags) add(cmd *cobra.Command) {
-	formats := "table, json or yaml"
-	if len(r.pictures) > 0 {
-		formats = "table, json, yaml or " + string(r.pictures[0])
+	usage := output.FormatUsage
+	for _, p := range r.pictures {
+		usage += ", " + string(p)
 	}
-	cmd.Flags().StringVarP(&r.Output, "output", "o", "table", "output format: "+formats)
+	cmd.Flags().StringVarP(&r.Output, "output", "o", "table", usage)
 	cmd.Flags().StringVar(&r.From, "from", "", "read an LDIF snapshot (cpactl export, ldapsearch -LLL) instead of a server")
 }
 
@@ -295,7 +301,7 @@ func (r *readFlags) printer(g *Globals) (output.Printer, error) {
 	if err != nil {
 		return output.Printer{}, errorf("", "%v", err)
 	}
-	return output.Printer{Format: f, Out: g.IO.Out}, nil
+	return output.Printer{Format: f, Out: g.IO.Out, Width: g.terminalWidth()}, nil
 }
 
 // open returns what a read command needs: its printer and a store on the
@@ -310,6 +316,15 @@ func (r *readFlags) open(g *Globals) (output.Printer, *directory.Store, func(), 
 		return p, nil, nil, err
 	}
 	return p, st, closeFn, nil
+}
+
+// terminalWidth is the width tables fit in: the terminal's when stdout is
+// one, else 0 (never wrap).
+func (g *Globals) terminalWidth() int {
+	if g.TerminalWidth == nil {
+		return 0
+	}
+	return g.TerminalWidth()
 }
 
 // writeFlags are the flags every mutating command takes.

@@ -186,7 +186,7 @@ and exits 2 if any.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", "output format: table, json or yaml")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", output.FormatUsage)
 	return cmd
 }
 
@@ -210,7 +210,7 @@ func (o *schemaCheckOptions) run() error {
 			bad = append(bad, f)
 		}
 	}
-	p := output.Printer{Format: format, Out: o.g.IO.Out}
+	p := output.Printer{Format: format, Out: o.g.IO.Out, Width: o.g.terminalWidth()}
 	err = p.Print(findings, func(w io.Writer) error {
 		if len(bad) == 0 {
 			_, err := fmt.Fprintf(w, "schema %s: all %d elements match\n", ldapschema.SchemaName, len(findings))

@@ -404,31 +404,68 @@ type settingsResetOptions struct {
 	writeFlags
 	Keys []string
 	Pod  string
+	All  bool
 }
 
 func newSettingsResetCommand(g *Globals) *cobra.Command {
 	o := &settingsResetOptions{g: g}
 	cmd := &cobra.Command{
-		Use:   "reset KEY...",
+		Use:   "reset (KEY... | --all)",
 		Short: "Return settings to their defaults (removes the stored values)",
 		Long: `Removes the stored values: cn=Common's settings return to their defaults.
 With --pod POD, removes the pod's own pae-RDS* values: its farms return to
-the federation's values (or the defaults).`,
+the federation's values (or the defaults).
+
+--all resets every setting (with --pod: the pod's three pae-RDS* values).
+A key is a setting's name or its alias: ` + settingKeys(false) + `.`,
 		Example: `  cpactl settings reset pae-LoadThresholdForSite
+  cpactl settings reset --all --dry-run
   cpactl settings reset --pod PAR-1 min-rds-servers-in-lb-queue`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Keys = args
 			return o.run()
 		},
 	}
 	cmd.Flags().StringVar(&o.Pod, "pod", "", "remove the values from this pod's entry (pae-RDS* settings only)")
+	cmd.Flags().BoolVar(&o.All, "all", false, "reset every setting (with --pod: the pod's pae-RDS* values)")
 	o.writeFlags.add(cmd)
 	return cmd
 }
 
+// settingKeys lists the settings a reset takes, as "name (alias)"; perPod
+// keeps those a pod may hold.
+func settingKeys(perPod bool) string {
+	var keys []string
+	for _, s := range ldapschema.Settings {
+		if !perPod || s.PerPod {
+			keys = append(keys, s.Attr+" ("+s.Alias+")")
+		}
+	}
+	return strings.Join(keys, ", ")
+}
+
+func (o *settingsResetOptions) validate() error {
+	switch {
+	case o.All && len(o.Keys) > 0:
+		return errorf("pass the keys or --all", "--all resets every setting: it takes no key")
+	case !o.All && len(o.Keys) == 0:
+		return errorf("pass --all to reset every setting", "settings reset needs a key: %s", settingKeys(o.Pod != ""))
+	}
+	return nil
+}
+
 func (o *settingsResetOptions) run() error {
+	if err := o.validate(); err != nil {
+		return err
+	}
 	var managed []string
+	if o.All {
+		for _, set := range ldapschema.Settings {
+			if o.Pod == "" || set.PerPod {
+				managed = append(managed, set.Attr)
+			}
+		}
+	}
 	for _, k := range o.Keys {
 		set, ok := ldapschema.LookupSetting(k)
 		if !ok {

@@ -25,6 +25,7 @@ import (
 type Graph struct {
 	ids      map[string]int32 // normalized DN -> node
 	keys     []string         // node -> normalized DN
+	spelled  []string         // node -> the DN as first written (a group's DN or a member value)
 	group    []int32          // node -> index in groups of the (last) group with that DN, -1 for none
 	groups   []ldapschema.Group
 	parents  [][]int32 // node -> the groups listing it, by name (see less)
@@ -37,10 +38,10 @@ type Graph struct {
 func New(groups []ldapschema.Group) *Graph {
 	g := &Graph{ids: map[string]int32{}, groups: groups}
 	for i, grp := range groups {
-		key := g.node(ldapschema.NormalizeDN(grp.DN))
+		key := g.node(ldapschema.NormalizeDN(grp.DN), grp.DN)
 		g.group[key] = int32(i)
 		for _, m := range grp.Members {
-			mk := g.node(ldapschema.NormalizeDN(m))
+			mk := g.node(ldapschema.NormalizeDN(m), m)
 			g.parents[mk] = append(g.parents[mk], key)
 			g.children[key] = append(g.children[key], mk)
 		}
@@ -57,14 +58,16 @@ func New(groups []ldapschema.Group) *Graph {
 	return g
 }
 
-// node returns the node of a normalized DN, adding it when new.
-func (g *Graph) node(key string) int32 {
+// node returns the node of a normalized DN (written dn), adding it when
+// new.
+func (g *Graph) node(key, dn string) int32 {
 	if n, ok := g.ids[key]; ok {
 		return n
 	}
 	n := int32(len(g.keys))
 	g.ids[key] = n
 	g.keys = append(g.keys, key)
+	g.spelled = append(g.spelled, dn)
 	g.group = append(g.group, -1)
 	g.parents = append(g.parents, nil)
 	g.children = append(g.children, nil)
@@ -204,6 +207,71 @@ func (g *Graph) In(principal string, s Set) bool {
 		return found
 	})
 	return found
+}
+
+// Reached is a DN within a set of members: a member itself, or one reached
+// through nested groups.
+type Reached struct {
+	DN string // as written in the group or the set that lists it first
+	// Chain lists the groups from a member of the set down to the group
+	// that lists DN (the shortest chain; ties by group name); nil for a
+	// member of the set itself.
+	Chain []ldapschema.Group
+}
+
+// Reach returns every DN within members, each once: the members (in the
+// order given) and, breadth first through nested groups (nesting.Up
+// downwards), every member of their groups with the chain that leads to
+// it, the shortest; among chains of one length, the one through groups
+// first by name. Groups themselves are among the DNs returned. Cycles end
+// the walk. Cost: O(R + M_R log M_R) for the R DNs reached and the M_R
+// memberships of the groups among them.
+func (g *Graph) Reach(members []string) []Reached {
+	set := NewSet(members)
+	var out []Reached
+	var first []int32
+	spelled := map[string]string{}
+	for _, dn := range members {
+		if k := ldapschema.NormalizeDN(dn); spelled[k] == "" {
+			spelled[k] = dn
+		}
+	}
+	for _, k := range set.keys {
+		if n, ok := g.ids[k]; ok {
+			first = append(first, n)
+		} else { // in no group and no group itself
+			out = append(out, Reached{DN: spelled[k]})
+		}
+	}
+	name := func(n int32) string {
+		if grp := g.groupOf(n); grp.DN != "" {
+			return strings.ToLower(grp.Name)
+		}
+		return g.keys[n]
+	}
+	byName := func(nodes []int32) []int32 {
+		sorted := append([]int32(nil), nodes...)
+		sort.SliceStable(sorted, func(i, j int) bool {
+			if a, b := name(sorted[i]), name(sorted[j]); a != b {
+				return a < b
+			}
+			return g.keys[sorted[i]] < g.keys[sorted[j]]
+		})
+		return sorted
+	}
+	v := g.startVisits()
+	defer g.visits.Put(v)
+	steps := nesting.Up(byName(first), func(n int32) []int32 { return byName(g.children[n]) }, v.mark, nil)
+	for _, st := range steps {
+		r := Reached{DN: g.spelled[st.Node]}
+		if st.From >= 0 {
+			r.Chain = g.chain(steps, st.From)
+		} else if dn := spelled[g.keys[st.Node]]; dn != "" {
+			r.DN = dn
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // Tally counts, for many sets of members, the principals of interest

@@ -284,3 +284,47 @@ func TestTallyRemembers(t *testing.T) {
 		}
 	}
 }
+
+func TestReach(t *testing.T) {
+	alice, bob, carol := dit.User("alice"), dit.User("bob"), dit.User("carol")
+	g := New([]ldapschema.Group{
+		group("Sales", dit.Group("EMEA Sales"), bob),
+		group("EMEA Sales", alice),
+		group("Zed", alice, dit.Group("Loop")),
+		group("Also", alice),
+		group("Loop", dit.Group("Zed"), carol), // Zed and Loop contain each other
+	})
+	reached := func(members ...string) string {
+		var out []string
+		for _, r := range g.Reach(members) {
+			path := "direct"
+			if r.Chain != nil {
+				path = strings.Join(Names(r.Chain), " > ")
+			}
+			out = append(out, ldapschema.NameOf(r.DN)+": "+path)
+		}
+		sort.Strings(out)
+		return strings.Join(out, "; ")
+	}
+	tests := []struct {
+		name    string
+		members []string
+		want    string
+	}{
+		{"nested two levels", []string{dit.Group("Sales")}, "EMEA Sales: Sales; Sales: direct; alice: Sales > EMEA Sales; bob: Sales"},
+		{"a direct member stays direct", []string{dit.Group("Sales"), alice}, "EMEA Sales: Sales; Sales: direct; alice: direct; bob: Sales"},
+		{"a user in no group", []string{dit.User("dave")}, "dave: direct"},
+		{"the shortest chain wins", []string{dit.Group("Sales"), dit.Group("EMEA Sales")}, "EMEA Sales: direct; Sales: direct; alice: EMEA Sales; bob: Sales"},
+		{"ties by group name", []string{dit.Group("Zed"), dit.Group("Also")}, "Also: direct; Loop: Zed; Zed: direct; alice: Also; carol: Zed > Loop"},
+		{"a cycle ends", []string{dit.Group("Loop")}, "Loop: direct; Zed: Loop; alice: Loop > Zed; carol: Loop"},
+		{"DNs compare without regard to case", []string{strings.ToUpper(dit.Group("emea sales")), alice}, "EMEA SALES: direct; alice: direct"},
+		{"no members", nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := reached(tc.members...); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}

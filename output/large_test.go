@@ -25,7 +25,7 @@ func TestLargeTablesLookTheSame(t *testing.T) {
 			}
 		}
 		var a, b bytes.Buffer
-		if err := tableRows(&a, header, rows); err != nil {
+		if err := tableRows(&a, header, rows, 0); err != nil {
 			t.Fatal(err)
 		}
 		if err := plainRows(&b, header, rows); err != nil {

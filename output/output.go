@@ -11,28 +11,36 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"os"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+	"golang.org/x/term"
 	"sigs.k8s.io/yaml"
 )
 
 // Format is an output format.
 type Format string
 
-// The formats -o accepts.
+// The formats -o accepts. Wide is the table with no cell wrapped, however
+// wide the terminal.
 const (
 	Table Format = "table"
+	Wide  Format = "wide"
 	JSON  Format = "json"
 	YAML  Format = "yaml"
 )
 
 // Formats are the values -o takes, in the order help names them: what
 // ParseFormat accepts and shell completion offers.
-var Formats = []Format{Table, JSON, YAML}
+var Formats = []Format{Table, Wide, JSON, YAML}
+
+// FormatUsage is the help of every -o flag.
+const FormatUsage = "output format: table (cells wrap to fit a terminal), wide (nothing wrapped), json or yaml"
 
 // ParseFormat validates the value of -o.
 func ParseFormat(s string) (Format, error) { return ParseFormatWith(s) }
@@ -59,11 +67,11 @@ func ParseFormatWith(s string, pictures ...Format) (Format, error) {
 	return "", fmt.Errorf("unknown output format %q: use %s", s, formatList(pictures))
 }
 
-// formatList names the formats a command takes: "table, json or yaml".
+// formatList names the formats a command takes: "table, wide, json or yaml".
 func formatList(pictures []Format) string {
-	names := []string{string(Table), string(JSON), string(YAML)}
-	for _, p := range pictures {
-		names = append(names, string(p))
+	names := make([]string, 0, len(Formats)+len(pictures))
+	for _, f := range append(slices.Clone(Formats), pictures...) {
+		names = append(names, string(f))
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
@@ -72,6 +80,32 @@ func formatList(pictures []Format) string {
 type Printer struct {
 	Format Format
 	Out    io.Writer
+	// Width is the width of the terminal Out is, 0 when it is none (a pipe,
+	// a file) or its width is unknown. A table's cells wrap to fit it
+	// (Format Table only); with 0, tables are never wrapped, so that what
+	// scripts read does not depend on a terminal.
+	Width int
+}
+
+// fitted is the writer a table function gets when its table must fit a
+// terminal of width columns: Rows wraps cells then.
+type fitted struct {
+	io.Writer
+	width int
+}
+
+// TerminalWidth returns the width of the terminal w is, or 0 when w is
+// not a terminal or its size is unknown.
+func TerminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil || width <= 0 {
+		return 0
+	}
+	return width
 }
 
 // Print writes v as JSON or YAML, or calls table to write the table form.
@@ -86,6 +120,11 @@ func (p Printer) Print(v any, table func(w io.Writer) error) error {
 		}
 		_, err = p.Out.Write(b)
 		return err
+	case Table:
+		if p.Width > 0 {
+			return table(&fitted{Writer: p.Out, width: p.Width})
+		}
+		return table(p.Out)
 	default:
 		return table(p.Out)
 	}
@@ -116,11 +155,19 @@ func WriteJSON(w io.Writer, v any) error {
 // sessions of a CPA-maximum federation); a test keeps the two identical.
 // (One difference remains: plainRows counts characters, so double-width
 // letters such as CJK ones shift a large table's columns.)
+//
+// When w comes from a Printer with a terminal width, the table is fitted
+// to it: tablewriter wraps long cells at word boundaries. A large table is
+// never wrapped (wrapping is tablewriter's, at its cost per row).
 func Rows(w io.Writer, header []string, rows [][]string) error {
+	width := 0
+	if f, ok := w.(*fitted); ok {
+		w, width = f.Writer, f.width
+	}
 	if len(rows) > largeTable {
 		return plainRows(w, header, rows)
 	}
-	return tableRows(w, header, rows)
+	return tableRows(w, header, rows, width)
 }
 
 // largeTable is the row count above which Rows uses plainRows.
@@ -178,8 +225,14 @@ func plainRows(w io.Writer, header []string, rows [][]string) error {
 	return bw.Flush()
 }
 
-func tableRows(w io.Writer, header []string, rows [][]string) error {
+// tableRows lays the table out with tablewriter; width, when not 0, is the
+// width the lines must fit in, long cells wrapped.
+func tableRows(w io.Writer, header []string, rows [][]string, width int) error {
 	var buf bytes.Buffer
+	wrap, widths := tw.WrapNone, fit(header, rows, width)
+	if widths != nil {
+		wrap = tw.WrapNormal
+	}
 	t := tablewriter.NewTable(&buf,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
 			Borders: tw.BorderNone,
@@ -192,8 +245,9 @@ func tableRows(w io.Writer, header []string, rows [][]string) error {
 		tablewriter.WithHeaderAutoFormat(tw.On),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithRowAutoWrap(wrap),
 		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithColumnWidths(widths),
 		tablewriter.WithPadding(tw.Padding{Left: "", Right: "  ", Overwrite: true}),
 		tablewriter.WithTrimSpace(tw.Off),
 	)
@@ -214,6 +268,86 @@ func tableRows(w io.Writer, header []string, rows [][]string) error {
 		}
 	}
 	return nil
+}
+
+// columnGap is the blank between two columns of a table.
+const columnGap = 2
+
+// fit returns the widths (with the gap) the columns of a table must keep to
+// for its lines to fit in width columns, or nil when they fit as they are
+// (or width is 0): the table is then laid out exactly as when not fitted.
+// The columns narrower than a fair share of the width keep theirs; the
+// others are cut to one width (and wrap), none narrower than its header
+// (which does not wrap) or its longest word (a wrap never cuts a word). A
+// terminal too narrow for that gets lines longer than its width.
+func fit(header []string, rows [][]string, width int) tw.Mapper[int, int] {
+	if width <= 0 || len(header) == 0 {
+		return nil
+	}
+	natural := make([]int, len(header))
+	least := make([]int, len(header))
+	for i, h := range header {
+		natural[i] = twwidth.Width(h)
+		least[i] = natural[i]
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			if i >= len(natural) {
+				continue
+			}
+			if w := twwidth.Width(c); w > natural[i] {
+				natural[i] = w
+			}
+			if w := longestWord(c); w > least[i] {
+				least[i] = w
+			}
+		}
+	}
+	avail := width - columnGap*(len(header)-1) // the last column's gap is trimmed
+	total := 0
+	for _, n := range natural {
+		total += n
+	}
+	if total <= avail {
+		return nil
+	}
+	// Water-filling: the widest level L such that the columns, each as wide
+	// as L but within its least and natural widths, fit in avail.
+	given := make([]int, len(header))
+	at := func(level int) int {
+		sum := 0
+		for i := range natural {
+			given[i] = min(natural[i], max(least[i], level))
+			sum += given[i]
+		}
+		return sum
+	}
+	lo, hi := 0, avail // at(lo) may exceed avail only when the least widths do
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if at(mid) <= avail {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	at(lo)
+	widths := tw.NewMapper[int, int]()
+	for i := range given {
+		if given[i] < natural[i] {
+			widths.Set(i, given[i]+columnGap)
+		}
+	}
+	return widths
+}
+
+// longestWord returns the width of the widest word of s.
+func longestWord(s string) int {
+	n := 0
+	for _, w := range strings.Fields(s) {
+		n = max(n, twwidth.Width(w))
+	}
+	return n
 }
 
 // Fields writes "key: value" lines with aligned values, for show commands.

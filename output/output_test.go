@@ -7,12 +7,12 @@ import (
 )
 
 func TestParseFormat(t *testing.T) {
-	for in, want := range map[string]Format{"table": Table, "JSON": JSON, "yaml": YAML} {
+	for in, want := range map[string]Format{"table": Table, "wide": Wide, "JSON": JSON, "yaml": YAML} {
 		if got, err := ParseFormat(in); err != nil || got != want {
 			t.Errorf("ParseFormat(%q) = %q, %v", in, got, err)
 		}
 	}
-	if _, err := ParseFormat("xml"); err == nil || !strings.Contains(err.Error(), "table, json or yaml") {
+	if _, err := ParseFormat("xml"); err == nil || !strings.Contains(err.Error(), "table, wide, json or yaml") {
 		t.Errorf("xml: %v", err)
 	}
 }

@@ -31,7 +31,7 @@ func TestInteractiveApplyPruneConfirm(t *testing.T) {
 	term.expect("would delete connection server cs-lon-1")
 	term.expect("deleting 1 object?")
 	term.send("n", keyEnter)
-	term.expect("cancelled: nothing was written")
+	term.expect("cancelled: nothing written")
 	if code := term.wait(); code != 1 {
 		t.Fatalf("exit %d, want 1; the terminal shows:\n%s", code, term.output())
 	}

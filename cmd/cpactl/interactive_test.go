@@ -40,6 +40,12 @@ type terminal struct {
 
 func startTerminal(t *testing.T, srv *slapdtest.Server, args ...string) *terminal {
 	t.Helper()
+	return startTerminalCols(t, srv, 150, args...)
+}
+
+// startTerminalCols is startTerminal on a terminal cols columns wide.
+func startTerminalCols(t *testing.T, srv *slapdtest.Server, cols uint16, args ...string) *terminal {
+	t.Helper()
 	bin, err := exec.LookPath("cpactl") // installed in PATH by testscript.Main
 	if err != nil {
 		t.Fatalf("cpactl is not in PATH: %v", err)
@@ -47,7 +53,7 @@ func startTerminal(t *testing.T, srv *slapdtest.Server, args ...string) *termina
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), srv.Env()...)
 	cmd.Env = append(cmd.Env, "TERM=xterm", "LDAPNOINIT=1")
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 150})
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: cols})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,12 +232,66 @@ func TestInteractivePreferredDeclined(t *testing.T) {
 	term.send(keyEnter) // (done)
 	term.expect("Set the preferred sites of UK to 1. India?")
 	term.send("n", keyEnter)
-	term.expect("cancelled, nothing was written")
+	term.expect("preferred sites of site UK: cancelled: nothing written")
 	if code := term.wait(); code != 1 {
 		t.Fatalf("exit %d, want 1; the terminal shows:\n%s", code, term.output())
 	}
 	if got := storedPreferred(t, st, "UK"); len(got) != 0 {
 		t.Fatalf("stored %q, want nothing", got)
+	}
+}
+
+// TestInteractivePreferredClearDefaultsToNo: emptying the list is asked
+// with No as the default: Enter alone cancels, exit 1, nothing written.
+func TestInteractivePreferredClearDefaultsToNo(t *testing.T) {
+	srv, st := startSeed(t)
+	term := startTerminal(t, srv, "site", "preferred", "India")
+	term.expect("Preferred site 1 of India")
+	// Options: UK (default), US, (done), (keep current order).
+	term.send(keyDown, keyDown, keyEnter) // (done) at rank 1: an empty list
+	term.expect("Remove every preferred site of India?")
+	term.expect("(y/N)")
+	term.send(keyEnter)
+	term.expect("preferred sites of site India: cancelled: nothing written")
+	if code := term.wait(); code != 1 {
+		t.Fatalf("exit %d, want 1; the terminal shows:\n%s", code, term.output())
+	}
+	if got := storedPreferred(t, st, "India"); !slices.Equal(got, []string{"UK", "US"}) {
+		t.Fatalf("stored %q, want [UK US]", got)
+	}
+}
+
+// TestInteractiveDeleteDefaultsToNo: Enter alone at a delete's question
+// cancels.
+func TestInteractiveDeleteDefaultsToNo(t *testing.T) {
+	srv, st := startSeed(t)
+	term := startTerminal(t, srv, "cs", "delete", "cs-lon-1")
+	term.expect("Delete connection server cs-lon-1?")
+	term.expect("(y/N)")
+	term.send(keyEnter)
+	term.expect(`deleting connection server "cs-lon-1": cancelled: nothing written`)
+	if code := term.wait(); code != 1 {
+		t.Fatalf("exit %d, want 1; the terminal shows:\n%s", code, term.output())
+	}
+	if _, err := st.ConnectionServer("cs-lon-1"); err != nil {
+		t.Fatalf("declined, yet: %v", err)
+	}
+}
+
+// TestTableFitsTheTerminal: on a terminal of 55 columns a table's long
+// cells wrap; -o wide leaves them whole.
+func TestTableFitsTheTerminal(t *testing.T) {
+	srv, _ := startSeed(t)
+	term := startTerminalCols(t, srv, 55, "site", "list")
+	term.expect("India  1. UK, 2. US     Bangalore-1       Site 3:\r\n")
+	term.expect("Bangalore\r\n")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("exit %d; the terminal shows:\n%s", code, term.output())
+	}
+	term = startTerminalCols(t, srv, 55, "site", "list", "-o", "wide")
+	term.expect("Site 3: Bangalore\r\n")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("exit %d; the terminal shows:\n%s", code, term.output())
 	}
 }
 
