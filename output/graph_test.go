@@ -87,13 +87,13 @@ func TestParseFormatWith(t *testing.T) {
 	if f, err := ParseFormatWith("DOT", DOT); err != nil || f != DOT {
 		t.Errorf("dot where drawn: %v %v", f, err)
 	}
-	if _, err := ParseFormat("dot"); err == nil || err.Error() != "this command draws no picture: -o dot is for `cpactl site graph` (dot, mermaid) and `cpactl resolve` (dot); use table, json or yaml" {
+	if _, err := ParseFormat("dot"); err == nil || err.Error() != "this command draws no picture: -o dot is for `cpactl site graph` (dot, mermaid) and `cpactl resolve` (dot); use table, wide, json or yaml" {
 		t.Errorf("dot where not drawn: %v", err)
 	}
-	if _, err := ParseFormatWith("mermaid", DOT); err == nil || err.Error() != "this command does not draw -o mermaid: use table, json, yaml or dot" {
+	if _, err := ParseFormatWith("mermaid", DOT); err == nil || err.Error() != "this command does not draw -o mermaid: use table, wide, json, yaml or dot" {
 		t.Errorf("mermaid where only dot is drawn: %v", err)
 	}
-	if _, err := ParseFormatWith("xml", DOT); err == nil || err.Error() != `unknown output format "xml": use table, json, yaml or dot` {
+	if _, err := ParseFormatWith("xml", DOT); err == nil || err.Error() != `unknown output format "xml": use table, wide, json, yaml or dot` {
 		t.Errorf("unknown: %v", err)
 	}
 }
