@@ -1,0 +1,167 @@
+package slapdtest
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-ldap/ldap/v3"
+)
+
+// A replicated directory for tests: one provider (the syncprov overlay) and
+// consumers that replicate the whole base from it with syncrepl
+// refreshAndPersist, refer writes to it (updateref) and retry every second
+// when it is gone. Every server has its own serverID, the project's
+// schema and the same root DN and password. On a slapd 2.5 syncrepl
+// consumer only syncrepl itself writes: a write from any bind, the root
+// DN's included, gets the referral (or 53 without updateref), as on a
+// production consumer (measured here; slapd refuses updatedn next to
+// syncrepl: "database already shadowed"). See docs/replication.md.
+
+// replicaRole is what a server's configuration adds for replication.
+type replicaRole struct {
+	serverID int
+	provider string // the provider's URL, for a consumer; "" on the provider
+	// noUpdateRef leaves updateref out: the consumer then answers writes
+	// with 53, "shadow context; no update referral".
+	noUpdateRef bool
+	// referTo replaces the provider's URL in updateref (a referral to a
+	// server cpactl was not told about).
+	referTo string
+}
+
+func (r *replicaRole) global(b *strings.Builder) {
+	if r == nil {
+		return
+	}
+	fmt.Fprintf(b, "serverID %d\n", r.serverID)
+	if r.provider == "" {
+		b.WriteString("moduleload syncprov.so\n")
+	}
+}
+
+func (r *replicaRole) database(b *strings.Builder, base, rootDN string) {
+	if r == nil {
+		return
+	}
+	b.WriteString("index entryCSN,entryUUID eq\n")
+	if r.provider == "" {
+		// Checkpoint the contextCSN often, and keep a session log so that
+		// a consumer coming back gets the changes, not a full refresh.
+		b.WriteString("overlay syncprov\nsyncprov-checkpoint 10 1\nsyncprov-sessionlog 1000\n")
+		return
+	}
+	fmt.Fprintf(b, "syncrepl rid=%03d provider=%s bindmethod=simple binddn=%q credentials=%s searchbase=%q type=refreshAndPersist retry=\"1 +\" timeout=2 network-timeout=2\n",
+		r.serverID, r.provider, rootDN, RootPassword, base)
+	if !r.noUpdateRef {
+		to := r.provider
+		if r.referTo != "" {
+			to = r.referTo
+		}
+		fmt.Fprintf(b, "updateref %s\n", to)
+	}
+}
+
+// Replicated is a provider and its consumers.
+type Replicated struct {
+	Provider  *Server
+	Consumers []*Server
+}
+
+// ReplicaOptions shape the consumers of StartReplicated.
+type ReplicaOptions struct {
+	// Consumers is how many consumers start (default 1).
+	Consumers int
+	// NoUpdateRef starts the consumers without updateref.
+	NoUpdateRef bool
+	// ReferTo makes the consumers' updateref name this URL instead of the
+	// provider's.
+	ReferTo string
+}
+
+// StartReplicated starts a provider with cfg (its LDIF and base are loaded
+// on the provider only) and opts.Consumers consumers, waits until every
+// consumer holds what the provider holds, and stops them all when the
+// test ends. Threads default to 2 (slapd 2.5.13 crashes in transactions
+// with more, see directory/conn.go).
+func StartReplicated(t testing.TB, cfg Config, opts ReplicaOptions) *Replicated {
+	t.Helper()
+	if opts.Consumers == 0 {
+		opts.Consumers = 1
+	}
+	if cfg.Threads == 0 {
+		cfg.Threads = 2
+	}
+	pcfg := cfg
+	pcfg.replication = &replicaRole{serverID: 1}
+	r := &Replicated{Provider: Start(t, pcfg)}
+	for i := 0; i < opts.Consumers; i++ {
+		ccfg := cfg
+		ccfg.LDIF, ccfg.WithBase = "", false
+		ccfg.replication = &replicaRole{serverID: i + 2, provider: r.Provider.URL,
+			noUpdateRef: opts.NoUpdateRef, referTo: opts.ReferTo}
+		r.Consumers = append(r.Consumers, Start(t, ccfg))
+	}
+	if cfg.WithBase || cfg.LDIF != "" {
+		if err := r.WaitReplicated(30 * time.Second); err != nil {
+			t.Fatalf("slapdtest: %v", err)
+		}
+	}
+	return r
+}
+
+// ContextCSN reads the contextCSN values of the server's base as the root
+// DN, sorted.
+func (s *Server) ContextCSN() ([]string, error) {
+	c, err := s.Dial()
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	c.SetTimeout(2 * time.Second)
+	res, err := c.Search(ldap.NewSearchRequest(s.Base, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
+		"(objectClass=*)", []string{"contextCSN"}, nil))
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Entries) == 0 {
+		return nil, nil
+	}
+	csns := res.Entries[0].GetEqualFoldAttributeValues("contextCSN")
+	sort.Strings(csns)
+	return csns, nil
+}
+
+// WaitReplicated waits until every running consumer's base has the
+// provider's contextCSN (every server ID's change), or fails after
+// timeout.
+func (r *Replicated) WaitReplicated(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		want, err := r.Provider.ContextCSN()
+		if err == nil && len(want) > 0 {
+			behind := ""
+			for i, c := range r.Consumers {
+				if c.cmd == nil {
+					continue // halted
+				}
+				got, err := c.ContextCSN()
+				if err != nil || strings.Join(got, " ") != strings.Join(want, " ") {
+					behind = fmt.Sprintf("consumer %d (%s) has contextCSN %v, the provider %v (%v)", i+1, c.URL, got, want, err)
+					break
+				}
+			}
+			if behind == "" {
+				return nil
+			}
+			err = errors.New(behind)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("replication did not catch up within %s: %v", timeout, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
