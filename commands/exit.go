@@ -122,6 +122,10 @@ func hintOf(err error) string {
 	if errors.As(err, &layout) {
 		return layout.Hint()
 	}
+	var replica *directory.ReplicaError
+	if errors.As(err, &replica) {
+		return replica.Hint()
+	}
 	var notWritten *directory.NotWrittenError
 	if errors.As(err, &notWritten) {
 		return "run the command again when the server answers: it writes what is missing"

@@ -33,6 +33,7 @@ type Globals struct {
 	CAFile             string
 	InsecureSkipVerify bool
 	Timeout            time.Duration
+	WriteURL           string
 
 	IO       IOStreams
 	Prompter prompt.Prompter
@@ -62,6 +63,7 @@ func (g *Globals) addFlags(cmd *cobra.Command) {
 	f.StringVar(&g.CAFile, "ca-file", "", "PEM file of the CA(s) that signed the server certificate")
 	f.BoolVar(&g.InsecureSkipVerify, "insecure-skip-tls-verify", false, "DANGEROUS: do not check the server certificate")
 	f.DurationVar(&g.Timeout, "timeout", 10*time.Second, "time limit for connecting and for each request")
+	f.StringVar(&g.WriteURL, "write-url", "", "the provider's URI when -H names read-only replicas: writes they refuse go there (docs/replication.md)")
 }
 
 // resolveEnv fills unset flags from CPACTL_* then LDAP* variables.
@@ -124,7 +126,8 @@ func (g *Globals) password() (string, error) {
 
 func (g *Globals) dialOptions() (directory.Options, error) {
 	opts := directory.Options{URLs: g.URLs, BindDN: g.BindDN, StartTLS: g.StartTLS, CAFile: g.CAFile,
-		InsecureSkipVerify: g.InsecureSkipVerify, Timeout: g.Timeout}
+		InsecureSkipVerify: g.InsecureSkipVerify, Timeout: g.Timeout, WriteURL: g.WriteURL,
+		Note: func(msg string) { fmt.Fprintln(g.IO.Err, "note: "+msg) }}
 	if g.BindDN != "" {
 		pw, err := g.password()
 		if err != nil {

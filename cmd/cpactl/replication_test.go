@@ -1,0 +1,173 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/internal/slapdtest"
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// Replicated directories (docs/replication.md), against real slapd
+// processes: a syncprov provider and syncrepl consumers that refer writes
+// to it.
+
+func replicated(t *testing.T, opts slapdtest.ReplicaOptions, debug string) *slapdtest.Replicated {
+	t.Helper()
+	demo, err := os.ReadFile("../../fixtures/demo.ldif")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slapdtest.StartReplicated(t, slapdtest.Config{LDIF: string(demo), Debug: debug}, opts)
+}
+
+// rootEnv binds as the root DN, with -H given as a flag.
+func rootEnv(srv *slapdtest.Server) map[string]string {
+	return map[string]string{"CPACTL_BIND_DN": srv.RootDN, "CPACTL_BIND_PASSWORD": slapdtest.RootPassword}
+}
+
+// hasSite reports whether the server holds site name (read as the root DN).
+func hasSite(t *testing.T, srv *slapdtest.Server, name string) bool {
+	t.Helper()
+	c, err := srv.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	dn := ldapschema.DIT{Base: srv.Base}.Site(name)
+	_, err = c.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false, "(objectClass=*)", []string{"1.1"}, nil))
+	if ldap.IsErrorWithCode(err, ldap.LDAPResultNoSuchObject) {
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
+}
+
+// TestWriteThroughConsumer: a write sent to the consumer is referred to
+// the provider, followed (it is in -H), lands there and replicates back;
+// the note names both.
+func TestWriteThroughConsumer(t *testing.T) {
+	r := replicated(t, slapdtest.ReplicaOptions{}, "")
+	p, c := r.Provider, r.Consumers[0]
+	env := rootEnv(p)
+	code, out, errOut := cpactlMain([]string{"-H", c.URL + "," + p.URL, "site", "create", "Mars"}, env)
+	if code != 0 {
+		t.Fatalf("site create through the consumer: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "note: "+c.URL+" is a read-only replica: writing to the provider "+p.URL) {
+		t.Errorf("no note of the move to the provider: %q", errOut)
+	}
+	if !hasSite(t, p, "Mars") {
+		t.Fatal("the site is not on the provider")
+	}
+	if err := r.WaitReplicated(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !hasSite(t, c, "Mars") {
+		t.Fatal("the site did not replicate to the consumer")
+	}
+	// With --write-url, the consumer alone in -H.
+	code, _, errOut = cpactlMain([]string{"-H", c.URL, "--write-url", p.URL, "site", "update", "Mars", "--description", "red"}, env)
+	if code != 0 {
+		t.Fatalf("site update with --write-url: exit %d %s", code, errOut)
+	}
+	// Read-your-writes: a create then a show in one command is what update
+	// does (read, assert, write); the next command reads from the consumer
+	// once it caught up.
+	if err := r.WaitReplicated(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = cpactlMain([]string{"-H", c.URL, "site", "show", "Mars", "-o", "json"}, env)
+	if code != 0 || !strings.Contains(out, `"red"`) {
+		t.Fatalf("site show from the consumer: exit %d %s", code, out)
+	}
+}
+
+// TestApplyThroughConsumer: apply through the consumer's URI is one
+// transaction, run on the provider (the consumer sees no Start
+// Transaction) and replicated back.
+func TestApplyThroughConsumer(t *testing.T) {
+	r := replicated(t, slapdtest.ReplicaOptions{}, "256") // stats: one line per operation
+	p, c := r.Provider, r.Consumers[0]
+	env := rootEnv(p)
+	hosts := c.URL + "," + p.URL
+	desired := filepath.Join(t.TempDir(), "desired.ldif")
+	if code, _, errOut := cpactlMain([]string{"-H", hosts, "export", "-O", desired}, env); code != 0 {
+		t.Fatalf("export from the consumer: %d %s", code, errOut)
+	}
+	text, _ := os.ReadFile(desired)
+	for _, name := range []string{"Mars", "Venus", "Io"} {
+		text = append(text, []byte("\ndn: "+ldapschema.DIT{Base: p.Base}.Site(name)+"\nobjectClass: top\nobjectClass: pae-Site\ncn: "+name+"\n")...)
+	}
+	if err := os.WriteFile(desired, text, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := cpactlMain([]string{"-H", hosts, "apply", desired}, env)
+	if code != 0 {
+		t.Fatalf("apply through the consumer: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "writing to the provider "+p.URL) || strings.Contains(errOut, "warning") {
+		t.Errorf("apply's stderr: %q", errOut)
+	}
+	const startTxn = "oid=1.3.6.1.1.21.1"
+	if n := strings.Count(p.Log(), startTxn); n != 1 {
+		t.Errorf("the provider started %d transactions, want 1", n)
+	}
+	if n := strings.Count(c.Log(), startTxn); n != 0 {
+		t.Errorf("the consumer started %d transactions, want 0", n)
+	}
+	if err := r.WaitReplicated(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Mars", "Venus", "Io"} {
+		if !hasSite(t, c, name) {
+			t.Errorf("site %s did not replicate", name)
+		}
+	}
+}
+
+// TestUntrustedReferral: a referral to a URI given neither in -H nor in
+// --write-url is refused, and nothing is written anywhere.
+func TestUntrustedReferral(t *testing.T) {
+	r := replicated(t, slapdtest.ReplicaOptions{}, "")
+	p, c := r.Provider, r.Consumers[0]
+	code, _, errOut := cpactlMain([]string{"-H", c.URL, "site", "create", "Mars"}, rootEnv(p))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, errOut)
+	}
+	want := c.URL + " is a read-only replica and referred the write to " + p.URL + ", which is not in -H or --write-url: refused"
+	if !strings.Contains(errOut, want) || !strings.Contains(errOut, "hint: if "+p.URL+" is your provider, pass --write-url "+p.URL) {
+		t.Errorf("stderr: %q", errOut)
+	}
+	if hasSite(t, p, "Mars") {
+		t.Error("the site was written")
+	}
+	// A --write-url that names another server does not make the referral
+	// trusted.
+	code, _, _ = cpactlMain([]string{"-H", c.URL, "--write-url", "ldap://127.0.0.1:1", "site", "create", "Mars"}, rootEnv(p))
+	if code != 1 || hasSite(t, p, "Mars") {
+		t.Errorf("with another --write-url: exit %d", code)
+	}
+}
+
+// TestConsumerWithoutUpdateRef: a consumer that names no provider (53)
+// fails with the fix; --write-url sends the write to the provider.
+func TestConsumerWithoutUpdateRef(t *testing.T) {
+	r := replicated(t, slapdtest.ReplicaOptions{NoUpdateRef: true}, "")
+	p, c := r.Provider, r.Consumers[0]
+	code, _, errOut := cpactlMain([]string{"-H", c.URL + "," + p.URL, "site", "create", "Mars"}, rootEnv(p))
+	if code != 1 || !strings.Contains(errOut, c.URL+" is a read-only replica and names no provider") || !strings.Contains(errOut, "hint: pass the provider with --write-url") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	code, _, errOut = cpactlMain([]string{"-H", c.URL, "--write-url", p.URL, "site", "create", "Mars"}, rootEnv(p))
+	if code != 0 || !hasSite(t, p, "Mars") {
+		t.Fatalf("with --write-url: exit %d %s", code, errOut)
+	}
+}
