@@ -209,14 +209,15 @@ func sameServer(a, b string) bool {
 }
 
 func serverKey(raw string) (string, bool) {
+	if rest, ok := strings.CutPrefix(strings.ToLower(raw), "ldapi://"); ok {
+		socket, _, _ := strings.Cut(rest, "/")
+		return "ldapi://" + socket, true
+	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
 		return "", false
 	}
 	scheme := strings.ToLower(u.Scheme)
-	if scheme == "ldapi" {
-		return "ldapi://" + strings.ToLower(u.Host), true
-	}
 	host, port := strings.ToLower(u.Hostname()), u.Port()
 	if port == "" {
 		port = map[string]string{"ldap": "389", "ldaps": "636"}[scheme]

@@ -1,0 +1,79 @@
+package directory
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cpactl/cpactl/internal/slapdtest"
+)
+
+// TestReadFailsOver: a replica that dies (halted) or stops answering
+// (frozen) in the middle of a command makes the next read go once more,
+// to the next URI, with a note; entry reads and streamed reads alike.
+func TestReadFailsOver(t *testing.T) {
+	r := slapdtest.StartReplicated(t, slapdtest.Config{LDIF: sample()}, slapdtest.ReplicaOptions{Consumers: 2})
+	p, dead, frozen := r.Provider, r.Consumers[0], r.Consumers[1]
+	for _, tc := range []struct {
+		name    string
+		replica *slapdtest.Server
+		fail    func() error
+		read    func(st *Store) error
+	}{
+		{"halted, entry", dead, func() error { dead.Halt(); return nil },
+			func(st *Store) error { _, err := st.Entry(dit.Site("UK")); return err }},
+		{"frozen, streamed", frozen, frozen.Freeze,
+			func(st *Store) error { _, err := st.Sites(); return err }},
+	} {
+		var mu sync.Mutex
+		var notes []string
+		c, err := Dial(Options{URLs: []string{tc.replica.URL, p.URL}, BindDN: p.RootDN, Password: slapdtest.RootPassword,
+			Timeout: 500 * time.Millisecond, Note: func(s string) { mu.Lock(); notes = append(notes, s); mu.Unlock() }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		st := NewStore(c, dit.Base)
+		if _, err := st.Sites(); err != nil {
+			t.Fatal(err)
+		}
+		if c.URL != tc.replica.URL {
+			t.Fatalf("%s: reads from %s, want the first URI %s", tc.name, c.URL, tc.replica.URL)
+		}
+		if err := tc.fail(); err != nil {
+			t.Fatal(err)
+		}
+		if err := tc.read(st); err != nil {
+			t.Errorf("%s: the read did not fail over: %v", tc.name, err)
+		}
+		if c.URL != p.URL {
+			t.Errorf("%s: reads from %s after the failover, want %s", tc.name, c.URL, p.URL)
+		}
+		mu.Lock()
+		if len(notes) != 1 || !strings.HasPrefix(notes[0], tc.replica.URL+" stopped answering") || !strings.HasSuffix(notes[0], "reading from "+p.URL) {
+			t.Errorf("%s: notes %q", tc.name, notes)
+		}
+		mu.Unlock()
+	}
+	_ = frozen.Thaw()
+}
+
+func TestSameServer(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"ldap://127.0.0.1:3389", "ldap://127.0.0.1:3389/dc=x,dc=y??base", true},
+		{"ldap://LDAP1.example.com", "ldap://ldap1.example.com:389", true},
+		{"ldaps://ldap1.example.com", "ldaps://ldap1.example.com:636/", true},
+		{"ldap://ldap1.example.com", "ldaps://ldap1.example.com", false},
+		{"ldap://127.0.0.1:3389", "ldap://127.0.0.1:3390", false},
+		{"ldap://127.0.0.1:3389", "ldap://evil.example.com:3389", false},
+		{"ldapi://%2Frun%2Fslapd%2Fldapi", "ldapi://%2Frun%2Fslapd%2Fldapi", true},
+	} {
+		if got := sameServer(tc.a, tc.b); got != tc.same {
+			t.Errorf("sameServer(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+	}
+}
