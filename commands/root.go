@@ -205,6 +205,7 @@ with --from FILE.ldif and no server.`,
 		newDiffCommand(g),
 		newApplyCommand(g),
 		newGenerateCommand(g),
+		newStatusCommand(g),
 		newExitCodesTopic(),
 	)
 	// Parse flags level by level, so an unknown flag before the noun is

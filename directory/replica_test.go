@@ -77,3 +77,48 @@ func TestSameServer(t *testing.T) {
 		}
 	}
 }
+
+func TestParseCSN(t *testing.T) {
+	c, ok := ParseCSN("20261202042100.123456Z#000000#00a#000000")
+	if !ok || c.ServerID != 10 || c.Time != time.Date(2026, 12, 2, 4, 21, 0, 123456000, time.UTC) {
+		t.Errorf("ParseCSN: %+v %v", c, ok)
+	}
+	for _, bad := range []string{"", "20261202042100Z", "x#0#1#0", "20261202042100.123456Z#000000#zz#000000"} {
+		if _, ok := ParseCSN(bad); ok {
+			t.Errorf("ParseCSN(%q) accepted", bad)
+		}
+	}
+}
+
+// TestLags: one row per rule of the lag status reports.
+func TestLags(t *testing.T) {
+	at := func(sec int, sid int) CSN {
+		return CSN{ServerID: sid, Time: time.Date(2026, 1, 1, 0, 0, sec, 0, time.UTC)}
+	}
+	provider := func(csns ...CSN) ServerStatus {
+		return ServerStatus{Bound: true, Reachable: true, Role: RoleProvider, ContextCSN: csns}
+	}
+	consumer := func(csns ...CSN) ServerStatus {
+		return ServerStatus{Bound: true, Reachable: true, Role: RoleConsumer, ContextCSN: csns}
+	}
+	for _, tc := range []struct {
+		name     string
+		servers  []ServerStatus
+		lag      time.Duration
+		known    bool
+		caughtUp bool
+	}{
+		{"caught up", []ServerStatus{provider(at(10, 1)), consumer(at(10, 1))}, 0, true, true},
+		{"behind by the time between the newest changes", []ServerStatus{provider(at(50, 1)), consumer(at(10, 1))}, 40 * time.Second, true, false},
+		{"the worst server ID counts", []ServerStatus{provider(at(50, 1), at(30, 2)), consumer(at(45, 1), at(10, 2))}, 20 * time.Second, true, false},
+		{"a server ID it lacks: from its own newest change", []ServerStatus{provider(at(50, 1), at(30, 2)), consumer(at(50, 1))}, 0, true, false},
+		{"no change at all", []ServerStatus{provider(at(50, 1)), consumer()}, 0, false, false},
+		{"no provider", []ServerStatus{{Role: RoleProvider}, consumer(at(10, 1))}, 0, false, false},
+	} {
+		lags(tc.servers)
+		got := tc.servers[len(tc.servers)-1]
+		if got.Lag != tc.lag || got.LagKnown != tc.known || got.CaughtUp != tc.caughtUp {
+			t.Errorf("%s: lag %s known %v caught up %v, want %s %v %v", tc.name, got.Lag, got.LagKnown, got.CaughtUp, tc.lag, tc.known, tc.caughtUp)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,5 +170,125 @@ func TestConsumerWithoutUpdateRef(t *testing.T) {
 	code, _, errOut = cpactlMain([]string{"-H", c.URL, "--write-url", p.URL, "site", "create", "Mars"}, rootEnv(p))
 	if code != 0 || !hasSite(t, p, "Mars") {
 		t.Fatalf("with --write-url: exit %d %s", code, errOut)
+	}
+}
+
+// statusJSON runs status -o json and decodes it.
+func statusJSON(t *testing.T, env map[string]string, args ...string) (int, map[string]any, string) {
+	t.Helper()
+	code, out, errOut := cpactlMain(append(args, "status", "-o", "json"), env)
+	var report map[string]any
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatalf("status -o json: %v\n%s%s", err, out, errOut)
+	}
+	return code, report, errOut
+}
+
+func server(t *testing.T, report map[string]any, i int) map[string]any {
+	t.Helper()
+	servers, _ := report["servers"].([]any)
+	if len(servers) <= i {
+		t.Fatalf("status lists %d servers: %v", len(servers), report)
+	}
+	return servers[i].(map[string]any)
+}
+
+// TestStatusHealthy pins status's JSON fields on a healthy pair.
+func TestStatusHealthy(t *testing.T) {
+	r := replicated(t, slapdtest.ReplicaOptions{}, "")
+	p, c := r.Provider, r.Consumers[0]
+	code, report, errOut := statusJSON(t, rootEnv(p), "-H", c.URL+","+p.URL)
+	if code != 0 {
+		t.Fatalf("exit %d: %s %v", code, errOut, report)
+	}
+	for _, k := range []string{"servers", "max_lag_seconds", "healthy", "problems"} {
+		if _, ok := report[k]; !ok {
+			t.Errorf("no %q in %v", k, report)
+		}
+	}
+	cons, prov := server(t, report, 0), server(t, report, 1)
+	for _, k := range []string{"url", "reachable", "bound", "role", "refers_writes_to", "context_csn", "lag_seconds", "caught_up"} {
+		if _, ok := cons[k]; !ok {
+			t.Errorf("no %q in %v", k, cons)
+		}
+	}
+	if cons["role"] != "consumer" || prov["role"] != "provider" || cons["refers_writes_to"] != p.URL {
+		t.Errorf("roles: %v %v", cons, prov)
+	}
+	if cons["caught_up"] != true || cons["lag_seconds"] != 0.0 {
+		t.Errorf("consumer: %v", cons)
+	}
+	csns, _ := prov["context_csn"].([]any)
+	if len(csns) != 1 || csns[0].(map[string]any)["server_id"] != 1.0 {
+		t.Errorf("provider's contextCSN: %v", prov["context_csn"])
+	}
+	code, out, _ := cpactlMain([]string{"-H", c.URL + "," + p.URL, "status"}, rootEnv(p))
+	if code != 0 || !strings.HasPrefix(out, "URL") || !strings.Contains(out, "consumer") {
+		t.Errorf("table: exit %d\n%s", code, out)
+	}
+}
+
+// TestProviderDown: with the provider stopped, reads through -H
+// provider,consumer come from the consumer, writes exit 1 naming the
+// provider, status exits 2; once it is back, status shows the consumer
+// caught up with a write made after the restart.
+func TestProviderDown(t *testing.T) {
+	r := replicated(t, slapdtest.ReplicaOptions{}, "")
+	p, c := r.Provider, r.Consumers[0]
+	env := rootEnv(p)
+	hosts := []string{"-H", p.URL + "," + c.URL, "--timeout", "2s"}
+	p.Halt()
+	code, out, errOut := cpactlMain(append(hosts, "site", "list", "-o", "json"), env)
+	if code != 0 || !strings.Contains(out, `"UK"`) {
+		t.Fatalf("site list with the provider down: exit %d %s%s", code, out, errOut)
+	}
+	code, _, errOut = cpactlMain(append(hosts, "site", "create", "Mars"), env)
+	if code != 1 || !strings.Contains(errOut, "the write must go to the provider "+p.URL) || strings.Count(errOut, "\n") != 2 {
+		t.Fatalf("site create with the provider down: exit %d %q", code, errOut)
+	}
+	code, _, errOut = statusJSON(t, env, hosts...)
+	if code != 2 || !strings.Contains(errOut, p.URL+" is unreachable") {
+		t.Errorf("status with the provider down: exit %d %s", code, errOut)
+	}
+	if err := p.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := cpactlMain(append(hosts, "site", "create", "Mars"), env); code != 0 {
+		t.Fatalf("site create after the restart: exit %d %s", code, errOut)
+	}
+	if err := r.WaitReplicated(15 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	code, report, errOut := statusJSON(t, env, hosts...)
+	if cons := server(t, report, 1); code != 0 || cons["caught_up"] != true || cons["role"] != "consumer" {
+		t.Errorf("status after the restart: exit %d %s %v", code, errOut, report)
+	}
+}
+
+// TestConsumerFrozen: a consumer that stops answering makes status exit 2
+// naming it, within about the timeout; reads fail over to the provider.
+func TestConsumerFrozen(t *testing.T) {
+	r := replicated(t, slapdtest.ReplicaOptions{}, "")
+	p, c := r.Provider, r.Consumers[0]
+	env := rootEnv(p)
+	hosts := []string{"-H", c.URL + "," + p.URL, "--timeout", "1s"}
+	if err := c.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Thaw()
+	start := time.Now()
+	code, report, errOut := statusJSON(t, env, hosts...)
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("status took %s with --timeout 1s", d)
+	}
+	if code != 2 || !strings.Contains(errOut, "cpactl: "+c.URL+" is unreachable: "+c.URL+" did not answer within 1s (bind)") {
+		t.Errorf("status: exit %d %q", code, errOut)
+	}
+	if cons := server(t, report, 0); cons["reachable"] != false || report["healthy"] != false {
+		t.Errorf("status: %v", report)
+	}
+	code, out, errOut := cpactlMain(append(hosts, "site", "list", "-o", "json"), env)
+	if code != 0 || !strings.Contains(out, `"UK"`) {
+		t.Errorf("site list with the consumer frozen: exit %d %s%s", code, out, errOut)
 	}
 }
