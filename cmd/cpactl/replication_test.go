@@ -242,6 +242,11 @@ func TestProviderDown(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"UK"`) {
 		t.Fatalf("site list with the provider down: exit %d %s%s", code, out, errOut)
 	}
+	for _, read := range [][]string{{"lint"}, {"export"}, {"resolve", "--user", "carol", "--entitlement", "Desktops", "--connection-server", "cs-nyc-1"}} {
+		if code, out, errOut := cpactlMain(append(hosts, read...), env); code > 2 || (code == 2 && read[0] != "lint") || out == "" {
+			t.Errorf("%s with the provider down: exit %d %s", read[0], code, errOut)
+		}
+	}
 	code, _, errOut = cpactlMain(append(hosts, "site", "create", "Mars"), env)
 	if code != 1 || !strings.Contains(errOut, "the write must go to the provider "+p.URL) || strings.Count(errOut, "\n") != 2 {
 		t.Fatalf("site create with the provider down: exit %d %q", code, errOut)
