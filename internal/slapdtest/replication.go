@@ -37,32 +37,82 @@ func (r *replicaRole) global(b *strings.Builder) {
 	if r == nil {
 		return
 	}
-	fmt.Fprintf(b, "serverID %d\n", r.serverID)
-	if r.provider == "" {
-		b.WriteString("moduleload syncprov.so\n")
-	}
+	b.WriteString(ReplicationGlobal(r.serverID, r.provider == ""))
 }
 
 func (r *replicaRole) database(b *strings.Builder, base, rootDN string) {
 	if r == nil {
 		return
 	}
-	b.WriteString("index entryCSN,entryUUID eq\n")
 	if r.provider == "" {
-		// Checkpoint the contextCSN often, and keep a session log so that
-		// a consumer coming back gets the changes, not a full refresh.
-		b.WriteString("overlay syncprov\nsyncprov-checkpoint 10 1\nsyncprov-sessionlog 1000\n")
+		b.WriteString(ProviderDatabase())
 		return
 	}
-	fmt.Fprintf(b, "syncrepl rid=%03d provider=%s bindmethod=simple binddn=%q credentials=%s searchbase=%q type=refreshAndPersist retry=\"1 +\" timeout=2 network-timeout=2\n",
-		r.serverID, r.provider, rootDN, RootPassword, base)
-	if !r.noUpdateRef {
-		to := r.provider
-		if r.referTo != "" {
-			to = r.referTo
-		}
-		fmt.Fprintf(b, "updateref %s\n", to)
+	c := Consumer{RID: r.serverID, Provider: r.provider, UpdateRef: r.provider, Base: base,
+		BindDN: rootDN, Credentials: RootPassword, Retry: "1 +"}
+	if r.referTo != "" {
+		c.UpdateRef = r.referTo
 	}
+	if r.noUpdateRef {
+		c.UpdateRef = ""
+	}
+	b.WriteString(c.Database())
+}
+
+// The replication part of slapd.conf, generated here for the test
+// harness and pasted into docker/slapd.conf and docker/slapd-consumer.conf
+// (cmd/cpactl's compose test checks they match).
+
+// ReplicationGlobal is the global part: the server's ID, and the syncprov
+// module on a provider.
+func ReplicationGlobal(serverID int, provider bool) string {
+	s := fmt.Sprintf("serverID %d\n", serverID)
+	if provider {
+		s += "moduleload syncprov.so\n"
+	}
+	return s
+}
+
+// ProviderDatabase is the provider's database part: the indexes syncrepl
+// searches with, and the syncprov overlay, which checkpoints the
+// contextCSN often and keeps a session log so that a consumer coming back
+// gets the changes, not a full refresh.
+func ProviderDatabase() string {
+	return "# Replication: the provider (docs/replication.md).\n" +
+		"index entryCSN,entryUUID eq\n" +
+		"overlay syncprov\nsyncprov-checkpoint 10 1\nsyncprov-sessionlog 1000\n"
+}
+
+// Consumer is a consumer's syncrepl configuration.
+type Consumer struct {
+	RID         int    // replica ID (the harness uses the server ID)
+	Provider    string // the URI syncrepl connects to
+	UpdateRef   string // the provider's URI as clients reach it ("": none, writes get 53)
+	Base        string
+	BindDN      string // the DN syncrepl binds as on the provider
+	Credentials string
+	Retry       string // syncrepl's retry: "1 +" is every second, forever
+}
+
+// DockerConsumer is the consumer of docker-compose.yml: it replicates from
+// the openldap service and refers writes to the provider's port on the
+// host, the URI cpactl is given.
+func DockerConsumer() Consumer {
+	return Consumer{RID: 2, Provider: "ldap://openldap:389", UpdateRef: "ldap://127.0.0.1:3389",
+		Base: "dc=vdiglobal,dc=vmware,dc=int", BindDN: "cn=admin,dc=vdiglobal,dc=vmware,dc=int", Credentials: "admin", Retry: "5 +"}
+}
+
+// Database is the consumer's database part.
+func (c Consumer) Database() string {
+	var b strings.Builder
+	b.WriteString("# Replication: a read-only consumer of the provider (docs/replication.md).\n")
+	b.WriteString("index entryCSN,entryUUID eq\n")
+	fmt.Fprintf(&b, "syncrepl rid=%03d provider=%s bindmethod=simple binddn=%q credentials=%s searchbase=%q type=refreshAndPersist retry=%q timeout=2 network-timeout=2\n",
+		c.RID, c.Provider, c.BindDN, c.Credentials, c.Base, c.Retry)
+	if c.UpdateRef != "" {
+		fmt.Fprintf(&b, "updateref %s\n", c.UpdateRef)
+	}
+	return b.String()
 }
 
 // Replicated is a provider and its consumers.
