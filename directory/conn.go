@@ -60,9 +60,10 @@ type Conn struct {
 	// mu guards conn, URL and the bulk connection when a read fails
 	// over or a write moves to the provider (replica.go).
 	mu         sync.Mutex
-	onProvider bool   // moved to the provider: reads and writes stay there
-	writable   bool   // a write or the probe showed this server takes writes
-	probeDN    string // an entry of the database the writes go to (the base)
+	moveMu     sync.Mutex  // one move to the provider at a time
+	onProvider atomic.Bool // moved to the provider: reads and writes stay there
+	writable   atomic.Bool // a write or the probe showed this server takes writes
+	probeDN    string      // an entry of the database the writes go to (the base)
 
 	timeout    time.Duration
 	settleOnce sync.Once

@@ -73,14 +73,14 @@ func (c *Conn) write(dn, op string, send func(*ldap.Conn) error) error {
 	start := time.Now()
 	err := c.answered(send(conn), start, op)
 	if err == nil {
-		c.writable = true
+		c.writable.Store(true)
 		return nil
 	}
 	refs, shadow := c.refusedAsReplica(err, dn)
 	if !shadow {
 		return err
 	}
-	if merr := c.moveToProvider(refs); merr != nil {
+	if merr := c.moveToProvider(conn, refs); merr != nil {
 		return merr
 	}
 	conn, _ = c.live()
@@ -95,7 +95,7 @@ func (c *Conn) refusedAsReplica(err error, dn string) ([]string, bool) {
 	switch {
 	case IsCode(err, ldap.LDAPResultReferral):
 		return referrals(err), true
-	case IsCode(err, ldap.LDAPResultUnwillingToPerform) && !c.writable && !c.onProvider:
+	case IsCode(err, ldap.LDAPResultUnwillingToPerform) && !c.writable.Load() && !c.onProvider.Load():
 		refs, shadow, perr := c.probe(dn)
 		return refs, perr == nil && shadow
 	}
@@ -138,25 +138,33 @@ func (c *Conn) probe(dn string) (refs []string, shadow bool, err error) {
 // before a transaction starts: the probe, then the move when it is a
 // read-only replica.
 func (c *Conn) toWritable() error {
-	if c.writable || c.onProvider || c.probeDN == "" {
+	if c.writable.Load() || c.onProvider.Load() || c.probeDN == "" {
 		return nil
 	}
+	conn, _ := c.live()
 	refs, shadow, err := c.probe(c.probeDN)
 	if err != nil {
 		return err
 	}
 	if !shadow {
-		c.writable = true
+		c.writable.Store(true)
 		return nil
 	}
-	return c.moveToProvider(refs)
+	return c.moveToProvider(conn, refs)
 }
 
 // moveToProvider replaces the connection with one to the provider: the
 // first referral URI that matches a trusted URI, or WriteURL when the
-// replica named none. It says so through Options.Note.
-func (c *Conn) moveToProvider(refs []string) error {
-	_, replica := c.live()
+// replica named none. It says so through Options.Note. conn is the
+// connection the replica refused the write on: when another write moved
+// already, there is nothing to do.
+func (c *Conn) moveToProvider(conn *ldap.Conn, refs []string) error {
+	c.moveMu.Lock()
+	defer c.moveMu.Unlock()
+	current, replica := c.live()
+	if current != conn && c.onProvider.Load() {
+		return nil
+	}
 	target := ""
 	for _, ref := range refs {
 		if target = c.trusted(ref); target != "" {
@@ -171,7 +179,7 @@ func (c *Conn) moveToProvider(refs []string) error {
 	case target == "":
 		return &ReplicaError{Replica: replica}
 	}
-	if c.onProvider || sameServer(target, replica) {
+	if c.onProvider.Load() || sameServer(target, replica) {
 		// The provider itself refused: follow no second referral.
 		return &ReplicaError{Replica: replica, Provider: target, Err: errors.New("it refused the write as a replica too")}
 	}
@@ -182,7 +190,8 @@ func (c *Conn) moveToProvider(refs []string) error {
 		return &ReplicaError{Replica: replica, Provider: target, Err: err}
 	}
 	c.swap(fresh)
-	c.onProvider, c.writable = true, true
+	c.onProvider.Store(true)
+	c.writable.Store(true)
 	if c.opts.Note != nil {
 		c.opts.Note(fmt.Sprintf("%s is a read-only replica: writing to the provider %s (and reading from it for the rest of the command)", replica, target))
 	}
@@ -263,7 +272,7 @@ func referrals(err error) []string {
 // a single URI. conn is the connection the read failed on: when another
 // read moved already, this one just goes again.
 func (c *Conn) failover(conn *ldap.Conn, err error) bool {
-	if err == nil || !unanswered(err) || c.onProvider || len(c.opts.URLs) < 2 {
+	if err == nil || !unanswered(err) || c.onProvider.Load() || len(c.opts.URLs) < 2 {
 		return false
 	}
 	var le *ldap.Error

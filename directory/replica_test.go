@@ -1,12 +1,14 @@
 package directory
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/cpactl/cpactl/internal/slapdtest"
+	"github.com/cpactl/cpactl/ldapschema"
 )
 
 // TestReadFailsOver: a replica that dies (halted) or stops answering
@@ -119,6 +121,50 @@ func TestLags(t *testing.T) {
 		got := tc.servers[len(tc.servers)-1]
 		if got.Lag != tc.lag || got.LagKnown != tc.known || got.CaughtUp != tc.caughtUp {
 			t.Errorf("%s: lag %s known %v caught up %v, want %s %v %v", tc.name, got.Lag, got.LagKnown, got.CaughtUp, tc.lag, tc.known, tc.caughtUp)
+		}
+	}
+}
+
+// TestReadYourWrites: a write through a consumer moves the connection to
+// the provider once, however many writes hit the consumer at the same
+// time, and the reads after them go to the provider: they see the writes
+// whether or not the consumer has them yet.
+func TestReadYourWrites(t *testing.T) {
+	r := slapdtest.StartReplicated(t, slapdtest.Config{LDIF: sample()}, slapdtest.ReplicaOptions{})
+	p, cons := r.Provider, r.Consumers[0]
+	var notes []string
+	var mu sync.Mutex
+	c, err := Dial(Options{URLs: []string{cons.URL, p.URL}, BindDN: p.RootDN, Password: slapdtest.RootPassword,
+		Note: func(s string) { mu.Lock(); notes = append(notes, s); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st := NewStore(c, dit.Base)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := fmt.Sprintf("RYW%d", i)
+			errs[i] = c.Add(ldapschema.Attrs{ldapschema.AttrObjectClass: {ldapschema.ClassTop, ldapschema.ClassSite},
+				ldapschema.AttrCN: {name}}.AddRequest(dit.Site(name)))
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("write %d through the consumer: %v", i, err)
+		}
+	}
+	if c.URL != p.URL || len(notes) != 1 {
+		t.Fatalf("after the writes: on %s, notes %q", c.URL, notes)
+	}
+	for i := range errs {
+		e, err := st.Entry(dit.Site(fmt.Sprintf("RYW%d", i)))
+		if err != nil || e == nil {
+			t.Errorf("reading write %d back: %v %v", i, e, err)
 		}
 	}
 }

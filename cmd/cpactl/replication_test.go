@@ -79,8 +79,8 @@ func TestWriteThroughConsumer(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("site update with --write-url: exit %d %s", code, errOut)
 	}
-	// Read-your-writes: a create then a show in one command is what update
-	// does (read, assert, write); the next command reads from the consumer
+	// The update read the entry (and its entryCSN) from the consumer; the
+	// provider checked the assertion. The next command reads the consumer
 	// once it caught up.
 	if err := r.WaitReplicated(10 * time.Second); err != nil {
 		t.Fatal(err)
