@@ -297,3 +297,32 @@ func TestConsumerFrozen(t *testing.T) {
 		t.Errorf("site list with the consumer frozen: exit %d %s%s", code, out, errOut)
 	}
 }
+
+// TestStatusMirror: two providers in mirror mode are both "mirror", and
+// a write to either lands and replicates.
+func TestStatusMirror(t *testing.T) {
+	demo, err := os.ReadFile("../../fixtures/demo.ldif")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := slapdtest.StartMirror(t, slapdtest.Config{LDIF: string(demo)})
+	a, b := r.Provider, r.Consumers[0]
+	env := rootEnv(a)
+	if code, _, errOut := cpactlMain([]string{"-H", b.URL, "site", "create", "Mars"}, env); code != 0 || strings.Contains(errOut, "replica") {
+		t.Fatalf("site create on the second mirror: exit %d %s", code, errOut)
+	}
+	if err := r.WaitReplicated(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !hasSite(t, a, "Mars") {
+		t.Error("the write did not replicate to the first mirror")
+	}
+	code, report, errOut := statusJSON(t, env, "-H", a.URL+","+b.URL)
+	if code != 0 || server(t, report, 0)["role"] != "mirror" || server(t, report, 1)["role"] != "mirror" {
+		t.Errorf("status: exit %d %s %v", code, errOut, report)
+	}
+	// Alone in -H, a mirror that holds the other's changes is still one.
+	if _, report, _ := statusJSON(t, env, "-H", a.URL); server(t, report, 0)["role"] != "mirror" {
+		t.Errorf("status of one mirror: %v", report)
+	}
+}

@@ -31,13 +31,16 @@ type replicaRole struct {
 	// referTo replaces the provider's URL in updateref (a referral to a
 	// server cpactl was not told about).
 	referTo string
+	// mirror: a provider that also replicates from provider, its peer
+	// (multiprovider, mirror mode).
+	mirror bool
 }
 
 func (r *replicaRole) global(b *strings.Builder) {
 	if r == nil {
 		return
 	}
-	b.WriteString(ReplicationGlobal(r.serverID, r.provider == ""))
+	b.WriteString(ReplicationGlobal(r.serverID, r.provider == "" || r.mirror))
 }
 
 func (r *replicaRole) database(b *strings.Builder, base, rootDN string) {
@@ -46,6 +49,12 @@ func (r *replicaRole) database(b *strings.Builder, base, rootDN string) {
 	}
 	if r.provider == "" {
 		b.WriteString(ProviderDatabase())
+		return
+	}
+	if r.mirror {
+		b.WriteString(Consumer{RID: r.serverID, Provider: r.provider, Base: base, BindDN: rootDN,
+			Credentials: RootPassword, Retry: "1 +"}.Database())
+		b.WriteString("multiprovider on\n" + syncprovLines)
 		return
 	}
 	c := Consumer{RID: r.serverID, Provider: r.provider, UpdateRef: r.provider, Base: base,
@@ -79,9 +88,10 @@ func ReplicationGlobal(serverID int, provider bool) string {
 // gets the changes, not a full refresh.
 func ProviderDatabase() string {
 	return "# Replication: the provider (docs/replication.md).\n" +
-		"index entryCSN,entryUUID eq\n" +
-		"overlay syncprov\nsyncprov-checkpoint 10 1\nsyncprov-sessionlog 1000\n"
+		"index entryCSN,entryUUID eq\n" + syncprovLines
 }
+
+const syncprovLines = "overlay syncprov\nsyncprov-checkpoint 10 1\nsyncprov-sessionlog 1000\n"
 
 // Consumer is a consumer's syncrepl configuration.
 type Consumer struct {
@@ -155,6 +165,42 @@ func StartReplicated(t testing.TB, cfg Config, opts ReplicaOptions) *Replicated 
 			noUpdateRef: opts.NoUpdateRef, referTo: opts.ReferTo}
 		r.Consumers = append(r.Consumers, Start(t, ccfg))
 	}
+	if cfg.WithBase || cfg.LDIF != "" {
+		if err := r.WaitReplicated(30 * time.Second); err != nil {
+			t.Fatalf("slapdtest: %v", err)
+		}
+	}
+	return r
+}
+
+// StartMirror starts two providers in mirror mode (multiprovider: each
+// takes writes and replicates the other's) with cfg, the LDIF loaded on
+// the first; the second is Consumers[0], a provider too.
+func StartMirror(t testing.TB, cfg Config) *Replicated {
+	t.Helper()
+	if cfg.Threads == 0 {
+		cfg.Threads = 2
+	}
+	var ports [2]int
+	for i := range ports {
+		p, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports[i] = p
+	}
+	url := func(i int) string { return fmt.Sprintf("ldap://127.0.0.1:%d", ports[i]) }
+	var servers [2]*Server
+	for i := range servers {
+		c := cfg
+		if i == 1 {
+			c.LDIF, c.WithBase = "", false
+		}
+		c.port = ports[i]
+		c.replication = &replicaRole{serverID: i + 1, provider: url(1 - i), mirror: true}
+		servers[i] = Start(t, c)
+	}
+	r := &Replicated{Provider: servers[0], Consumers: []*Server{servers[1]}}
 	if cfg.WithBase || cfg.LDIF != "" {
 		if err := r.WaitReplicated(30 * time.Second); err != nil {
 			t.Fatalf("slapdtest: %v", err)

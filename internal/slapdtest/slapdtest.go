@@ -73,6 +73,9 @@ type Config struct {
 	// replication is what StartReplicated adds to the configuration
 	// (serverID, syncprov or syncrepl): see replication.go.
 	replication *replicaRole
+	// port is the ldap port to listen on (0: a free one); a mirror's peer
+	// must know it before it starts.
+	port int
 }
 
 // Server is a running slapd.
@@ -169,9 +172,11 @@ func start(cfg Config) (s *Server, err error) {
 			os.RemoveAll(dir)
 		}
 	}()
-	port, err := freePort()
-	if err != nil {
-		return nil, err
+	port := cfg.port
+	if port == 0 {
+		if port, err = freePort(); err != nil {
+			return nil, err
+		}
 	}
 	s = &Server{Dir: dir, Base: cfg.Base, RootDN: "cn=admin," + cfg.Base,
 		URL: fmt.Sprintf("ldap://127.0.0.1:%d", port)}
