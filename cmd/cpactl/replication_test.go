@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -173,10 +176,12 @@ func TestConsumerWithoutUpdateRef(t *testing.T) {
 	}
 }
 
-// statusJSON runs status -o json and decodes it.
-func statusJSON(t *testing.T, env map[string]string, args ...string) (int, map[string]any, string) {
+// statusJSON runs `cpactl GLOBAL... status -o json FLAGS...` and decodes
+// its output.
+func statusJSON(t *testing.T, env map[string]string, global []string, flags ...string) (int, map[string]any, string) {
 	t.Helper()
-	code, out, errOut := cpactlMain(append(args, "status", "-o", "json"), env)
+	args := append(append(append([]string{}, global...), "status", "-o", "json"), flags...)
+	code, out, errOut := cpactlMain(args, env)
 	var report map[string]any
 	if err := json.Unmarshal([]byte(out), &report); err != nil {
 		t.Fatalf("status -o json: %v\n%s%s", err, out, errOut)
@@ -197,7 +202,7 @@ func server(t *testing.T, report map[string]any, i int) map[string]any {
 func TestStatusHealthy(t *testing.T) {
 	r := replicated(t, slapdtest.ReplicaOptions{}, "")
 	p, c := r.Provider, r.Consumers[0]
-	code, report, errOut := statusJSON(t, rootEnv(p), "-H", c.URL+","+p.URL)
+	code, report, errOut := statusJSON(t, rootEnv(p), []string{"-H", c.URL + "," + p.URL})
 	if code != 0 {
 		t.Fatalf("exit %d: %s %v", code, errOut, report)
 	}
@@ -251,7 +256,7 @@ func TestProviderDown(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "the write must go to the provider "+p.URL) || strings.Count(errOut, "\n") != 2 {
 		t.Fatalf("site create with the provider down: exit %d %q", code, errOut)
 	}
-	code, _, errOut = statusJSON(t, env, hosts...)
+	code, _, errOut = statusJSON(t, env, hosts)
 	if code != 2 || !strings.Contains(errOut, p.URL+" is unreachable") {
 		t.Errorf("status with the provider down: exit %d %s", code, errOut)
 	}
@@ -264,7 +269,7 @@ func TestProviderDown(t *testing.T) {
 	if err := r.WaitReplicated(15 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	code, report, errOut := statusJSON(t, env, hosts...)
+	code, report, errOut := statusJSON(t, env, hosts)
 	if cons := server(t, report, 1); code != 0 || cons["caught_up"] != true || cons["role"] != "consumer" {
 		t.Errorf("status after the restart: exit %d %s %v", code, errOut, report)
 	}
@@ -282,7 +287,7 @@ func TestConsumerFrozen(t *testing.T) {
 	}
 	defer c.Thaw()
 	start := time.Now()
-	code, report, errOut := statusJSON(t, env, hosts...)
+	code, report, errOut := statusJSON(t, env, hosts)
 	if d := time.Since(start); d > 4*time.Second {
 		t.Errorf("status took %s with --timeout 1s", d)
 	}
@@ -317,12 +322,114 @@ func TestStatusMirror(t *testing.T) {
 	if !hasSite(t, a, "Mars") {
 		t.Error("the write did not replicate to the first mirror")
 	}
-	code, report, errOut := statusJSON(t, env, "-H", a.URL+","+b.URL)
+	code, report, errOut := statusJSON(t, env, []string{"-H", a.URL + "," + b.URL})
 	if code != 0 || server(t, report, 0)["role"] != "mirror" || server(t, report, 1)["role"] != "mirror" {
 		t.Errorf("status: exit %d %s %v", code, errOut, report)
 	}
 	// Alone in -H, a mirror that holds the other's changes is still one.
-	if _, report, _ := statusJSON(t, env, "-H", a.URL); server(t, report, 0)["role"] != "mirror" {
+	if _, report, _ := statusJSON(t, env, []string{"-H", a.URL}); server(t, report, 0)["role"] != "mirror" {
 		t.Errorf("status of one mirror: %v", report)
+	}
+}
+
+// syncProxy stands between a consumer's syncrepl and its provider, so that
+// a test can cut replication while both servers answer cpactl.
+type syncProxy struct {
+	l      net.Listener
+	target string
+	mu     sync.Mutex
+	cut    bool
+	conns  []net.Conn
+}
+
+func newSyncProxy(t *testing.T, providerURL string) *syncProxy {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &syncProxy{l: l, target: strings.TrimPrefix(providerURL, "ldap://")}
+	t.Cleanup(func() { l.Close(); p.Cut() })
+	go func() {
+		for {
+			in, err := l.Accept()
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			cut := p.cut
+			p.mu.Unlock()
+			out, err := net.Dial("tcp", p.target)
+			if cut || err != nil {
+				in.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, in, out)
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(out, in); out.Close() }()
+			go func() { _, _ = io.Copy(in, out); in.Close() }()
+		}
+	}()
+	return p
+}
+
+func (p *syncProxy) URL() string { return "ldap://" + p.l.Addr().String() }
+
+// Cut closes the replication connections and refuses new ones.
+func (p *syncProxy) Cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = true
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// Mend lets syncrepl connect again.
+func (p *syncProxy) Mend() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = false
+}
+
+// TestStatusLag: a consumer cut off from its provider while the provider
+// takes a write lags by the time between the provider's newest change and
+// its own: status exits 2 past --max-lag, 0 within it (not caught up),
+// and shows it caught up once replication is back.
+func TestStatusLag(t *testing.T) {
+	var proxy *syncProxy
+	r := replicated(t, slapdtest.ReplicaOptions{SyncVia: func(provider string) string {
+		proxy = newSyncProxy(t, provider)
+		return proxy.URL()
+	}}, "")
+	p, c := r.Provider, r.Consumers[0]
+	env := rootEnv(p)
+	hosts := []string{"-H", c.URL + "," + p.URL}
+	if code, _, errOut := statusJSON(t, env, hosts); code != 0 {
+		t.Fatalf("status before the cut: exit %d %s", code, errOut)
+	}
+	proxy.Cut()
+	time.Sleep(1500 * time.Millisecond) // the provider's next CSN is later than the consumer's newest
+	if err := p.Load("dn: " + ldapschema.DIT{Base: p.Base}.Site("Mars") + "\nobjectClass: top\nobjectClass: pae-Site\ncn: Mars\n"); err != nil {
+		t.Fatal(err)
+	}
+	code, report, errOut := statusJSON(t, env, hosts, "--max-lag", "500ms")
+	cons := server(t, report, 0)
+	lag, _ := cons["lag_seconds"].(float64)
+	if code != 2 || !strings.Contains(errOut, "cpactl: "+c.URL+" lags ") || cons["caught_up"] != false || lag < 1 {
+		t.Errorf("status --max-lag 500ms: exit %d %q %v", code, errOut, cons)
+	}
+	code, report, errOut = statusJSON(t, env, hosts)
+	if code != 0 || server(t, report, 0)["caught_up"] != false {
+		t.Errorf("status with the default --max-lag: exit %d %s %v", code, errOut, report)
+	}
+	proxy.Mend()
+	if err := r.WaitReplicated(15 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	code, report, errOut = statusJSON(t, env, hosts, "--max-lag", "500ms")
+	if code != 0 || server(t, report, 0)["caught_up"] != true || server(t, report, 0)["lag_seconds"] != 0.0 {
+		t.Errorf("status after the mend: exit %d %s %v", code, errOut, report)
 	}
 }

@@ -34,6 +34,8 @@ type replicaRole struct {
 	// mirror: a provider that also replicates from provider, its peer
 	// (multiprovider, mirror mode).
 	mirror bool
+	// syncFrom replaces the provider's URL in syncrepl.
+	syncFrom string
 }
 
 func (r *replicaRole) global(b *strings.Builder) {
@@ -59,6 +61,9 @@ func (r *replicaRole) database(b *strings.Builder, base, rootDN string) {
 	}
 	c := Consumer{RID: r.serverID, Provider: r.provider, UpdateRef: r.provider, Base: base,
 		BindDN: rootDN, Credentials: RootPassword, Retry: "1 +"}
+	if r.syncFrom != "" {
+		c.Provider = r.syncFrom
+	}
 	if r.referTo != "" {
 		c.UpdateRef = r.referTo
 	}
@@ -140,6 +145,11 @@ type ReplicaOptions struct {
 	// ReferTo makes the consumers' updateref name this URL instead of the
 	// provider's.
 	ReferTo string
+	// SyncVia, when set, returns the URL the consumers' syncrepl connects
+	// to instead of the provider's (a test's proxy, to cut replication
+	// while both servers answer clients); updateref still names the
+	// provider.
+	SyncVia func(provider string) string
 }
 
 // StartReplicated starts a provider with cfg (its LDIF and base are loaded
@@ -163,6 +173,12 @@ func StartReplicated(t testing.TB, cfg Config, opts ReplicaOptions) *Replicated 
 		ccfg.LDIF, ccfg.WithBase = "", false
 		ccfg.replication = &replicaRole{serverID: i + 2, provider: r.Provider.URL,
 			noUpdateRef: opts.NoUpdateRef, referTo: opts.ReferTo}
+		if opts.SyncVia != nil {
+			ccfg.replication.syncFrom = opts.SyncVia(r.Provider.URL)
+			if ccfg.replication.referTo == "" {
+				ccfg.replication.referTo = r.Provider.URL
+			}
+		}
 		r.Consumers = append(r.Consumers, Start(t, ccfg))
 	}
 	if cfg.WithBase || cfg.LDIF != "" {
