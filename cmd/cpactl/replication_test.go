@@ -198,11 +198,22 @@ func server(t *testing.T, report map[string]any, i int) map[string]any {
 	return servers[i].(map[string]any)
 }
 
-// TestStatusHealthy pins status's JSON fields on a healthy pair.
+// TestStatusHealthy pins status's JSON fields on a healthy pair; an
+// account that may read but not write sees the same roles (the write
+// probe is refused, 50, on the provider and referred on the consumer).
 func TestStatusHealthy(t *testing.T) {
-	r := replicated(t, slapdtest.ReplicaOptions{}, "")
+	demo, err := os.ReadFile("../../fixtures/demo.ldif")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := slapdtest.StartReplicated(t, slapdtest.Config{LDIF: string(demo) + readerEntry()}, slapdtest.ReplicaOptions{})
 	p, c := r.Provider, r.Consumers[0]
-	code, report, errOut := statusJSON(t, rootEnv(p), []string{"-H", c.URL + "," + p.URL})
+	reader := map[string]string{"CPACTL_BIND_DN": ldapschema.DIT{Base: p.Base}.User("reader"), "CPACTL_BIND_PASSWORD": "reader-secret"}
+	code, report, errOut := statusJSON(t, reader, []string{"-H", c.URL + "," + p.URL})
+	if code != 0 || server(t, report, 0)["role"] != "consumer" || server(t, report, 1)["role"] != "provider" {
+		t.Errorf("status as a read-only account: exit %d %s %v", code, errOut, report)
+	}
+	code, report, errOut = statusJSON(t, rootEnv(p), []string{"-H", c.URL + "," + p.URL})
 	if code != 0 {
 		t.Fatalf("exit %d: %s %v", code, errOut, report)
 	}
