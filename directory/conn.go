@@ -64,6 +64,7 @@ type Conn struct {
 	onProvider atomic.Bool // moved to the provider: reads and writes stay there
 	writable   atomic.Bool // a write or the probe showed this server takes writes
 	probeDN    string      // an entry of the database the writes go to (the base)
+	replica    *ldap.Conn  // the replica's connection the move left (it applies no write)
 
 	timeout    time.Duration
 	settleOnce sync.Once

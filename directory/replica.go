@@ -76,6 +76,14 @@ func (c *Conn) write(dn, op string, send func(*ldap.Conn) error) error {
 		c.writable.Store(true)
 		return nil
 	}
+	if unanswered(err) && c.leftReplica(conn) {
+		// A concurrent write moved to the provider and closed the
+		// replica's connection under this one: the replica applies no
+		// write, so this one goes to the provider too.
+		conn, _ = c.live()
+		start = time.Now()
+		return c.answered(send(conn), start, op)
+	}
 	refs, shadow := c.refusedAsReplica(err, dn)
 	if !shadow {
 		return err
@@ -189,6 +197,9 @@ func (c *Conn) moveToProvider(conn *ldap.Conn, refs []string) error {
 	if err != nil {
 		return &ReplicaError{Replica: replica, Provider: target, Err: err}
 	}
+	c.mu.Lock()
+	c.replica = current
+	c.mu.Unlock()
 	c.swap(fresh)
 	c.onProvider.Store(true)
 	c.writable.Store(true)
@@ -196,6 +207,14 @@ func (c *Conn) moveToProvider(conn *ldap.Conn, refs []string) error {
 		c.opts.Note(fmt.Sprintf("%s is a read-only replica: writing to the provider %s (and reading from it for the rest of the command)", replica, target))
 	}
 	return nil
+}
+
+// leftReplica reports whether conn is the read-only replica's connection
+// that a move to the provider replaced.
+func (c *Conn) leftReplica(conn *ldap.Conn) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.replica != nil && conn == c.replica
 }
 
 // trusted returns the URI of URLs or WriteURL that names the same server
@@ -272,7 +291,7 @@ func referrals(err error) []string {
 // a single URI. conn is the connection the read failed on: when another
 // read moved already, this one just goes again.
 func (c *Conn) failover(conn *ldap.Conn, err error) bool {
-	if err == nil || !unanswered(err) || c.onProvider.Load() || len(c.opts.URLs) < 2 {
+	if err == nil || !unanswered(err) {
 		return false
 	}
 	var le *ldap.Error
@@ -281,7 +300,10 @@ func (c *Conn) failover(conn *ldap.Conn, err error) bool {
 	}
 	current, failed := c.live()
 	if current != conn {
-		return true
+		return true // moved already (a failover, or a write to the provider)
+	}
+	if c.onProvider.Load() || len(c.opts.URLs) < 2 {
+		return false
 	}
 	var rest []string
 	for i, u := range c.opts.URLs {
