@@ -37,7 +37,8 @@ type Globals struct {
 	Timeout            time.Duration
 	// Context names the context of the configuration file to use
 	// (--context, CPACTL_CONTEXT, else the file's current context).
-	Context string
+	Context  string
+	WriteURL string
 
 	IO       IOStreams
 	Prompter prompt.Prompter
@@ -76,6 +77,7 @@ func (g *Globals) addFlags(cmd *cobra.Command) {
 	f.BoolVar(&g.InsecureSkipVerify, "insecure-skip-tls-verify", false, "DANGEROUS: do not check the server certificate")
 	f.DurationVar(&g.Timeout, "timeout", 10*time.Second, "time limit for connecting and for each request")
 	f.StringVar(&g.Context, "context", "", "the context of the config file to connect with (env CPACTL_CONTEXT; default: its current context; see cpactl config --help)")
+	f.StringVar(&g.WriteURL, "write-url", "", "the provider's URI when -H names read-only replicas: writes they refuse go there (docs/replication.md)")
 }
 
 // configPath is where the configuration file is (docs/config.md).
@@ -212,7 +214,8 @@ func (g *Globals) password() (string, error) {
 
 func (g *Globals) dialOptions() (directory.Options, error) {
 	opts := directory.Options{URLs: g.URLs, BindDN: g.BindDN, StartTLS: g.StartTLS, CAFile: g.CAFile,
-		InsecureSkipVerify: g.InsecureSkipVerify, Timeout: g.Timeout}
+		InsecureSkipVerify: g.InsecureSkipVerify, Timeout: g.Timeout, WriteURL: g.WriteURL,
+		Note: func(msg string) { fmt.Fprintln(g.IO.Err, "note: "+msg) }}
 	if g.BindDN != "" {
 		pw, err := g.password()
 		if err != nil {

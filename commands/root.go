@@ -222,6 +222,7 @@ with --from FILE.ldif and no server.`,
 			newDocsFormatCommand(g, "markdown"),
 		),
 		newVersionCommand(g),
+		newStatusCommand(g),
 		newExitCodesTopic(),
 	)
 	// Parse flags level by level, so an unknown flag before the noun is

@@ -105,6 +105,10 @@ func IsCode(err error, code uint16) bool {
 // \"Invalid Credentials\": " prefix style, as "invalid credentials (49): msg".
 func describe(err error) string {
 	var le *ldap.Error
+	var replica *ReplicaError
+	if errors.As(err, &replica) {
+		return replica.Error() // it describes the provider's error itself
+	}
 	if !errors.As(err, &le) {
 		return err.Error()
 	}

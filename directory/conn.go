@@ -42,12 +42,29 @@ type Options struct {
 	// Timeout bounds dialing and every request (default 10s), except the
 	// commit of a transaction, which gets CommitTimeout(Timeout).
 	Timeout time.Duration
+	// WriteURL is the provider's URI when URLs name read-only replicas:
+	// a write a replica refuses goes there, and a replica's referral to
+	// it is followed (see replica.go). Referrals are followed only to
+	// URLs and WriteURL.
+	WriteURL string
+	// Note receives the one-line notes a Conn gives about where it goes:
+	// a write moved to the provider, a read that failed over.
+	Note func(string)
 }
 
 // Conn is a live directory connection.
 type Conn struct {
 	conn *ldap.Conn
 	URL  string
+
+	// mu guards conn, URL and the bulk connection when a read fails
+	// over or a write moves to the provider (replica.go).
+	mu         sync.Mutex
+	moveMu     sync.Mutex  // one move to the provider at a time
+	onProvider atomic.Bool // moved to the provider: reads and writes stay there
+	writable   atomic.Bool // a write or the probe showed this server takes writes
+	probeDN    string      // an entry of the database the writes go to (the base)
+	replica    *ldap.Conn  // the replica's connection the move left (it applies no write)
 
 	timeout    time.Duration
 	settleOnce sync.Once
@@ -68,6 +85,11 @@ func Dial(opts Options) (*Conn, error) {
 	timeout := opts.Timeout
 	if timeout <= 0 {
 		timeout = defaultTimeout
+	}
+	if opts.WriteURL != "" {
+		if _, err := checkURL(opts.WriteURL); err != nil {
+			return nil, fmt.Errorf("--write-url: %v", err)
+		}
 	}
 	tlsConfig, err := tlsConfigFor(opts)
 	if err != nil {
@@ -110,7 +132,9 @@ func Dial(opts Options) (*Conn, error) {
 		if err := bind(c, u, opts); err != nil {
 			c.Close()
 			if noAnswer(err, start, timeout) {
-				return nil, &NoAnswerError{URL: raw, Timeout: timeout, Op: "bind"}
+				// A frozen or overloaded server: the next URI may answer.
+				lastErr = &NoAnswerError{URL: raw, Timeout: timeout, Op: "bind"}
+				continue
 			}
 			return nil, err
 		}
@@ -241,10 +265,28 @@ func (c *Conn) Reconnect() error {
 	if err != nil {
 		return err
 	}
-	c.Close()
-	c.conn = fresh.conn
-	c.bulkOnce, c.bulk, c.bulkErr = sync.Once{}, nil, nil
+	c.swap(fresh)
 	return nil
+}
+
+// swap makes fresh (a connection to c.URL or another server) the
+// connection c goes on with, and closes the old one.
+func (c *Conn) swap(fresh *Conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.bulk != nil {
+		c.bulk.close()
+	}
+	c.conn.Close()
+	c.conn, c.URL = fresh.conn, fresh.URL
+	c.bulkOnce, c.bulk, c.bulkErr = sync.Once{}, nil, nil
+}
+
+// live returns the connection in use and its URL.
+func (c *Conn) live() (*ldap.Conn, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn, c.URL
 }
 
 // Close closes the connection.
@@ -255,11 +297,20 @@ func (c *Conn) Close() error {
 	return c.conn.Close()
 }
 
-// Search runs a search.
+// Search runs a search. A search that gets no answer, or loses its
+// connection, is tried once more on the next URI (failover).
 func (c *Conn) Search(req *ldap.SearchRequest) (*ldap.SearchResult, error) {
+	conn, _ := c.live()
 	start := time.Now()
-	res, err := c.conn.Search(req)
-	return res, c.answered(err, start, "search")
+	res, err := conn.Search(req)
+	err = c.answered(err, start, "search")
+	if c.failover(conn, err) {
+		conn, _ = c.live()
+		start = time.Now()
+		res, err = conn.Search(req)
+		err = c.answered(err, start, "search")
+	}
+	return res, err
 }
 
 // PageSize is how many entries each page of a streamed search asks for.
@@ -272,36 +323,56 @@ const PageSize = 1000
 // as it is decoded. An error from each abandons the rest of the search.
 // It runs on a second connection that decodes entries without go-ldap's
 // generic BER tree (bulkConn), opened on first use.
+//
+// A search that fails before it handed over any entry (the server died,
+// or did not answer) is tried once more on the next URI; one that fails
+// part way is not, as each has seen entries already.
 func (c *Conn) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error) error {
-	c.bulkOnce.Do(func() { c.bulk, c.bulkErr = dialBulk(c.URL, c.opts, c.timeout) })
-	if c.bulkErr != nil {
-		return c.bulkErr
+	conn, _ := c.live()
+	seen := false
+	var eachErr error
+	counted := func(e *ldap.Entry) error {
+		seen = true
+		eachErr = each(e)
+		return eachErr
 	}
-	return c.bulk.searchEach(req, each)
+	err := c.searchEach(req, counted)
+	if err != nil && eachErr == nil && !seen && c.failover(conn, asNetwork(err)) {
+		err = c.searchEach(req, counted)
+	}
+	return err
 }
 
-// Add adds an entry.
+func (c *Conn) searchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error) error {
+	c.mu.Lock()
+	c.bulkOnce.Do(func() { c.bulk, c.bulkErr = dialBulk(c.URL, c.opts, c.timeout) })
+	bulk, err := c.bulk, c.bulkErr
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return bulk.searchEach(req, each)
+}
+
+// Add adds an entry. Like every write, it goes to the provider when the
+// server is a read-only replica that refuses it (see write).
 func (c *Conn) Add(req *ldap.AddRequest) error {
-	start := time.Now()
-	return c.answered(c.conn.Add(req), start, "add")
+	return c.write(req.DN, "add", func(conn *ldap.Conn) error { return conn.Add(req) })
 }
 
 // Modify modifies an entry.
 func (c *Conn) Modify(req *ldap.ModifyRequest) error {
-	start := time.Now()
-	return c.answered(c.conn.Modify(req), start, "modify")
+	return c.write(req.DN, "modify", func(conn *ldap.Conn) error { return conn.Modify(req) })
 }
 
 // ModifyDN renames or moves an entry.
 func (c *Conn) ModifyDN(req *ldap.ModifyDNRequest) error {
-	start := time.Now()
-	return c.answered(c.conn.ModifyDN(req), start, "rename")
+	return c.write(req.DN, "rename", func(conn *ldap.Conn) error { return conn.ModifyDN(req) })
 }
 
 // Del deletes an entry.
 func (c *Conn) Del(req *ldap.DelRequest) error {
-	start := time.Now()
-	return c.answered(c.conn.Del(req), start, "delete")
+	return c.write(req.DN, "delete", func(conn *ldap.Conn) error { return conn.Del(req) })
 }
 
 // RFC 5805 OIDs.
@@ -484,7 +555,14 @@ func (d *watchdog) explain(err error) error {
 // is committed, and the server applies every write or none. The commit has
 // its own deadline (CommitTimeout); a commit that gets no answer in time,
 // or loses its connection, is an *OutcomeUnknownError.
+//
+// A transaction runs on the provider only: on a read-only replica (found
+// with a write probe before the transaction starts) the connection first
+// moves to the provider, as a refused write does.
 func (c *Conn) Transaction(fn func(w Writer) error) error {
+	if err := c.toWritable(); err != nil {
+		return err
+	}
 	settle := c.endSettle()
 	resp, err := c.conn.Extended(ldap.NewExtendedRequest(oidStartTxn, nil))
 	if err != nil {

@@ -33,6 +33,10 @@ func unanswered(err error) bool {
 	if err == nil {
 		return false
 	}
+	var replica *ReplicaError
+	if errors.As(err, &replica) {
+		return false // refused by a replica, not sent to the provider
+	}
 	var na *NoAnswerError
 	var unknown *OutcomeUnknownError
 	if errors.As(err, &na) || errors.As(err, &unknown) {

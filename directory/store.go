@@ -32,6 +32,9 @@ type Store struct {
 
 // NewStore returns a store for the directory under base.
 func NewStore(c Client, base string) *Store {
+	if conn, ok := c.(*Conn); ok {
+		conn.SetProbeDN(base)
+	}
 	return &Store{Client: c, DIT: ldapschema.DIT{Base: base}}
 }
 

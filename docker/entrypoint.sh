@@ -1,7 +1,9 @@
 #!/bin/sh
 # Starts the demo OpenLDAP: installs Debian's slapd on first start, loads
-# the chosen fixture into an empty database, then runs slapd in the
-# foreground on port 389.
+# the chosen fixture into an empty database (none when CPACTL_FIXTURE is
+# set and empty: the consumer, which syncrepl fills), then runs slapd in
+# the foreground on port 389 with CPACTL_SLAPD_CONF (default
+# /cpactl/slapd.conf).
 set -eu
 if [ ! -x /usr/sbin/slapd ]; then
   apt-get update -qq
@@ -9,7 +11,10 @@ if [ ! -x /usr/sbin/slapd ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slapd ldap-utils
 fi
 mkdir -p /var/lib/ldap /var/run/slapd
-if [ -z "$(ls -A /var/lib/ldap 2>/dev/null)" ]; then
-  slapadd -f /cpactl/slapd.conf -l "/cpactl/fixtures/${CPACTL_FIXTURE:-demo.ldif}"
+conf="${CPACTL_SLAPD_CONF:-/cpactl/slapd.conf}"
+fixture="${CPACTL_FIXTURE-demo.ldif}"
+if [ -n "$fixture" ] && [ -z "$(ls -A /var/lib/ldap 2>/dev/null)" ]; then
+  # -w writes the contextCSN that consumers sync from.
+  slapadd -w -f "$conf" -l "/cpactl/fixtures/$fixture"
 fi
-exec /usr/sbin/slapd -d "${SLAPD_DEBUG:-0}" -h "ldap:///" -f /cpactl/slapd.conf
+exec /usr/sbin/slapd -d "${SLAPD_DEBUG:-0}" -h "ldap:///" -f "$conf"

@@ -69,6 +69,13 @@ type Config struct {
 	// Limits replaces the database's limits line (default: "limits users
 	// size=unlimited"); "sizelimit 500" alone is slapd's own default.
 	Limits string
+
+	// replication is what StartReplicated adds to the configuration
+	// (serverID, syncprov or syncrepl): see replication.go.
+	replication *replicaRole
+	// port is the ldap port to listen on (0: a free one); a mirror's peer
+	// must know it before it starts.
+	port int
 }
 
 // Server is a running slapd.
@@ -85,6 +92,9 @@ type Server struct {
 	cmd  *exec.Cmd
 	done chan error
 	log  *syncBuffer
+
+	args []string  // slapd's command line, for Restart
+	out  io.Writer // where slapd's output goes
 }
 
 // syncBuffer collects slapd's output while it runs.
@@ -162,9 +172,11 @@ func start(cfg Config) (s *Server, err error) {
 			os.RemoveAll(dir)
 		}
 	}()
-	port, err := freePort()
-	if err != nil {
-		return nil, err
+	port := cfg.port
+	if port == 0 {
+		if port, err = freePort(); err != nil {
+			return nil, err
+		}
 	}
 	s = &Server{Dir: dir, Base: cfg.Base, RootDN: "cn=admin," + cfg.Base,
 		URL: fmt.Sprintf("ldap://127.0.0.1:%d", port)}
@@ -201,25 +213,15 @@ func start(cfg Config) (s *Server, err error) {
 	if debug == "" {
 		debug = "0"
 	}
-	cmd := exec.Command(Binary, "-d", debug, "-h", strings.Join(listen, " "), "-f", confPath)
-	cmd.Dir = dir // where a core dump lands
+	s.args = []string{"-d", debug, "-h", strings.Join(listen, " "), "-f", confPath}
 	stderr := &syncBuffer{}
 	s.log = stderr
-	var out io.Writer = stderr
+	s.out = stderr
 	if cfg.Log != nil {
-		out = io.MultiWriter(stderr, cfg.Log)
+		s.out = io.MultiWriter(stderr, cfg.Log)
 	}
-	cmd.Stderr = out
-	cmd.Stdout = out
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting slapd: %v", err)
-	}
-	s.cmd = cmd
-	s.done = make(chan error, 1)
-	go func() { s.done <- cmd.Wait() }()
-	if err := s.waitReady(); err != nil {
-		_ = s.Stop()
-		return nil, fmt.Errorf("%v; slapd said: %s", err, strings.TrimSpace(stderr.String()))
+	if err := s.launch(); err != nil {
+		return nil, err
 	}
 	if cfg.WithBase {
 		if err := s.Load(baseEntry(cfg.Base)); err != nil {
@@ -234,6 +236,25 @@ func start(cfg Config) (s *Server, err error) {
 		}
 	}
 	return s, nil
+}
+
+// launch runs slapd with s.args and waits until it answers.
+func (s *Server) launch() error {
+	cmd := exec.Command(Binary, s.args...)
+	cmd.Dir = s.Dir // where a core dump lands
+	cmd.Stderr = s.out
+	cmd.Stdout = s.out
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting slapd: %v", err)
+	}
+	s.cmd = cmd
+	s.done = make(chan error, 1)
+	go func() { s.done <- cmd.Wait() }()
+	if err := s.waitReady(); err != nil {
+		s.halt()
+		return fmt.Errorf("%v; slapd said: %s", err, strings.TrimSpace(s.log.String()))
+	}
+	return nil
 }
 
 func baseEntry(base string) string {
@@ -259,6 +280,7 @@ func (s *Server) config(withSchema, withTLS bool, cfg Config) string {
 	// a failed connect and a close.
 	b.WriteString("loglevel 0\n")
 	b.WriteString("modulepath /usr/lib/ldap\nmoduleload back_mdb.so\n")
+	cfg.replication.global(&b)
 	if withTLS {
 		fmt.Fprintf(&b, "TLSCACertificateFile %s\nTLSCertificateFile %s\nTLSCertificateKeyFile %s\n",
 			s.CAFile, filepath.Join(s.Dir, "server.pem"), filepath.Join(s.Dir, "server.key"))
@@ -281,6 +303,7 @@ func (s *Server) config(withSchema, withTLS bool, cfg Config) string {
 		limits = "limits users size=unlimited"
 	}
 	b.WriteString(limits + "\n")
+	cfg.replication.database(&b, s.Base, s.RootDN)
 	b.WriteString("access to attrs=userPassword by self write by anonymous auth by * none\n")
 	b.WriteString("access to * by * read\n")
 	return b.String()
@@ -408,18 +431,46 @@ func (s *Server) Stop() error {
 			_ = os.WriteFile(filepath.Join(dir, "core-"+filepath.Base(s.Dir)), data, 0o600)
 		}
 	}
-	if s.cmd != nil && s.cmd.Process != nil {
-		_ = s.cmd.Process.Signal(syscall.SIGCONT) // a frozen server cannot take SIGTERM
-		_ = s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.done:
-		case <-time.After(5 * time.Second):
-			_ = s.cmd.Process.Kill()
-			<-s.done
-		}
-		s.cmd = nil
-	}
+	s.halt()
 	return os.RemoveAll(s.Dir)
+}
+
+// halt stops the process by its own PID (SIGTERM, after SIGCONT for a
+// frozen one; SIGKILL after 5s) and keeps its directory.
+func (s *Server) halt() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGCONT) // a frozen server cannot take SIGTERM
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+	}
+	s.cmd = nil
+}
+
+// Halt stops the server as Stop does but keeps its directory, database and
+// port, for Restart: a server that went down.
+func (s *Server) Halt() { s.halt() }
+
+// Restart starts a halted server again on the same port with the same
+// database and configuration (a syncrepl consumer resumes from its
+// cookie). It retries for a few seconds while the port is still held.
+func (s *Server) Restart() error {
+	if s.cmd != nil {
+		return errors.New("slapdtest: Restart of a running server (Halt it first)")
+	}
+	var err error
+	for attempt := 0; attempt < 10; attempt++ {
+		if err = s.launch(); err == nil {
+			return nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return err
 }
 
 // Dial returns a connection bound as the root DN.

@@ -1,0 +1,446 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/internal/slapdtest"
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// Replicated directories (docs/replication.md), against real slapd
+// processes: a syncprov provider and syncrepl consumers that refer writes
+// to it.
+
+func replicated(t *testing.T, opts slapdtest.ReplicaOptions, debug string) *slapdtest.Replicated {
+	t.Helper()
+	demo, err := os.ReadFile("../../fixtures/demo.ldif")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slapdtest.StartReplicated(t, slapdtest.Config{LDIF: string(demo), Debug: debug}, opts)
+}
+
+// rootEnv binds as the root DN, with -H given as a flag.
+func rootEnv(srv *slapdtest.Server) map[string]string {
+	return map[string]string{"CPACTL_BIND_DN": srv.RootDN, "CPACTL_BIND_PASSWORD": slapdtest.RootPassword}
+}
+
+// hasSite reports whether the server holds site name (read as the root DN).
+func hasSite(t *testing.T, srv *slapdtest.Server, name string) bool {
+	t.Helper()
+	c, err := srv.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	dn := ldapschema.DIT{Base: srv.Base}.Site(name)
+	_, err = c.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false, "(objectClass=*)", []string{"1.1"}, nil))
+	if ldap.IsErrorWithCode(err, ldap.LDAPResultNoSuchObject) {
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
+}
+
+// TestWriteThroughConsumer: a write sent to the consumer is referred to
+// the provider, followed (it is in -H), lands there and replicates back;
+// the note names both.
+func TestWriteThroughConsumer(t *testing.T) {
+	r := replicated(t, slapdtest.ReplicaOptions{}, "")
+	p, c := r.Provider, r.Consumers[0]
+	env := rootEnv(p)
+	code, out, errOut := cpactlMain([]string{"-H", c.URL + "," + p.URL, "site", "create", "Mars"}, env)
+	if code != 0 {
+		t.Fatalf("site create through the consumer: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "note: "+c.URL+" is a read-only replica: writing to the provider "+p.URL) {
+		t.Errorf("no note of the move to the provider: %q", errOut)
+	}
+	if !hasSite(t, p, "Mars") {
+		t.Fatal("the site is not on the provider")
+	}
+	if err := r.WaitReplicated(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !hasSite(t, c, "Mars") {
+		t.Fatal("the site did not replicate to the consumer")
+	}
+	// With --write-url, the consumer alone in -H.
+	code, _, errOut = cpactlMain([]string{"-H", c.URL, "--write-url", p.URL, "site", "update", "Mars", "--description", "red"}, env)
+	if code != 0 {
+		t.Fatalf("site update with --write-url: exit %d %s", code, errOut)
+	}
+	// The update read the entry (and its entryCSN) from the consumer; the
+	// provider checked the assertion. The next command reads the consumer
+	// once it caught up.
+	if err := r.WaitReplicated(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = cpactlMain([]string{"-H", c.URL, "site", "show", "Mars", "-o", "json"}, env)
+	if code != 0 || !strings.Contains(out, `"red"`) {
+		t.Fatalf("site show from the consumer: exit %d %s", code, out)
+	}
+}
+
+// TestApplyThroughConsumer: apply through the consumer's URI is one
+// transaction, run on the provider (the consumer sees no Start
+// Transaction) and replicated back.
+func TestApplyThroughConsumer(t *testing.T) {
+	r := replicated(t, slapdtest.ReplicaOptions{}, "256") // stats: one line per operation
+	p, c := r.Provider, r.Consumers[0]
+	env := rootEnv(p)
+	hosts := c.URL + "," + p.URL
+	desired := filepath.Join(t.TempDir(), "desired.ldif")
+	if code, _, errOut := cpactlMain([]string{"-H", hosts, "export", "-O", desired}, env); code != 0 {
+		t.Fatalf("export from the consumer: %d %s", code, errOut)
+	}
+	text, _ := os.ReadFile(desired)
+	for _, name := range []string{"Mars", "Venus", "Io"} {
+		text = append(text, []byte("\ndn: "+ldapschema.DIT{Base: p.Base}.Site(name)+"\nobjectClass: top\nobjectClass: pae-Site\ncn: "+name+"\n")...)
+	}
+	if err := os.WriteFile(desired, text, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := cpactlMain([]string{"-H", hosts, "apply", desired}, env)
+	if code != 0 {
+		t.Fatalf("apply through the consumer: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "writing to the provider "+p.URL) || strings.Contains(errOut, "warning") {
+		t.Errorf("apply's stderr: %q", errOut)
+	}
+	const startTxn = "oid=1.3.6.1.1.21.1"
+	if n := strings.Count(p.Log(), startTxn); n != 1 {
+		t.Errorf("the provider started %d transactions, want 1", n)
+	}
+	if n := strings.Count(c.Log(), startTxn); n != 0 {
+		t.Errorf("the consumer started %d transactions, want 0", n)
+	}
+	if err := r.WaitReplicated(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Mars", "Venus", "Io"} {
+		if !hasSite(t, c, name) {
+			t.Errorf("site %s did not replicate", name)
+		}
+	}
+}
+
+// TestUntrustedReferral: a referral to a URI given neither in -H nor in
+// --write-url is refused, and nothing is written anywhere.
+func TestUntrustedReferral(t *testing.T) {
+	r := replicated(t, slapdtest.ReplicaOptions{}, "")
+	p, c := r.Provider, r.Consumers[0]
+	code, _, errOut := cpactlMain([]string{"-H", c.URL, "site", "create", "Mars"}, rootEnv(p))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, errOut)
+	}
+	want := c.URL + " is a read-only replica and referred the write to " + p.URL + ", which is not in -H or --write-url: refused"
+	if !strings.Contains(errOut, want) || !strings.Contains(errOut, "hint: if "+p.URL+" is your provider, pass --write-url "+p.URL) {
+		t.Errorf("stderr: %q", errOut)
+	}
+	if hasSite(t, p, "Mars") {
+		t.Error("the site was written")
+	}
+	// A --write-url that names another server does not make the referral
+	// trusted.
+	code, _, _ = cpactlMain([]string{"-H", c.URL, "--write-url", "ldap://127.0.0.1:1", "site", "create", "Mars"}, rootEnv(p))
+	if code != 1 || hasSite(t, p, "Mars") {
+		t.Errorf("with another --write-url: exit %d", code)
+	}
+}
+
+// TestConsumerWithoutUpdateRef: a consumer that names no provider (53)
+// fails with the fix; --write-url sends the write to the provider.
+func TestConsumerWithoutUpdateRef(t *testing.T) {
+	r := replicated(t, slapdtest.ReplicaOptions{NoUpdateRef: true}, "")
+	p, c := r.Provider, r.Consumers[0]
+	code, _, errOut := cpactlMain([]string{"-H", c.URL + "," + p.URL, "site", "create", "Mars"}, rootEnv(p))
+	if code != 1 || !strings.Contains(errOut, c.URL+" is a read-only replica and names no provider") || !strings.Contains(errOut, "hint: pass the provider with --write-url") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	code, _, errOut = cpactlMain([]string{"-H", c.URL, "--write-url", p.URL, "site", "create", "Mars"}, rootEnv(p))
+	if code != 0 || !hasSite(t, p, "Mars") {
+		t.Fatalf("with --write-url: exit %d %s", code, errOut)
+	}
+}
+
+// statusJSON runs `cpactl GLOBAL... status -o json FLAGS...` and decodes
+// its output.
+func statusJSON(t *testing.T, env map[string]string, global []string, flags ...string) (int, map[string]any, string) {
+	t.Helper()
+	args := append(append(append([]string{}, global...), "status", "-o", "json"), flags...)
+	code, out, errOut := cpactlMain(args, env)
+	var report map[string]any
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatalf("status -o json: %v\n%s%s", err, out, errOut)
+	}
+	return code, report, errOut
+}
+
+func server(t *testing.T, report map[string]any, i int) map[string]any {
+	t.Helper()
+	servers, _ := report["servers"].([]any)
+	if len(servers) <= i {
+		t.Fatalf("status lists %d servers: %v", len(servers), report)
+	}
+	return servers[i].(map[string]any)
+}
+
+// TestStatusHealthy pins status's JSON fields on a healthy pair; an
+// account that may read but not write sees the same roles (the write
+// probe is refused, 50, on the provider and referred on the consumer).
+func TestStatusHealthy(t *testing.T) {
+	demo, err := os.ReadFile("../../fixtures/demo.ldif")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := slapdtest.StartReplicated(t, slapdtest.Config{LDIF: string(demo) + readerEntry()}, slapdtest.ReplicaOptions{})
+	p, c := r.Provider, r.Consumers[0]
+	reader := map[string]string{"CPACTL_BIND_DN": ldapschema.DIT{Base: p.Base}.User("reader"), "CPACTL_BIND_PASSWORD": "reader-secret"}
+	code, report, errOut := statusJSON(t, reader, []string{"-H", c.URL + "," + p.URL})
+	if code != 0 || server(t, report, 0)["role"] != "consumer" || server(t, report, 1)["role"] != "provider" {
+		t.Errorf("status as a read-only account: exit %d %s %v", code, errOut, report)
+	}
+	code, report, errOut = statusJSON(t, rootEnv(p), []string{"-H", c.URL + "," + p.URL})
+	if code != 0 {
+		t.Fatalf("exit %d: %s %v", code, errOut, report)
+	}
+	for _, k := range []string{"servers", "max_lag_seconds", "healthy", "problems"} {
+		if _, ok := report[k]; !ok {
+			t.Errorf("no %q in %v", k, report)
+		}
+	}
+	cons, prov := server(t, report, 0), server(t, report, 1)
+	for _, k := range []string{"url", "reachable", "bound", "role", "refers_writes_to", "context_csn", "lag_seconds", "caught_up"} {
+		if _, ok := cons[k]; !ok {
+			t.Errorf("no %q in %v", k, cons)
+		}
+	}
+	if cons["role"] != "consumer" || prov["role"] != "provider" || cons["refers_writes_to"] != p.URL {
+		t.Errorf("roles: %v %v", cons, prov)
+	}
+	if cons["caught_up"] != true || cons["lag_seconds"] != 0.0 {
+		t.Errorf("consumer: %v", cons)
+	}
+	csns, _ := prov["context_csn"].([]any)
+	if len(csns) != 1 || csns[0].(map[string]any)["server_id"] != 1.0 {
+		t.Errorf("provider's contextCSN: %v", prov["context_csn"])
+	}
+	code, out, _ := cpactlMain([]string{"-H", c.URL + "," + p.URL, "status"}, rootEnv(p))
+	if code != 0 || !strings.HasPrefix(out, "URL") || !strings.Contains(out, "consumer") {
+		t.Errorf("table: exit %d\n%s", code, out)
+	}
+}
+
+// TestProviderDown: with the provider stopped, reads through -H
+// provider,consumer come from the consumer, writes exit 1 naming the
+// provider, status exits 2; once it is back, status shows the consumer
+// caught up with a write made after the restart.
+func TestProviderDown(t *testing.T) {
+	r := replicated(t, slapdtest.ReplicaOptions{}, "")
+	p, c := r.Provider, r.Consumers[0]
+	env := rootEnv(p)
+	hosts := []string{"-H", p.URL + "," + c.URL, "--timeout", "2s"}
+	p.Halt()
+	code, out, errOut := cpactlMain(append(hosts, "site", "list", "-o", "json"), env)
+	if code != 0 || !strings.Contains(out, `"UK"`) {
+		t.Fatalf("site list with the provider down: exit %d %s%s", code, out, errOut)
+	}
+	for _, read := range [][]string{{"lint"}, {"export"}, {"resolve", "--user", "carol", "--entitlement", "Desktops", "--connection-server", "cs-nyc-1"}} {
+		if code, out, errOut := cpactlMain(append(hosts, read...), env); code > 2 || (code == 2 && read[0] != "lint") || out == "" {
+			t.Errorf("%s with the provider down: exit %d %s", read[0], code, errOut)
+		}
+	}
+	code, _, errOut = cpactlMain(append(hosts, "site", "create", "Mars"), env)
+	if code != 1 || !strings.Contains(errOut, "the write must go to the provider "+p.URL) || strings.Count(errOut, "\n") != 2 {
+		t.Fatalf("site create with the provider down: exit %d %q", code, errOut)
+	}
+	code, _, errOut = statusJSON(t, env, hosts)
+	if code != 2 || !strings.Contains(errOut, p.URL+" is unreachable") {
+		t.Errorf("status with the provider down: exit %d %s", code, errOut)
+	}
+	if err := p.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := cpactlMain(append(hosts, "site", "create", "Mars"), env); code != 0 {
+		t.Fatalf("site create after the restart: exit %d %s", code, errOut)
+	}
+	if err := r.WaitReplicated(15 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	code, report, errOut := statusJSON(t, env, hosts)
+	if cons := server(t, report, 1); code != 0 || cons["caught_up"] != true || cons["role"] != "consumer" {
+		t.Errorf("status after the restart: exit %d %s %v", code, errOut, report)
+	}
+}
+
+// TestConsumerFrozen: a consumer that stops answering makes status exit 2
+// naming it, within about the timeout; reads fail over to the provider.
+func TestConsumerFrozen(t *testing.T) {
+	r := replicated(t, slapdtest.ReplicaOptions{}, "")
+	p, c := r.Provider, r.Consumers[0]
+	env := rootEnv(p)
+	hosts := []string{"-H", c.URL + "," + p.URL, "--timeout", "1s"}
+	if err := c.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Thaw()
+	start := time.Now()
+	code, report, errOut := statusJSON(t, env, hosts)
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("status took %s with --timeout 1s", d)
+	}
+	if code != 2 || !strings.Contains(errOut, "cpactl: "+c.URL+" is unreachable: "+c.URL+" did not answer within 1s (bind)") {
+		t.Errorf("status: exit %d %q", code, errOut)
+	}
+	if cons := server(t, report, 0); cons["reachable"] != false || report["healthy"] != false {
+		t.Errorf("status: %v", report)
+	}
+	code, out, errOut := cpactlMain(append(hosts, "site", "list", "-o", "json"), env)
+	if code != 0 || !strings.Contains(out, `"UK"`) {
+		t.Errorf("site list with the consumer frozen: exit %d %s%s", code, out, errOut)
+	}
+}
+
+// TestStatusMirror: two providers in mirror mode are both "mirror", and
+// a write to either lands and replicates.
+func TestStatusMirror(t *testing.T) {
+	demo, err := os.ReadFile("../../fixtures/demo.ldif")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := slapdtest.StartMirror(t, slapdtest.Config{LDIF: string(demo)})
+	a, b := r.Provider, r.Consumers[0]
+	env := rootEnv(a)
+	if code, _, errOut := cpactlMain([]string{"-H", b.URL, "site", "create", "Mars"}, env); code != 0 || strings.Contains(errOut, "replica") {
+		t.Fatalf("site create on the second mirror: exit %d %s", code, errOut)
+	}
+	if err := r.WaitReplicated(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !hasSite(t, a, "Mars") {
+		t.Error("the write did not replicate to the first mirror")
+	}
+	code, report, errOut := statusJSON(t, env, []string{"-H", a.URL + "," + b.URL})
+	if code != 0 || server(t, report, 0)["role"] != "mirror" || server(t, report, 1)["role"] != "mirror" {
+		t.Errorf("status: exit %d %s %v", code, errOut, report)
+	}
+	// Alone in -H, a mirror that holds the other's changes is still one.
+	if _, report, _ := statusJSON(t, env, []string{"-H", a.URL}); server(t, report, 0)["role"] != "mirror" {
+		t.Errorf("status of one mirror: %v", report)
+	}
+}
+
+// syncProxy stands between a consumer's syncrepl and its provider, so that
+// a test can cut replication while both servers answer cpactl.
+type syncProxy struct {
+	l      net.Listener
+	target string
+	mu     sync.Mutex
+	cut    bool
+	conns  []net.Conn
+}
+
+func newSyncProxy(t *testing.T, providerURL string) *syncProxy {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &syncProxy{l: l, target: strings.TrimPrefix(providerURL, "ldap://")}
+	t.Cleanup(func() { l.Close(); p.Cut() })
+	go func() {
+		for {
+			in, err := l.Accept()
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			cut := p.cut
+			p.mu.Unlock()
+			out, err := net.Dial("tcp", p.target)
+			if cut || err != nil {
+				in.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, in, out)
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(out, in); out.Close() }()
+			go func() { _, _ = io.Copy(in, out); in.Close() }()
+		}
+	}()
+	return p
+}
+
+func (p *syncProxy) URL() string { return "ldap://" + p.l.Addr().String() }
+
+// Cut closes the replication connections and refuses new ones.
+func (p *syncProxy) Cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = true
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// Mend lets syncrepl connect again.
+func (p *syncProxy) Mend() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = false
+}
+
+// TestStatusLag: a consumer cut off from its provider while the provider
+// takes a write lags by the time between the provider's newest change and
+// its own: status exits 2 past --max-lag, 0 within it (not caught up),
+// and shows it caught up once replication is back.
+func TestStatusLag(t *testing.T) {
+	var proxy *syncProxy
+	r := replicated(t, slapdtest.ReplicaOptions{SyncVia: func(provider string) string {
+		proxy = newSyncProxy(t, provider)
+		return proxy.URL()
+	}}, "")
+	p, c := r.Provider, r.Consumers[0]
+	env := rootEnv(p)
+	hosts := []string{"-H", c.URL + "," + p.URL}
+	if code, _, errOut := statusJSON(t, env, hosts); code != 0 {
+		t.Fatalf("status before the cut: exit %d %s", code, errOut)
+	}
+	proxy.Cut()
+	time.Sleep(1500 * time.Millisecond) // the provider's next CSN is later than the consumer's newest
+	if err := p.Load("dn: " + ldapschema.DIT{Base: p.Base}.Site("Mars") + "\nobjectClass: top\nobjectClass: pae-Site\ncn: Mars\n"); err != nil {
+		t.Fatal(err)
+	}
+	code, report, errOut := statusJSON(t, env, hosts, "--max-lag", "500ms")
+	cons := server(t, report, 0)
+	lag, _ := cons["lag_seconds"].(float64)
+	if code != 2 || !strings.Contains(errOut, "cpactl: "+c.URL+" lags ") || cons["caught_up"] != false || lag < 1 {
+		t.Errorf("status --max-lag 500ms: exit %d %q %v", code, errOut, cons)
+	}
+	code, report, errOut = statusJSON(t, env, hosts)
+	if code != 0 || server(t, report, 0)["caught_up"] != false {
+		t.Errorf("status with the default --max-lag: exit %d %s %v", code, errOut, report)
+	}
+	proxy.Mend()
+	if err := r.WaitReplicated(15 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	code, report, errOut = statusJSON(t, env, hosts, "--max-lag", "500ms")
+	if code != 0 || server(t, report, 0)["caught_up"] != true || server(t, report, 0)["lag_seconds"] != 0.0 {
+		t.Errorf("status after the mend: exit %d %s %v", code, errOut, report)
+	}
+}

@@ -1,0 +1,339 @@
+package directory
+
+// Replicated directories (docs/replication.md): writes go to the provider,
+// reads to any replica, with one failover.
+//
+// A read-only replica (a syncrepl consumer) refuses a write before it
+// looks at the entry or the controls: with `updateref` it answers a
+// referral (10) to the provider, without it "shadow context; no update
+// referral" (53). The write was not applied, so sending it again to the
+// provider is not a blind retry. The Conn follows one referral, to a URI
+// it was told to trust (Options.URLs or Options.WriteURL) and with the
+// same bind and TLS settings, and then stays on the provider: reads after
+// a write see it (read-your-writes). A 53 is told apart from other
+// refusals by the write probe, by result code, never by the server's
+// wording. Assertions (entryCSN) and transactions are evaluated by the
+// provider only: a transaction probes first and moves before it starts.
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	ber "github.com/go-asn1-ber/asn1-ber"
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// ReplicaError says a write reached a read-only replica and could not be
+// sent to its provider (exit code 1, or the code of the provider's own
+// error, such as a failed bind, which it wraps).
+type ReplicaError struct {
+	Replica  string // the replica's URI
+	Referral string // the URI the replica referred the write to ("" for none)
+	Provider string // the URI cpactl tried to write to ("" when refused)
+	Err      error  // why the provider could not take it, when tried
+}
+
+func (e *ReplicaError) Error() string {
+	switch {
+	case e.Provider != "":
+		return fmt.Sprintf("the write must go to the provider %s (%s is a read-only replica), but %s", e.Provider, e.Replica, describe(e.Err))
+	case e.Referral != "":
+		return fmt.Sprintf("%s is a read-only replica and referred the write to %s, which is not in -H or --write-url: refused (cpactl sends its bind only to servers it was given)", e.Replica, e.Referral)
+	}
+	return fmt.Sprintf("%s is a read-only replica and names no provider (shadow context; no update referral)", e.Replica)
+}
+
+func (e *ReplicaError) Unwrap() error { return e.Err }
+
+// Hint says how to fix it.
+func (e *ReplicaError) Hint() string {
+	switch {
+	case e.Provider != "":
+		return "start the provider or wait for it to answer; reads still work from the replicas"
+	case e.Referral != "":
+		return fmt.Sprintf("if %s is your provider, pass --write-url %s (or list it in -H)", e.Referral, serverOf(e.Referral))
+	}
+	return "pass the provider with --write-url ldap://PROVIDER, or set updateref on the replica"
+}
+
+// SetProbeDN names an entry of the database cpactl writes to (the
+// federation's base): what the write probe of a transaction modifies.
+func (c *Conn) SetProbeDN(dn string) { c.probeDN = dn }
+
+// write sends a write; when a read-only replica refuses it, it moves to
+// the provider and sends it there, once.
+func (c *Conn) write(dn, op string, send func(*ldap.Conn) error) error {
+	conn, _ := c.live()
+	start := time.Now()
+	err := c.answered(send(conn), start, op)
+	if err == nil {
+		c.writable.Store(true)
+		return nil
+	}
+	if unanswered(err) && c.leftReplica(conn) {
+		// A concurrent write moved to the provider and closed the
+		// replica's connection under this one: the replica applies no
+		// write, so this one goes to the provider too.
+		conn, _ = c.live()
+		start = time.Now()
+		return c.answered(send(conn), start, op)
+	}
+	refs, shadow := c.refusedAsReplica(err, dn)
+	if !shadow {
+		return err
+	}
+	if merr := c.moveToProvider(conn, refs); merr != nil {
+		return merr
+	}
+	conn, _ = c.live()
+	start = time.Now()
+	return c.answered(send(conn), start, op)
+}
+
+// refusedAsReplica reports whether err is a read-only replica's refusal
+// of a write: a referral, or a 53 that the write probe confirms (a server
+// that takes writes answers the probe otherwise).
+func (c *Conn) refusedAsReplica(err error, dn string) ([]string, bool) {
+	switch {
+	case IsCode(err, ldap.LDAPResultReferral):
+		return referrals(err), true
+	case IsCode(err, ldap.LDAPResultUnwillingToPerform) && !c.writable.Load() && !c.onProvider.Load():
+		refs, shadow, perr := c.probe(dn)
+		return refs, perr == nil && shadow
+	}
+	return nil, false
+}
+
+// probeValue is the value the write probe deletes: none holds it, so even
+// a server that ignored the assertion would change nothing (16).
+const probeValue = "cpactl write probe: never stored"
+
+// probe asks the server whether it takes writes at dn without writing: a
+// modify guarded by an assertion no entry matches. A read-only replica
+// refuses it as a write (referral or 53) before it evaluates the
+// assertion; a server that takes writes answers assertion failed (122),
+// no such object, insufficient access or anything else.
+func (c *Conn) probe(dn string) (refs []string, shadow bool, err error) {
+	ctl, err := AssertionControl("(!(objectClass=*))")
+	if err != nil {
+		return nil, false, err
+	}
+	req := ldap.NewModifyRequest(dn, []ldap.Control{ctl})
+	req.Delete(ldapschema.AttrDescription, []string{probeValue})
+	conn, _ := c.live()
+	start := time.Now()
+	perr := c.answered(conn.Modify(req), start, "write probe")
+	switch {
+	case perr == nil:
+		return nil, false, nil
+	case IsCode(perr, ldap.LDAPResultReferral):
+		return referrals(perr), true, nil
+	case IsCode(perr, ldap.LDAPResultUnwillingToPerform):
+		return nil, true, nil
+	case unanswered(perr):
+		return nil, false, perr
+	}
+	return nil, false, nil
+}
+
+// toWritable makes sure the connection is on a server that takes writes
+// before a transaction starts: the probe, then the move when it is a
+// read-only replica.
+func (c *Conn) toWritable() error {
+	if c.writable.Load() || c.onProvider.Load() || c.probeDN == "" {
+		return nil
+	}
+	conn, _ := c.live()
+	refs, shadow, err := c.probe(c.probeDN)
+	if err != nil {
+		return err
+	}
+	if !shadow {
+		c.writable.Store(true)
+		return nil
+	}
+	return c.moveToProvider(conn, refs)
+}
+
+// moveToProvider replaces the connection with one to the provider: the
+// first referral URI that matches a trusted URI, or WriteURL when the
+// replica named none. It says so through Options.Note. conn is the
+// connection the replica refused the write on: when another write moved
+// already, there is nothing to do.
+func (c *Conn) moveToProvider(conn *ldap.Conn, refs []string) error {
+	c.moveMu.Lock()
+	defer c.moveMu.Unlock()
+	current, replica := c.live()
+	if current != conn && c.onProvider.Load() {
+		return nil
+	}
+	target := ""
+	for _, ref := range refs {
+		if target = c.trusted(ref); target != "" {
+			break
+		}
+	}
+	switch {
+	case target == "" && len(refs) > 0:
+		return &ReplicaError{Replica: replica, Referral: serverOf(refs[0])}
+	case target == "" && c.opts.WriteURL != "":
+		target = c.opts.WriteURL
+	case target == "":
+		return &ReplicaError{Replica: replica}
+	}
+	if c.onProvider.Load() || sameServer(target, replica) {
+		// The provider itself refused: follow no second referral.
+		return &ReplicaError{Replica: replica, Provider: target, Err: errors.New("it refused the write as a replica too")}
+	}
+	opts := c.opts
+	opts.URLs = []string{target}
+	fresh, err := Dial(opts)
+	if err != nil {
+		return &ReplicaError{Replica: replica, Provider: target, Err: err}
+	}
+	c.mu.Lock()
+	c.replica = current
+	c.mu.Unlock()
+	c.swap(fresh)
+	c.onProvider.Store(true)
+	c.writable.Store(true)
+	if c.opts.Note != nil {
+		c.opts.Note(fmt.Sprintf("%s is a read-only replica: writing to the provider %s (and reading from it for the rest of the command)", replica, target))
+	}
+	return nil
+}
+
+// leftReplica reports whether conn is the read-only replica's connection
+// that a move to the provider replaced.
+func (c *Conn) leftReplica(conn *ldap.Conn) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.replica != nil && conn == c.replica
+}
+
+// trusted returns the URI of URLs or WriteURL that names the same server
+// as ref (scheme, host and port; ref's DN and the rest are ignored), or "".
+func (c *Conn) trusted(ref string) string {
+	for _, u := range append([]string{c.opts.WriteURL}, c.opts.URLs...) {
+		if u != "" && sameServer(u, ref) {
+			return u
+		}
+	}
+	return ""
+}
+
+// sameServer compares two LDAP URIs by scheme, host (without regard to
+// case) and port (389 and 636 by default); ldapi URIs by their socket.
+func sameServer(a, b string) bool {
+	ka, oka := serverKey(a)
+	kb, okb := serverKey(b)
+	return oka && okb && ka == kb
+}
+
+func serverKey(raw string) (string, bool) {
+	if rest, ok := strings.CutPrefix(strings.ToLower(raw), "ldapi://"); ok {
+		socket, _, _ := strings.Cut(rest, "/")
+		return "ldapi://" + socket, true
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return "", false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if port == "" {
+		port = map[string]string{"ldap": "389", "ldaps": "636"}[scheme]
+	}
+	return scheme + "://" + net.JoinHostPort(host, port), true
+}
+
+// serverOf cuts the DN and the rest off an LDAP URI.
+func serverOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return raw
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// referrals reads the referral URIs of an LDAP result (RFC 4511 4.1.10:
+// the [3] element of the result).
+func referrals(err error) []string {
+	var le *ldap.Error
+	if !errors.As(err, &le) || le.Packet == nil || len(le.Packet.Children) < 2 {
+		return nil
+	}
+	var refs []string
+	for _, child := range le.Packet.Children[1].Children {
+		if child.ClassType != ber.ClassContext || child.Tag != 3 {
+			continue
+		}
+		for _, uri := range child.Children {
+			if s, ok := uri.Value.(string); ok {
+				refs = append(refs, s)
+			} else if uri.Data != nil {
+				refs = append(refs, uri.Data.String())
+			}
+		}
+	}
+	return refs
+}
+
+// failover moves a read whose server died or did not answer to the next
+// URI, once per failure: true when the read should be sent again. It does
+// not move after a write (the reads stay where the write went), nor with
+// a single URI. conn is the connection the read failed on: when another
+// read moved already, this one just goes again.
+func (c *Conn) failover(conn *ldap.Conn, err error) bool {
+	if err == nil || !unanswered(err) {
+		return false
+	}
+	var le *ldap.Error
+	if errors.As(err, &le) && le.ResultCode < ldap.ErrorNetwork {
+		return false // an answer from the server
+	}
+	current, failed := c.live()
+	if current != conn {
+		return true // moved already (a failover, or a write to the provider)
+	}
+	if c.onProvider.Load() || len(c.opts.URLs) < 2 {
+		return false
+	}
+	var rest []string
+	for i, u := range c.opts.URLs {
+		if u == failed {
+			rest = append(append(rest, c.opts.URLs[i+1:]...), c.opts.URLs[:i]...)
+			break
+		}
+	}
+	if len(rest) == 0 {
+		return false
+	}
+	opts := c.opts
+	opts.URLs = rest
+	fresh, derr := Dial(opts)
+	if derr != nil {
+		return false
+	}
+	c.swap(fresh)
+	if c.opts.Note != nil {
+		c.opts.Note(fmt.Sprintf("%s stopped answering (%s): reading from %s", failed, describe(err), fresh.URL))
+	}
+	return true
+}
+
+// asNetwork keeps err for failover when it is not an answer from the
+// server (a streamed search reports a lost connection as a plain error).
+func asNetwork(err error) error {
+	var le *ldap.Error
+	if errors.As(err, &le) && le.ResultCode < ldap.ErrorNetwork {
+		return nil
+	}
+	return err
+}

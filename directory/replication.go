@@ -1,0 +1,206 @@
+package directory
+
+// Replication health, as `cpactl status` reports it (docs/replication.md):
+// what every URI says with a normal bind, no cn=config or cn=Monitor.
+
+import (
+	"errors"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Roles of a server in a replicated directory.
+const (
+	RoleProvider = "provider" // takes writes; the only one that does
+	RoleConsumer = "consumer" // read-only replica: refers or refuses writes
+	RoleMirror   = "mirror"   // takes writes, and so does another (multi-provider, mirror mode)
+)
+
+// CSN is one value of a contextCSN: the newest change the server holds
+// that the server of ServerID made.
+type CSN struct {
+	ServerID int
+	Time     time.Time
+	Raw      string
+}
+
+// ParseCSN reads a change sequence number,
+// "YYYYmmddHHMMSS.uuuuuuZ#count#sid#mod" (sid in hex).
+func ParseCSN(raw string) (CSN, bool) {
+	parts := strings.Split(raw, "#")
+	if len(parts) != 4 {
+		return CSN{}, false
+	}
+	t, err := time.Parse("20060102150405.999999Z", parts[0])
+	if err != nil {
+		return CSN{}, false
+	}
+	sid, err := strconv.ParseInt(parts[2], 16, 32)
+	if err != nil {
+		return CSN{}, false
+	}
+	return CSN{ServerID: int(sid), Time: t.UTC(), Raw: raw}, true
+}
+
+// ServerStatus is what one URI says about replication.
+type ServerStatus struct {
+	URL string
+	// Reachable: the server took the connection and answered (a frozen
+	// server that answers nothing within the timeout is not reachable).
+	Reachable bool
+	// Bound: the bind succeeded.
+	Bound bool
+	// Role is RoleProvider, RoleConsumer, RoleMirror, or "" when unknown.
+	Role string
+	// Referral is where a consumer refers writes ("" without updateref).
+	Referral string
+	// ContextCSN are the base's contextCSN values, by server ID.
+	ContextCSN []CSN
+	// Lag is how far the server's newest change of a provider's server ID
+	// is behind that provider's (0 when caught up); LagKnown is false when
+	// no provider answered or the server holds none of its changes.
+	Lag      time.Duration
+	LagKnown bool
+	// CaughtUp: the server holds every provider's newest change.
+	CaughtUp bool
+	// Err is why it is not reachable or not bound, or why the base could
+	// not be read.
+	Err error
+}
+
+// ReplicationStatus asks every URI of opts, at the same time, whether it
+// answers, binds, takes writes and which changes it holds under base,
+// then works out roles and lags. Each URI gets opts.Timeout for each step.
+func ReplicationStatus(opts Options, base string) []ServerStatus {
+	out := make([]ServerStatus, len(opts.URLs))
+	var wg sync.WaitGroup
+	for i, u := range opts.URLs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = serverStatus(opts, u, base)
+		}()
+	}
+	wg.Wait()
+	writable := 0
+	for _, s := range out {
+		if s.Role == RoleProvider {
+			writable++
+		}
+	}
+	for i := range out {
+		if out[i].Role == RoleProvider && (writable > 1 || len(serverIDs(out[i].ContextCSN)) > 1) {
+			out[i].Role = RoleMirror
+		}
+	}
+	lags(out)
+	return out
+}
+
+func serverStatus(opts Options, u, base string) ServerStatus {
+	st := ServerStatus{URL: u}
+	one := opts
+	one.URLs, one.Note, one.WriteURL = []string{u}, nil, ""
+	c, err := Dial(one)
+	var auth *AuthError
+	switch {
+	case errors.As(err, &auth):
+		st.Reachable, st.Err = true, err
+		return st
+	case err != nil:
+		st.Err = err
+		return st
+	}
+	defer c.Close()
+	st.Reachable, st.Bound = true, true
+	start := time.Now()
+	e, err := c.baseEntry(base, "contextCSN")
+	if err != nil {
+		st.Err = c.answered(err, start, "search")
+		return st
+	}
+	if e != nil {
+		for _, raw := range e.GetEqualFoldAttributeValues("contextCSN") {
+			if csn, ok := ParseCSN(raw); ok {
+				st.ContextCSN = append(st.ContextCSN, csn)
+			}
+		}
+		sort.Slice(st.ContextCSN, func(i, j int) bool { return st.ContextCSN[i].ServerID < st.ContextCSN[j].ServerID })
+	}
+	refs, shadow, err := c.probe(base)
+	switch {
+	case err != nil:
+		st.Err = err
+	case shadow:
+		st.Role = RoleConsumer
+		if len(refs) > 0 {
+			st.Referral = serverOf(refs[0])
+		}
+	default:
+		st.Role = RoleProvider
+	}
+	return st
+}
+
+func serverIDs(csns []CSN) map[int]bool {
+	ids := map[int]bool{}
+	for _, c := range csns {
+		ids[c.ServerID] = true
+	}
+	return ids
+}
+
+// lags compares each server's contextCSN with the newest change of each
+// server ID that the providers (and mirrors) hold.
+func lags(out []ServerStatus) {
+	newest := map[int]time.Time{}
+	for _, s := range out {
+		if s.Role != RoleProvider && s.Role != RoleMirror {
+			continue
+		}
+		for _, c := range s.ContextCSN {
+			if c.Time.After(newest[c.ServerID]) {
+				newest[c.ServerID] = c.Time
+			}
+		}
+	}
+	if len(newest) == 0 {
+		return
+	}
+	for i := range out {
+		s := &out[i]
+		if !s.Bound || s.Err != nil {
+			continue
+		}
+		have := map[int]time.Time{}
+		for _, c := range s.ContextCSN {
+			have[c.ServerID] = c.Time
+		}
+		var own time.Time // the server's newest change, for a server ID it lacks
+		for _, c := range s.ContextCSN {
+			if c.Time.After(own) {
+				own = c.Time
+			}
+		}
+		if own.IsZero() {
+			continue // it holds no change at all: lag unknown
+		}
+		s.CaughtUp, s.LagKnown = true, true
+		for sid, t := range newest {
+			got, ok := have[sid]
+			if !ok {
+				s.CaughtUp = false
+				got = own
+			}
+			if got.Before(t) {
+				s.CaughtUp = false
+				if d := t.Sub(got); d > s.Lag {
+					s.Lag = d
+				}
+			}
+		}
+	}
+}
