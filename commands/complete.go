@@ -204,7 +204,10 @@ func registerCompletions(root *cobra.Command, g *Globals) {
 
 // isList reports whether a flag takes a comma-separated list (a,b,c):
 // completion then completes the last item.
-func isList(f *pflag.Flag) bool { return f.Value.Type() == "stringSlice" }
+func isList(f *pflag.Flag) bool {
+	_, csv := f.Value.(*csvList)
+	return csv || f.Value.Type() == "stringSlice"
+}
 
 // completeWords offers fixed values (an enumeration).
 func completeWords(words []string, list bool) cobra.CompletionFunc {
