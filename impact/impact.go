@@ -1,0 +1,732 @@
+// Package impact answers "if I make this change, whose sessions land
+// somewhere else, and where?": for every (user, entitlement) pair the
+// federation entitles, from each connecting point, it resolves the request
+// before and after a change with broker.Resolve and reports what moves
+// (docs/impact.md).
+//
+// Users whose decision inputs are identical are resolved once per
+// equivalence class and counted; a request whose inputs are the same
+// before and after is counted as unchanged without being resolved. The
+// package is pure: it imports the broker and plain Go, no LDAP, no cobra.
+package impact
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/cpactl/cpactl/broker"
+	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/internal/nesting"
+)
+
+// ConnectingPoint is where the users connect: a Connection Server, or a pod
+// (as if through a Connection Server of that pod without tags).
+type ConnectingPoint struct {
+	ConnectionServer string `json:"connection_server,omitempty"`
+	Pod              string `json:"pod"`
+	Site             string `json:"site"`
+}
+
+// Options say which requests to compare.
+type Options struct {
+	// Points are the connecting points; each must exist, and its pod be
+	// online, before and after (DefaultPoints picks them).
+	Points []ConnectingPoint
+	// Offline are the what-if offline pods of the "after" state, passed
+	// with every request (broker.Request.OfflinePods).
+	Offline []string
+	// Entitlements, Users and Groups filter the requests: only these GEs,
+	// only these users, only the members (directly or through nested
+	// groups) of these groups, in either state. Empty: no filter.
+	Entitlements, Users, Groups []string
+	// Seed seeds every random order, as resolve's --seed.
+	Seed int64
+	// observe, when set (by tests), sees every request resolved, moved or
+	// not, as a Move.
+	observe func(Move)
+}
+
+// Result is one side of a request: the outcome and where it lands.
+type Result struct {
+	Outcome broker.Outcome `json:"outcome"`
+	Site    string         `json:"site"`
+	Pod     string         `json:"pod"`
+	Pool    string         `json:"pool"`
+	Farm    string         `json:"farm"`
+	Host    string         `json:"host"`
+	Machine string         `json:"machine"`
+	Session string         `json:"session"`
+	Reason  string         `json:"reason"`
+}
+
+// OutcomeAbsent is the outcome of a request in a state where its user or
+// entitlement does not exist (a what-if that deletes or adds one).
+const OutcomeAbsent broker.Outcome = "ABSENT"
+
+// same reports whether two results keep the placement: the same outcome,
+// site, pod, pool, farm, host, machine and session.
+func (r Result) same(o Result) bool {
+	r.Reason, o.Reason = "", ""
+	return r == o
+}
+
+// Difference is the first trace step where before and after differ.
+type Difference struct {
+	Step   int               `json:"step"`   // 1-based, as resolve numbers the trace
+	Before *broker.TraceStep `json:"before"` // nil when the trace before is shorter
+	After  *broker.TraceStep `json:"after"`
+}
+
+// Move is one request whose placement changes.
+type Move struct {
+	User             string     `json:"user"`
+	Entitlement      string     `json:"entitlement"`
+	ConnectionServer string     `json:"connection_server,omitempty"`
+	Pod              string     `json:"connecting_pod"`
+	Change           string     `json:"change"` // outcome, site or pod_or_pool
+	Before           Result     `json:"before"`
+	After            Result     `json:"after"`
+	FirstDifference  Difference `json:"first_difference"`
+}
+
+// Change kinds of a Move.
+const (
+	ChangeOutcome   = "outcome"
+	ChangeSite      = "site"
+	ChangePodOrPool = "pod_or_pool"
+)
+
+// Count is one cell of a from -> to tally.
+type Count struct {
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Requests int    `json:"requests"`
+}
+
+// Summary counts every request compared.
+type Summary struct {
+	Requests         int `json:"requests"`
+	Unchanged        int `json:"unchanged"`
+	ChangedOutcome   int `json:"changed_outcome"`
+	ChangedSite      int `json:"changed_site"`
+	ChangedPodOrPool int `json:"changed_pod_or_pool"`
+	// Outcomes tallies the changes of outcome (PLACED -> NO_CAPACITY).
+	Outcomes []Count `json:"outcomes"`
+	// Sites is the from -> to matrix of sites of the requests that move
+	// ("" is no placement: DENIED, NO_CAPACITY, ...), cells in name order.
+	Sites []Count `json:"sites"`
+	// Resolved says how many requests were resolved (one per equivalence
+	// class and connecting point, before and after counted once); the rest
+	// were counted.
+	Resolved int `json:"resolved"`
+}
+
+// Report is the answer of Run.
+type Report struct {
+	Points  []ConnectingPoint `json:"connecting_points"`
+	Summary Summary           `json:"summary"`
+	// Moves are the requests that move, by entitlement, user and
+	// connecting point.
+	Moves []Move `json:"moves"`
+}
+
+// DefaultPoints returns one connecting point for each pod online in both
+// states, in name order (site is "" for every site): the pod's first
+// untagged Connection Server by name, else the pod itself.
+func DefaultPoints(before, after *broker.Federation, offline []string, site string) ([]ConnectingPoint, error) {
+	in := interner{}
+	b, a := newState(before, nil, in), newState(after, offline, in)
+	if site != "" {
+		if _, ok := b.sites[fold.Key(site)]; !ok {
+			return nil, &broker.NotFoundError{Kind: "site", Name: site}
+		}
+	}
+	var out []ConnectingPoint
+	for _, p := range before.Pods {
+		if b.f.Pods[b.pods[fold.Key(p.Name)]].Name != p.Name {
+			continue
+		}
+		if site != "" && fold.Key(p.Site) != fold.Key(site) {
+			continue
+		}
+		if !b.online(p.Name) || !a.online(p.Name) {
+			continue
+		}
+		cp := ConnectingPoint{Pod: p.Name, Site: p.Site}
+		if si, ok := b.sites[fold.Key(p.Site)]; ok {
+			cp.Site = before.Sites[si].Name
+		}
+		var untagged []string
+		for _, cs := range before.ConnectionServers {
+			if fold.Key(cs.Pod) == fold.Key(p.Name) && len(cs.Tags) == 0 {
+				untagged = append(untagged, cs.Name)
+			}
+		}
+		if len(untagged) > 0 {
+			sort.Slice(untagged, func(i, j int) bool { return nameLess(untagged[i], untagged[j]) })
+			cp.ConnectionServer = untagged[0]
+		}
+		out = append(out, cp)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return nameLess(out[i].Pod, out[j].Pod) })
+	return out, nil
+}
+
+// online reports whether pod exists and is online in the state (stored or
+// what-if).
+func (s *state) online(pod string) bool {
+	i, ok := s.pods[fold.Key(pod)]
+	if !ok || !s.f.Pods[i].Online {
+		return false
+	}
+	for _, p := range s.offline {
+		if fold.Key(p) == fold.Key(pod) {
+			return false
+		}
+	}
+	return true
+}
+
+// Point resolves a Connection Server name to its connecting point, as the
+// before state holds it.
+func Point(before *broker.Federation, cs string) (ConnectingPoint, error) {
+	for _, x := range before.ConnectionServers {
+		if fold.Key(x.Name) != fold.Key(cs) {
+			continue
+		}
+		cp := ConnectingPoint{ConnectionServer: x.Name, Pod: x.Pod}
+		for _, p := range before.Pods {
+			if fold.Key(p.Name) == fold.Key(x.Pod) {
+				cp.Pod, cp.Site = p.Name, p.Site
+				break
+			}
+		}
+		return cp, nil
+	}
+	return ConnectingPoint{}, &broker.NotFoundError{Kind: "connection server", Name: cs}
+}
+
+// nameLess is the broker's name order: case-insensitive, the exact spelling
+// breaking ties.
+func nameLess(a, b string) bool {
+	if ka, kb := fold.Key(a), fold.Key(b); ka != kb {
+		return ka < kb
+	}
+	return a < b
+}
+
+// Run compares every request before and after.
+func Run(before, after *broker.Federation, opt Options) (*Report, error) {
+	in := interner{}
+	e := &engine{b: newState(before, nil, in), a: newState(after, opt.Offline, in), opt: opt}
+	return e.run()
+}
+
+type engine struct {
+	b, a *state
+	opt  Options
+	rep  Report
+	// Per point and state: the Connection Server (nil for a pod) and the
+	// connecting site's index.
+	points []point
+}
+
+type point struct {
+	cp     ConnectingPoint
+	cs     [2]*broker.ConnectionServer
+	site   [2]int
+	csSame bool // the server and its pod's site are the same in both states
+	prefs  bool // the connecting site's preferred list is the same in both states
+}
+
+func (e *engine) states() [2]*state { return [2]*state{e.b, e.a} }
+
+func (e *engine) run() (*Report, error) {
+	e.rep.Points = append([]ConnectingPoint{}, e.opt.Points...)
+	e.rep.Moves = []Move{}
+	e.rep.Summary.Outcomes, e.rep.Summary.Sites = []Count{}, []Count{}
+	if err := e.checkPoints(); err != nil {
+		return nil, err
+	}
+	ges, err := e.entitlements()
+	if err != nil {
+		return nil, err
+	}
+	only, err := e.userFilter()
+	if err != nil {
+		return nil, err
+	}
+	ldSame := e.b.f.Settings.LoadThresholdForSite == e.a.f.Settings.LoadThresholdForSite
+	sb, sa := e.b.f.Settings, e.a.f.Settings
+	sb.LoadThresholdForSite, sa.LoadThresholdForSite = 0, 0
+	sb.EnableSiteRedirection, sa.EnableSiteRedirection = false, false
+	rdsSame := sb == sa
+	redirSame := e.b.f.Settings.EnableSiteRedirection == e.a.f.Settings.EnableSiteRedirection
+	common := len(e.opt.Offline) == 0 && reflect.DeepEqual(e.b.f.Pods, e.a.f.Pods) &&
+		reflect.DeepEqual(e.b.noPreferred, e.a.noPreferred) && redirSame
+
+	outcomes, sites := map[[2]string]int{}, map[[2]string]int{}
+	for _, gk := range ges {
+		db, da := e.b.ge(gk), e.a.ge(gk)
+		geSame := common && db != nil && da != nil && sameGE(db, da) &&
+			(ldSame || !db.loadThr) && (rdsSame || !db.rds)
+		for _, c := range e.classes(gk, db, da, only) {
+			parts := [2]*userPart{}
+			if c.ui[0] >= 0 && db != nil {
+				parts[0] = e.b.user(c.ui[0], db)
+			}
+			if c.ui[1] >= 0 && da != nil {
+				parts[1] = e.a.user(c.ui[1], da)
+			}
+			userSame := geSame && parts[0] != nil && parts[1] != nil && reflect.DeepEqual(parts[0], parts[1])
+			for pi := range e.points {
+				p := &e.points[pi]
+				n := len(c.members)
+				e.rep.Summary.Requests += n
+				if userSame && p.csSame && (p.prefs || !db.preferred) {
+					e.rep.Summary.Unchanged += n
+					continue
+				}
+				var res [2]Result
+				var dec [2]*broker.Decision
+				for si, st := range e.states() {
+					d := db
+					if si == 1 {
+						d = da
+					}
+					if parts[si] == nil {
+						res[si] = Result{Outcome: OutcomeAbsent}
+						continue
+					}
+					f := st.federation(d, parts[si], p.cs[si], p.site[si])
+					r := broker.Request{User: placeholder, Entitlement: d.ge.Name, Seed: e.opt.Seed, OfflinePods: st.offline}
+					if p.cs[si] != nil {
+						r.ConnectionServer = p.cs[si].Name
+					} else {
+						r.Pod = p.cp.Pod
+					}
+					got, err := broker.Resolve(f, r)
+					if err != nil {
+						return nil, fmt.Errorf("%s, %s via %s: %w", st.f.Users[c.ui[si]].Name, d.ge.Name, via(p.cp), err)
+					}
+					dec[si] = got
+					res[si] = result(got)
+				}
+				e.rep.Summary.Resolved++
+				if e.opt.observe != nil {
+					diff := firstDifference(dec)
+					for _, m := range c.members {
+						mv := e.move(m, db, da, p, "", res, diff)
+						e.opt.observe(mv)
+					}
+				}
+				if res[0].same(res[1]) {
+					e.rep.Summary.Unchanged += n
+					continue
+				}
+				change := ChangePodOrPool
+				switch {
+				case res[0].Outcome != res[1].Outcome:
+					change = ChangeOutcome
+					e.rep.Summary.ChangedOutcome += n
+					outcomes[[2]string{string(res[0].Outcome), string(res[1].Outcome)}] += n
+				case res[0].Site != res[1].Site:
+					change = ChangeSite
+					e.rep.Summary.ChangedSite += n
+				default:
+					e.rep.Summary.ChangedPodOrPool += n
+				}
+				sites[[2]string{res[0].Site, res[1].Site}] += n
+				diff := firstDifference(dec)
+				for _, m := range c.members {
+					e.rep.Moves = append(e.rep.Moves, e.move(m, db, da, p, change, res, diff))
+				}
+			}
+		}
+	}
+	e.rep.Summary.Outcomes = counts(outcomes)
+	e.rep.Summary.Sites = counts(sites)
+	sort.SliceStable(e.rep.Moves, func(i, j int) bool {
+		a, b := e.rep.Moves[i], e.rep.Moves[j]
+		if fold.Key(a.Entitlement) != fold.Key(b.Entitlement) {
+			return nameLess(a.Entitlement, b.Entitlement)
+		}
+		if fold.Key(a.User) != fold.Key(b.User) {
+			return nameLess(a.User, b.User)
+		}
+		return nameLess(a.Pod, b.Pod)
+	})
+	return &e.rep, nil
+}
+
+// move is the row of one member of a class: the class's results, with
+// the member's name in their texts.
+func (e *engine) move(m [2]int, db, da *geData, p *point, change string, res [2]Result, diff Difference) Move {
+	mv := Move{Entitlement: geName(db, da), ConnectionServer: p.cp.ConnectionServer, Pod: p.cp.Pod, Change: change}
+	names := [2]string{}
+	for si, st := range e.states() {
+		if m[si] >= 0 {
+			names[si] = st.f.Users[m[si]].Name
+		}
+	}
+	mv.User = names[0]
+	if mv.User == "" {
+		mv.User = names[1]
+	}
+	mv.Before, mv.After = named(res[0], names[0]), named(res[1], names[1])
+	mv.FirstDifference = namedDiff(diff, names)
+	return mv
+}
+
+func via(cp ConnectingPoint) string {
+	if cp.ConnectionServer != "" {
+		return "connection server " + cp.ConnectionServer
+	}
+	return "pod " + cp.Pod
+}
+
+func geName(b, a *geData) string {
+	if b != nil {
+		return b.ge.Name
+	}
+	return a.ge.Name
+}
+
+// sameGE reports whether a GE reads the same of itself in both states.
+func sameGE(b, a *geData) bool {
+	return reflect.DeepEqual(b.ge, a.ge) && reflect.DeepEqual(b.backup, a.backup) &&
+		reflect.DeepEqual(b.pools, a.pools) && reflect.DeepEqual(b.farms, a.farms) && reflect.DeepEqual(b.hosts, a.hosts)
+}
+
+// checkPoints validates the connecting points in both states.
+func (e *engine) checkPoints() error {
+	for _, cp := range e.opt.Points {
+		p := point{cp: cp, site: [2]int{-1, -1}}
+		for si, st := range e.states() {
+			if cp.ConnectionServer != "" {
+				i, ok := st.servers[fold.Key(cp.ConnectionServer)]
+				if !ok {
+					return &broker.NotFoundError{Kind: "connection server", Name: cp.ConnectionServer}
+				}
+				cs := st.f.ConnectionServers[i]
+				p.cs[si] = &cs
+				if fold.Key(cs.Pod) != fold.Key(cp.Pod) {
+					return &broker.RequestError{Message: fmt.Sprintf("connection server %s is in pod %s before and %s after the change", cp.ConnectionServer, cp.Pod, cs.Pod)}
+				}
+			}
+			pi, ok := st.pods[fold.Key(cp.Pod)]
+			if !ok {
+				return &broker.NotFoundError{Kind: "pod", Name: cp.Pod}
+			}
+			if !st.online(cp.Pod) {
+				when := "before"
+				if si == 1 {
+					when = "after"
+				}
+				return &broker.RequestError{
+					Message: fmt.Sprintf("cannot connect through %s: pod %s is offline %s the change", via(cp), cp.Pod, when),
+					Hint:    "pick a connection server of a pod online before and after the change",
+				}
+			}
+			si2, ok := st.sites[fold.Key(st.f.Pods[pi].Site)]
+			if !ok {
+				return &broker.RequestError{Message: fmt.Sprintf("the connecting pod %s names site %q, which does not exist", cp.Pod, st.f.Pods[pi].Site),
+					Hint: "run `cpactl lint`"}
+			}
+			p.site[si] = si2
+		}
+		p.csSame = reflect.DeepEqual(p.cs[0], p.cs[1]) &&
+			e.b.f.Sites[p.site[0]].Name == e.a.f.Sites[p.site[1]].Name
+		p.prefs = reflect.DeepEqual(e.b.f.Sites[p.site[0]].PreferredSites, e.a.f.Sites[p.site[1]].PreferredSites)
+		e.points = append(e.points, p)
+	}
+	return nil
+}
+
+// entitlements returns the folded names of the GEs compared: those of
+// either state (or those named by the filter), in name order.
+func (e *engine) entitlements() ([]string, error) {
+	names := map[string]string{}
+	for _, st := range e.states() {
+		for _, g := range st.f.Entitlements {
+			if _, ok := names[fold.Key(g.Name)]; !ok {
+				names[fold.Key(g.Name)] = g.Name
+			}
+		}
+	}
+	if len(e.opt.Entitlements) > 0 {
+		only := map[string]string{}
+		for _, n := range e.opt.Entitlements {
+			if _, ok := names[fold.Key(n)]; !ok {
+				return nil, &broker.NotFoundError{Kind: "entitlement", Name: n}
+			}
+			only[fold.Key(n)] = names[fold.Key(n)]
+		}
+		names = only
+	}
+	keys := make([]string, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return nameLess(names[keys[i]], names[keys[j]]) })
+	return keys, nil
+}
+
+// userFilter returns the folded names of the users the filters keep, nil
+// for every user.
+func (e *engine) userFilter() (map[string]bool, error) {
+	if len(e.opt.Users) == 0 && len(e.opt.Groups) == 0 {
+		return nil, nil
+	}
+	only := map[string]bool{}
+	for _, u := range e.opt.Users {
+		_, inB := e.b.users[fold.Key(u)]
+		_, inA := e.a.users[fold.Key(u)]
+		if !inB && !inA {
+			return nil, &broker.NotFoundError{Kind: "user", Name: u}
+		}
+		only[fold.Key(u)] = true
+	}
+	for _, g := range e.opt.Groups {
+		_, inB := e.b.groups[fold.Key(g)]
+		_, inA := e.a.groups[fold.Key(g)]
+		if !inB && !inA {
+			return nil, &broker.NotFoundError{Kind: "group", Name: g}
+		}
+		for _, st := range e.states() {
+			for _, ui := range st.within([]string{g}) {
+				only[fold.Key(st.f.Users[ui].Name)] = true
+			}
+		}
+	}
+	return only, nil
+}
+
+// within returns the users in the groups named, directly or through nested
+// groups (the walker of internal/nesting, downwards), each once, in index
+// order.
+func (s *state) within(groups []string) []int {
+	seen := map[int]bool{}
+	var out []int
+	nesting.Up(groups, func(g string) []string { return s.groupGroups[fold.Key(g)] }, nesting.Once(fold.Key), func(g string) bool {
+		for _, ui := range s.groupUsers[fold.Key(g)] {
+			if !seen[ui] {
+				seen[ui] = true
+				out = append(out, ui)
+			}
+		}
+		return false
+	})
+	sort.Ints(out)
+	return out
+}
+
+// entitled returns the users the GE data d entitles, directly or through
+// nested groups.
+func (s *state) entitled(d *geData) []int {
+	var groups []string
+	for _, m := range d.ge.Members {
+		if strings.EqualFold(string(m.Kind), string(broker.MemberGroup)) {
+			groups = append(groups, m.Name)
+		}
+	}
+	users := s.within(groups)
+	for k := range d.direct {
+		if ui, ok := s.users[k]; ok {
+			users = append(users, ui)
+		}
+	}
+	sort.Ints(users)
+	return compact(users)
+}
+
+func compact(l []int) []int {
+	out := l[:0]
+	for i, v := range l {
+		if i == 0 || v != l[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// class is a set of users whose requests for one GE read the same inputs
+// in both states but for their names: one representative is resolved.
+type class struct {
+	ui      [2]int   // the representative, by index in each state (-1: absent)
+	members [][2]int // every member, by index in each state
+}
+
+// classKey tells classes apart: a user with anything of its own (a direct
+// membership, a home-site row, a session or assignment the decision reads)
+// in either state is its own class (own); any other is classed by its
+// immediate groups in each state, which decide everything else it reads.
+type classKey struct {
+	own    string
+	groups [2]int32
+}
+
+// classes groups the users the GE entitles (in either state) into classes,
+// in name order of their first member.
+func (e *engine) classes(gk string, db, da *geData, only map[string]bool) []*class {
+	type pair struct{ b, a int }
+	byName := map[string]*pair{}
+	var order []string
+	add := func(si int, st *state, d *geData) {
+		if d == nil {
+			return
+		}
+		for _, ui := range st.entitled(d) {
+			k := fold.Key(st.f.Users[ui].Name)
+			if only != nil && !only[k] {
+				continue
+			}
+			p, ok := byName[k]
+			if !ok {
+				p = &pair{-1, -1}
+				byName[k] = p
+				order = append(order, k)
+			}
+			if si == 0 {
+				p.b = ui
+			} else {
+				p.a = ui
+			}
+		}
+	}
+	add(0, e.b, db)
+	add(1, e.a, da)
+	// Users entitled in one state only still exist in the other.
+	for _, k := range order {
+		p := byName[k]
+		if ui, ok := e.b.users[k]; ok && p.b < 0 {
+			p.b = ui
+		}
+		if ui, ok := e.a.users[k]; ok && p.a < 0 {
+			p.a = ui
+		}
+	}
+	sort.Slice(order, func(i, j int) bool {
+		return nameLess(e.nameOf(byName[order[i]].b, byName[order[i]].a), e.nameOf(byName[order[j]].b, byName[order[j]].a))
+	})
+	byKey := map[classKey]*class{}
+	var out []*class
+	for _, k := range order {
+		p := byName[k]
+		key := classKey{groups: [2]int32{-1, -1}}
+		if p.b >= 0 {
+			key.groups[0] = e.b.groupSet[p.b]
+		}
+		if p.a >= 0 {
+			key.groups[1] = e.a.groupSet[p.a]
+		}
+		if e.own(e.b, p.b, db) || e.own(e.a, p.a, da) || (p.b < 0) != (p.a < 0) {
+			key = classKey{own: k}
+		}
+		c, ok := byKey[key]
+		if !ok {
+			c = &class{ui: [2]int{p.b, p.a}}
+			byKey[key] = c
+			out = append(out, c)
+		}
+		c.members = append(c.members, [2]int{p.b, p.a})
+	}
+	return out
+}
+
+func (e *engine) nameOf(b, a int) string {
+	if b >= 0 {
+		return e.b.f.Users[b].Name
+	}
+	return e.a.f.Users[a].Name
+}
+
+// own reports whether user ui holds anything of its own that a request for
+// the GE reads.
+func (e *engine) own(st *state, ui int, d *geData) bool {
+	if ui < 0 || d == nil {
+		return false
+	}
+	k := fold.Key(st.f.Users[ui].Name)
+	if d.direct[k] || len(st.rows["u:"+k]) > 0 || len(st.assigned[k]) > 0 {
+		return true
+	}
+	for _, i := range st.sessions[k] {
+		ek := fold.Key(st.f.Sessions[i].Entitlement)
+		if d.app || ek == fold.Key(d.ge.Name) || (d.backup != nil && ek == fold.Key(d.backup.Name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// result reads the outcome and placement of a decision.
+func result(d *broker.Decision) Result {
+	r := Result{Outcome: d.Outcome, Reason: d.Reason}
+	if p := d.Placement; p != nil {
+		r.Site, r.Pod, r.Pool, r.Farm, r.Host, r.Machine, r.Session = p.Site, p.Pod, p.Pool, p.Farm, p.Host, p.Machine, p.Session
+	}
+	return r
+}
+
+// named replaces the placeholder by the user's name.
+func named(r Result, user string) Result {
+	r.Reason = strings.ReplaceAll(r.Reason, placeholder, user)
+	return r
+}
+
+// firstDifference finds the first trace step where two decisions differ.
+func firstDifference(dec [2]*broker.Decision) Difference {
+	var t [2][]broker.TraceStep
+	for i, d := range dec {
+		if d != nil {
+			t[i] = d.Trace
+		}
+	}
+	i := 0
+	for i < len(t[0]) && i < len(t[1]) && t[0][i] == t[1][i] {
+		i++
+	}
+	diff := Difference{Step: i + 1}
+	if i < len(t[0]) {
+		s := t[0][i]
+		diff.Before = &s
+	}
+	if i < len(t[1]) {
+		s := t[1][i]
+		diff.After = &s
+	}
+	return diff
+}
+
+func namedDiff(d Difference, names [2]string) Difference {
+	out := Difference{Step: d.Step}
+	if d.Before != nil {
+		s := *d.Before
+		s.Message = strings.ReplaceAll(s.Message, placeholder, names[0])
+		out.Before = &s
+	}
+	if d.After != nil {
+		s := *d.After
+		s.Message = strings.ReplaceAll(s.Message, placeholder, names[1])
+		out.After = &s
+	}
+	return out
+}
+
+// counts lists a tally in name order of from, then to.
+func counts(m map[[2]string]int) []Count {
+	out := []Count{}
+	for k, n := range m {
+		out = append(out, Count{From: k[0], To: k[1], Requests: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].From != out[j].From {
+			return nameLess(out[i].From, out[j].From)
+		}
+		return nameLess(out[i].To, out[j].To)
+	})
+	return out
+}
