@@ -13,8 +13,10 @@ package impact
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/internal/fold"
@@ -228,6 +230,9 @@ type engine struct {
 	b, a *state
 	opt  Options
 	rep  Report
+	only map[string]bool // the users the filters keep, nil for all
+	// What reads the same in both states (docs/impact.md).
+	ldSame, rdsSame, common, usersSame bool
 	// Per point and state: the Connection Server (nil for a pod) and the
 	// connecting site's index.
 	points []point
@@ -245,8 +250,6 @@ func (e *engine) states() [2]*state { return [2]*state{e.b, e.a} }
 
 func (e *engine) run() (*Report, error) {
 	e.rep.Points = append([]ConnectingPoint{}, e.opt.Points...)
-	e.rep.Moves = []Move{}
-	e.rep.Summary.Outcomes, e.rep.Summary.Sites = []Count{}, []Count{}
 	if err := e.checkPoints(); err != nil {
 		return nil, err
 	}
@@ -254,100 +257,76 @@ func (e *engine) run() (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	only, err := e.userFilter()
-	if err != nil {
+	if e.only, err = e.userFilter(); err != nil {
 		return nil, err
 	}
-	ldSame := e.b.f.Settings.LoadThresholdForSite == e.a.f.Settings.LoadThresholdForSite
-	sb, sa := e.b.f.Settings, e.a.f.Settings
+	b, a := e.b.f, e.a.f
+	e.ldSame = b.Settings.LoadThresholdForSite == a.Settings.LoadThresholdForSite
+	sb, sa := b.Settings, a.Settings
 	sb.LoadThresholdForSite, sa.LoadThresholdForSite = 0, 0
 	sb.EnableSiteRedirection, sa.EnableSiteRedirection = false, false
-	rdsSame := sb == sa
-	redirSame := e.b.f.Settings.EnableSiteRedirection == e.a.f.Settings.EnableSiteRedirection
-	common := len(e.opt.Offline) == 0 && reflect.DeepEqual(e.b.f.Pods, e.a.f.Pods) &&
-		reflect.DeepEqual(e.b.noPreferred, e.a.noPreferred) && redirSame
+	e.rdsSame = sb == sa
+	e.common = len(e.opt.Offline) == 0 && reflect.DeepEqual(b.Pods, a.Pods) &&
+		reflect.DeepEqual(e.b.noPreferred, e.a.noPreferred) &&
+		b.Settings.EnableSiteRedirection == a.Settings.EnableSiteRedirection
+	// Everything a user's part holds is the same in both states (the
+	// user's part of every request is then the same before and after).
+	e.usersSame = reflect.DeepEqual(b.Users, a.Users) && reflect.DeepEqual(b.Groups, a.Groups) &&
+		reflect.DeepEqual(b.HomeSites, a.HomeSites) && reflect.DeepEqual(b.Sessions, a.Sessions) &&
+		reflect.DeepEqual(b.Assignments, a.Assignments) && reflect.DeepEqual(b.Entitlements, a.Entitlements) &&
+		reflect.DeepEqual(b.Pools, a.Pools) && reflect.DeepEqual(b.Farms, a.Farms)
 
-	outcomes, sites := map[[2]string]int{}, map[[2]string]int{}
+	// The look-ups built lazily are built now: the GEs then run in
+	// parallel, reading the states only.
 	for _, gk := range ges {
-		db, da := e.b.ge(gk), e.a.ge(gk)
-		geSame := common && db != nil && da != nil && sameGE(db, da) &&
-			(ldSame || !db.loadThr) && (rdsSame || !db.rds)
-		for _, c := range e.classes(gk, db, da, only) {
-			parts := [2]*userPart{}
-			if c.ui[0] >= 0 && db != nil {
-				parts[0] = e.b.user(c.ui[0], db)
-			}
-			if c.ui[1] >= 0 && da != nil {
-				parts[1] = e.a.user(c.ui[1], da)
-			}
-			userSame := geSame && parts[0] != nil && parts[1] != nil && reflect.DeepEqual(parts[0], parts[1])
-			for pi := range e.points {
-				p := &e.points[pi]
-				n := len(c.members)
-				e.rep.Summary.Requests += n
-				if userSame && p.csSame && (p.prefs || !db.preferred) {
-					e.rep.Summary.Unchanged += n
-					continue
-				}
-				var res [2]Result
-				var dec [2]*broker.Decision
-				for si, st := range e.states() {
-					d := db
-					if si == 1 {
-						d = da
-					}
-					if parts[si] == nil {
-						res[si] = Result{Outcome: OutcomeAbsent}
-						continue
-					}
-					f := st.federation(d, parts[si], p.cs[si], p.site[si])
-					r := broker.Request{User: placeholder, Entitlement: d.ge.Name, Seed: e.opt.Seed, OfflinePods: st.offline}
-					if p.cs[si] != nil {
-						r.ConnectionServer = p.cs[si].Name
-					} else {
-						r.Pod = p.cp.Pod
-					}
-					got, err := broker.Resolve(f, r)
-					if err != nil {
-						return nil, fmt.Errorf("%s, %s via %s: %w", st.f.Users[c.ui[si]].Name, d.ge.Name, via(p.cp), err)
-					}
-					dec[si] = got
-					res[si] = result(got)
-				}
-				e.rep.Summary.Resolved++
-				if e.opt.observe != nil {
-					diff := firstDifference(dec)
-					for _, m := range c.members {
-						mv := e.move(m, db, da, p, "", res, diff)
-						e.opt.observe(mv)
-					}
-				}
-				if res[0].same(res[1]) {
-					e.rep.Summary.Unchanged += n
-					continue
-				}
-				change := ChangePodOrPool
-				switch {
-				case res[0].Outcome != res[1].Outcome:
-					change = ChangeOutcome
-					e.rep.Summary.ChangedOutcome += n
-					outcomes[[2]string{string(res[0].Outcome), string(res[1].Outcome)}] += n
-				case res[0].Site != res[1].Site:
-					change = ChangeSite
-					e.rep.Summary.ChangedSite += n
-				default:
-					e.rep.Summary.ChangedPodOrPool += n
-				}
-				sites[[2]string{res[0].Site, res[1].Site}] += n
-				diff := firstDifference(dec)
-				for _, m := range c.members {
-					e.rep.Moves = append(e.rep.Moves, e.move(m, db, da, p, change, res, diff))
-				}
-			}
+		e.b.ge(gk)
+		e.a.ge(gk)
+	}
+	for _, st := range e.states() {
+		for i := range st.f.Sites {
+			st.sitesFor(i, true)
 		}
 	}
-	e.rep.Summary.Outcomes = counts(outcomes)
-	e.rep.Summary.Sites = counts(sites)
+	outs := make([]geOut, len(ges))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(ges))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				outs[i] = e.runGE(ges[i])
+			}
+		}()
+	}
+	for i := range ges {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+
+	outcomes, sites := map[[2]string]int{}, map[[2]string]int{}
+	e.rep.Moves = []Move{}
+	s := &e.rep.Summary
+	for _, o := range outs {
+		if o.err != nil {
+			return nil, o.err
+		}
+		s.Requests += o.sum.Requests
+		s.Unchanged += o.sum.Unchanged
+		s.ChangedOutcome += o.sum.ChangedOutcome
+		s.ChangedSite += o.sum.ChangedSite
+		s.ChangedPodOrPool += o.sum.ChangedPodOrPool
+		s.Resolved += o.sum.Resolved
+		for k, n := range o.outcomes {
+			outcomes[k] += n
+		}
+		for k, n := range o.sites {
+			sites[k] += n
+		}
+		e.rep.Moves = append(e.rep.Moves, o.moves...)
+	}
+	s.Outcomes, s.Sites = counts(outcomes), counts(sites)
 	sort.SliceStable(e.rep.Moves, func(i, j int) bool {
 		a, b := e.rep.Moves[i], e.rep.Moves[j]
 		if fold.Key(a.Entitlement) != fold.Key(b.Entitlement) {
@@ -359,6 +338,132 @@ func (e *engine) run() (*Report, error) {
 		return nameLess(a.Pod, b.Pod)
 	})
 	return &e.rep, nil
+}
+
+// geOut is what the requests of one GE give.
+type geOut struct {
+	sum             Summary
+	outcomes, sites map[[2]string]int
+	moves           []Move
+	err             error
+}
+
+// runGE compares the requests of the GE folded gk.
+func (e *engine) runGE(gk string) geOut {
+	out := geOut{outcomes: map[[2]string]int{}, sites: map[[2]string]int{}}
+	db, da := e.b.ge(gk), e.a.ge(gk)
+	// Everything of the GE reads the same, but for what only the site
+	// search (steps 5-7) reads: the connecting site's preferred list and
+	// pae-LoadThresholdForSite.
+	geBase := e.common && db != nil && da != nil && sameGE(db, da) && (e.rdsSame || !db.rds)
+	geSame := geBase && (e.ldSame || !db.loadThr)
+	// The points whose requests for this GE read the same in both states,
+	// users aside.
+	samePoints := 0
+	for pi := range e.points {
+		if p := &e.points[pi]; geSame && p.csSame && (p.prefs || !db.preferred) {
+			samePoints++
+		}
+	}
+	for _, c := range e.classes(gk, db, da, e.only) {
+		n := len(c.members)
+		both := c.ui[0] >= 0 && c.ui[1] >= 0
+		if samePoints == len(e.points) && e.usersSame && both {
+			// Nothing this class reads differs: counted, not built.
+			out.sum.Requests += n * len(e.points)
+			out.sum.Unchanged += n * len(e.points)
+			continue
+		}
+		parts := [2]*userPart{}
+		if c.ui[0] >= 0 && db != nil {
+			parts[0] = e.b.user(c.ui[0], db)
+		}
+		if c.ui[1] >= 0 && da != nil {
+			parts[1] = e.a.user(c.ui[1], da)
+		}
+		userSame := parts[0] != nil && parts[1] != nil && (e.usersSame || reflect.DeepEqual(parts[0], parts[1]))
+		for pi := range e.points {
+			p := &e.points[pi]
+			out.sum.Requests += n
+			if geSame && userSame && p.csSame && (p.prefs || !db.preferred) {
+				out.sum.Unchanged += n
+				continue
+			}
+			// Only what the site search reads differs: a decision made
+			// before the search (no "tiers" step) is the same after.
+			searchOnly := geBase && userSame && p.csSame
+			var res [2]Result
+			var dec [2]*broker.Decision
+			for si, st := range e.states() {
+				d := db
+				if si == 1 {
+					d = da
+				}
+				if parts[si] == nil {
+					res[si] = Result{Outcome: OutcomeAbsent}
+					continue
+				}
+				if si == 1 && searchOnly && dec[0] != nil && !searched(dec[0]) {
+					dec[1], res[1] = dec[0], res[0]
+					continue
+				}
+				f := st.federation(d, parts[si], p.cs[si], p.site[si])
+				r := broker.Request{User: placeholder, Entitlement: d.ge.Name, Seed: e.opt.Seed, OfflinePods: st.offline}
+				if p.cs[si] != nil {
+					r.ConnectionServer = p.cs[si].Name
+				} else {
+					r.Pod = p.cp.Pod
+				}
+				got, err := broker.Resolve(f, r)
+				if err != nil {
+					out.err = fmt.Errorf("%s, %s via %s: %w", st.f.Users[c.ui[si]].Name, d.ge.Name, via(p.cp), err)
+					return out
+				}
+				dec[si] = got
+				res[si] = result(got)
+			}
+			out.sum.Resolved++
+			if e.opt.observe != nil {
+				diff := firstDifference(dec)
+				for _, m := range c.members {
+					e.opt.observe(e.move(m, db, da, p, "", res, diff))
+				}
+			}
+			if res[0].same(res[1]) {
+				out.sum.Unchanged += n
+				continue
+			}
+			change := ChangePodOrPool
+			switch {
+			case res[0].Outcome != res[1].Outcome:
+				change = ChangeOutcome
+				out.sum.ChangedOutcome += n
+				out.outcomes[[2]string{string(res[0].Outcome), string(res[1].Outcome)}] += n
+			case res[0].Site != res[1].Site:
+				change = ChangeSite
+				out.sum.ChangedSite += n
+			default:
+				out.sum.ChangedPodOrPool += n
+			}
+			out.sites[[2]string{res[0].Site, res[1].Site}] += n
+			diff := firstDifference(dec)
+			for _, m := range c.members {
+				out.moves = append(out.moves, e.move(m, db, da, p, change, res, diff))
+			}
+		}
+	}
+	return out
+}
+
+// searched reports whether a decision reached the site search (steps 5-7,
+// or a backup's): every search traces its tiers first.
+func searched(d *broker.Decision) bool {
+	for _, t := range d.Trace {
+		if t.Step == "tiers" || t.Step == "backup" {
+			return true
+		}
+	}
+	return false
 }
 
 // move is the row of one member of a class: the class's results, with

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"sync"
 	"testing"
 
 	"github.com/cpactl/cpactl/broker"
@@ -271,8 +272,9 @@ func TestImpactEqualsResolvingEachRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 		seen := map[reqKey]Move{}
+		var mu sync.Mutex
 		rep, err := Run(before, after, Options{Points: points, Offline: offline, Seed: int64(seed % 3),
-			observe: func(m Move) { seen[reqKey{m.User, m.Entitlement, m.Pod}] = m }})
+			observe: func(m Move) { mu.Lock(); seen[reqKey{m.User, m.Entitlement, m.Pod}] = m; mu.Unlock() }})
 		if err != nil {
 			t.Fatalf("seed %d (%s): %v", seed, what, err)
 		}

@@ -334,14 +334,17 @@ func (s *state) user(ui int, d *geData) *userPart {
 	if d.backup != nil {
 		geKeys[fold.Key(d.backup.Name)] = true
 	}
-	poolKeys, farmKeys := map[string]bool{}, map[string]bool{}
-	for k := range d.poolKeys {
-		poolKeys[k] = true
-	}
-	for k := range d.farmKeys {
-		farmKeys[k] = true
-	}
+	var poolKeys, farmKeys map[string]bool
 	for _, i := range s.sessions[k] {
+		if poolKeys == nil {
+			poolKeys, farmKeys = map[string]bool{}, map[string]bool{}
+			for k := range d.poolKeys {
+				poolKeys[k] = true
+			}
+			for k := range d.farmKeys {
+				farmKeys[k] = true
+			}
+		}
 		x := s.f.Sessions[i]
 		ek := fold.Key(x.Entitlement)
 		if !geKeys[ek] && !d.app {
