@@ -231,11 +231,11 @@ func impactTable(w io.Writer, r *impactReport) error {
 	for _, m := range r.Moves {
 		diff := ""
 		if d := m.FirstDifference.After; d != nil {
-			diff = fmt.Sprintf("%d. [%s] %s", m.FirstDifference.Step, d.Step, d.Message)
+			diff = fmt.Sprintf("%d. [%s] %s", d.Number, d.Step, d.Message)
 		}
 		rows = append(rows, []string{m.User, m.Entitlement, m.Pod, where(m.Before), where(m.After), diff})
 	}
-	if err := output.Rows(w, []string{"user", "entitlement", "connecting pod", "before", "after", "first difference (after)"}, rows); err != nil {
+	if err := output.Rows(w, []string{"user", "entitlement", "connecting pod", "before", "after", "first difference"}, rows); err != nil {
 		return err
 	}
 	if r.MovesLeftOut > 0 {

@@ -74,11 +74,20 @@ func (r Result) same(o Result) bool {
 	return r == o
 }
 
-// Difference is the first trace step where before and after differ.
+// TraceLine is one numbered step of a decision's trace.
+type TraceLine struct {
+	Number  int    `json:"number"` // 1-based, as resolve numbers the trace
+	Step    string `json:"step"`
+	Message string `json:"message"`
+}
+
+// Difference is the first trace step where before and after differ, the
+// echo of the request (steps "request", which name the what-ifs) left
+// out; each side in its own trace's numbering, nil when that trace has no
+// more steps.
 type Difference struct {
-	Step   int               `json:"step"`   // 1-based, as resolve numbers the trace
-	Before *broker.TraceStep `json:"before"` // nil when the trace before is shorter
-	After  *broker.TraceStep `json:"after"`
+	Before *TraceLine `json:"before"`
+	After  *TraceLine `json:"after"`
 }
 
 // Move is one request whose placement changes.
@@ -782,32 +791,36 @@ func named(r Result, user string) Result {
 	return r
 }
 
-// firstDifference finds the first trace step where two decisions differ.
+// firstDifference finds the first trace step where two decisions differ,
+// the request's echo aside.
 func firstDifference(dec [2]*broker.Decision) Difference {
-	var t [2][]broker.TraceStep
+	var lines [2][]TraceLine
 	for i, d := range dec {
-		if d != nil {
-			t[i] = d.Trace
+		if d == nil {
+			continue
+		}
+		for n, t := range d.Trace {
+			if t.Step != "request" {
+				lines[i] = append(lines[i], TraceLine{Number: n + 1, Step: t.Step, Message: t.Message})
+			}
 		}
 	}
 	i := 0
-	for i < len(t[0]) && i < len(t[1]) && t[0][i] == t[1][i] {
+	for i < len(lines[0]) && i < len(lines[1]) && lines[0][i].Step == lines[1][i].Step && lines[0][i].Message == lines[1][i].Message {
 		i++
 	}
-	diff := Difference{Step: i + 1}
-	if i < len(t[0]) {
-		s := t[0][i]
-		diff.Before = &s
+	var diff Difference
+	if i < len(lines[0]) {
+		diff.Before = &lines[0][i]
 	}
-	if i < len(t[1]) {
-		s := t[1][i]
-		diff.After = &s
+	if i < len(lines[1]) {
+		diff.After = &lines[1][i]
 	}
 	return diff
 }
 
 func namedDiff(d Difference, names [2]string) Difference {
-	out := Difference{Step: d.Step}
+	var out Difference
 	if d.Before != nil {
 		s := *d.Before
 		s.Message = strings.ReplaceAll(s.Message, placeholder, names[0])

@@ -347,11 +347,8 @@ func TestImpactEqualsResolvingEachRequest(t *testing.T) {
 				t.Errorf("seed %d (%s): %v moves (%+v -> %+v), impact does not say so", seed, what, k, w.Before, w.After)
 			case g.Before != w.Before || g.After != w.After:
 				t.Errorf("seed %d (%s): %v: impact %+v -> %+v, resolve %+v -> %+v", seed, what, k, g.Before, g.After, w.Before, w.After)
-			case fmt.Sprint(g.FirstDifference.Step, g.FirstDifference.Before, g.FirstDifference.After) !=
-				fmt.Sprint(w.FirstDifference.Step, w.FirstDifference.Before, w.FirstDifference.After):
-				t.Errorf("seed %d (%s): %v: first difference %v %+v %+v, resolve %v %+v %+v", seed, what, k,
-					g.FirstDifference.Step, g.FirstDifference.Before, g.FirstDifference.After,
-					w.FirstDifference.Step, w.FirstDifference.Before, w.FirstDifference.After)
+			case diffText(g.FirstDifference) != diffText(w.FirstDifference):
+				t.Errorf("seed %d (%s): %v: first difference %s, resolve %s", seed, what, k, diffText(g.FirstDifference), diffText(w.FirstDifference))
 			}
 		}
 	}
@@ -365,4 +362,14 @@ func keys(m map[reqKey]Move) []reqKey {
 	}
 	sort.Slice(out, func(i, j int) bool { return fmt.Sprint(out[i]) < fmt.Sprint(out[j]) })
 	return out
+}
+
+func diffText(d Difference) string {
+	line := func(l *TraceLine) string {
+		if l == nil {
+			return "(none)"
+		}
+		return fmt.Sprintf("%d. [%s] %s", l.Number, l.Step, l.Message)
+	}
+	return line(d.Before) + " / " + line(d.After)
 }
