@@ -693,7 +693,7 @@ func (e *engine) classes(gk string, db, da *geData, only map[string]bool) []*cla
 			return
 		}
 		for _, ui := range st.entitled(d) {
-			k := fold.Key(st.f.Users[ui].Name)
+			k := st.userKey[ui]
 			if only != nil && !only[k] {
 				continue
 			}
@@ -722,8 +722,16 @@ func (e *engine) classes(gk string, db, da *geData, only map[string]bool) []*cla
 			p.a = ui
 		}
 	}
+	// Name order: the folded name (the key), then the spelling.
+	names := make(map[string]string, len(order))
+	for _, k := range order {
+		names[k] = e.nameOf(byName[k].b, byName[k].a)
+	}
 	sort.Slice(order, func(i, j int) bool {
-		return nameLess(e.nameOf(byName[order[i]].b, byName[order[i]].a), e.nameOf(byName[order[j]].b, byName[order[j]].a))
+		if order[i] != order[j] {
+			return order[i] < order[j]
+		}
+		return names[order[i]] < names[order[j]]
 	})
 	byKey := map[classKey]*class{}
 	var out []*class
@@ -763,13 +771,13 @@ func (e *engine) own(st *state, ui int, d *geData) bool {
 	if ui < 0 || d == nil {
 		return false
 	}
-	k := fold.Key(st.f.Users[ui].Name)
+	k := st.userKey[ui]
 	if d.direct[k] || len(st.rows["u:"+k]) > 0 || len(st.assigned[k]) > 0 {
 		return true
 	}
 	for _, i := range st.sessions[k] {
-		ek := fold.Key(st.f.Sessions[i].Entitlement)
-		if d.app || ek == fold.Key(d.ge.Name) || (d.backup != nil && ek == fold.Key(d.backup.Name)) {
+		ek := st.sessionGE[i]
+		if d.app || ek == d.key || (d.backup != nil && ek == d.backupKey) {
 			return true
 		}
 	}

@@ -42,6 +42,9 @@ type state struct {
 	// groupSet is each user's immediate groups, interned: users with the
 	// same list (exactly, in any order) share the number in both states.
 	groupSet []int32
+	// userKey and sessionGE are the folded names of each user and of each
+	// session's GE, computed once.
+	userKey, sessionGE []string
 	// noPreferred is f.Sites with every preferred list left out;
 	// withPreferred[i] keeps site i's (built when first asked for).
 	noPreferred   []broker.Site
@@ -104,7 +107,9 @@ func newState(f *broker.Federation, offline []string, in interner) *state {
 			s.rows[k] = append(s.rows[k], i)
 		}
 	}
+	s.sessionGE = make([]string, len(f.Sessions))
 	for i, x := range f.Sessions {
+		s.sessionGE[i] = fold.Key(x.Entitlement)
 		k := fold.Key(x.User)
 		s.sessions[k] = append(s.sessions[k], i)
 	}
@@ -113,9 +118,11 @@ func newState(f *broker.Federation, offline []string, in interner) *state {
 		s.assigned[k] = append(s.assigned[k], i)
 	}
 	s.groupSet = make([]int32, len(f.Users))
+	s.userKey = make([]string, len(f.Users))
 	for i, u := range f.Users {
 		s.groupSet[i] = in.id(u.Groups)
-		if s.users[fold.Key(u.Name)] != i {
+		s.userKey[i] = fold.Key(u.Name)
+		if s.users[s.userKey[i]] != i {
 			continue // a second user of that name: the broker sees the first
 		}
 		for _, g := range u.Groups {
@@ -169,6 +176,8 @@ type geData struct {
 	pools     []broker.Pool
 	farms     []broker.Farm
 	hosts     []broker.Host
+	key       string          // the GE's folded name
+	backupKey string          // the backup's, when it has one
 	poolKeys  map[string]bool // folded names of the pools above
 	farmKeys  map[string]bool
 }
@@ -203,6 +212,7 @@ func (s *state) ge(k string) *geData {
 		d.ge.Members = append(d.ge.Members, m)
 	}
 	d.ges = []broker.Entitlement{d.ge}
+	d.key = fold.Key(g.Name)
 	d.preferred = usesPreferred(&g)
 	d.loadThr = d.preferred
 	d.app = broker.EntitlementType(strings.ToUpper(string(g.Type))) == broker.TypeApplication
@@ -211,6 +221,7 @@ func (s *state) ge(k string) *geData {
 		if j, ok := s.ges[fold.Key(g.Backup)]; ok && fold.Key(s.f.Entitlements[j].Name) != fold.Key(g.Name) {
 			b := s.f.Entitlements[j]
 			d.backup = &b
+			d.backupKey = fold.Key(b.Name)
 			d.ges = append(d.ges, b)
 			d.preferred = d.preferred || usesPreferred(&b)
 			d.loadThr = d.preferred
