@@ -72,7 +72,7 @@ func BenchmarkImpactPreferredCPAMax(b *testing.B) {
 	}
 	// The machines this runs on are shared: the process's CPU time says
 	// more than the wall clock.
-	b.ReportMetric((cpu() - start).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cpu()-start).Seconds()/float64(b.N), "cpu-s/op")
 	s := rep.Summary
 	b.ReportMetric(float64(s.Requests), "requests")
 	b.ReportMetric(float64(s.Resolved), "resolved")
