@@ -242,6 +242,7 @@ type engine struct {
 	only map[string]bool // the users the filters keep, nil for all
 	// What reads the same in both states (docs/impact.md).
 	ldSame, rdsSame, common, usersSame bool
+	offline                            map[string]bool // folded what-if offline pods
 	// Per point and state: the Connection Server (nil for a pod) and the
 	// connecting site's index.
 	points []point
@@ -275,7 +276,11 @@ func (e *engine) run() (*Report, error) {
 	sb.LoadThresholdForSite, sa.LoadThresholdForSite = 0, 0
 	sb.EnableSiteRedirection, sa.EnableSiteRedirection = false, false
 	e.rdsSame = sb == sa
-	e.common = len(e.opt.Offline) == 0 && reflect.DeepEqual(b.Pods, a.Pods) &&
+	e.offline = map[string]bool{}
+	for _, p := range e.opt.Offline {
+		e.offline[fold.Key(p)] = true
+	}
+	e.common = reflect.DeepEqual(b.Pods, a.Pods) &&
 		reflect.DeepEqual(e.b.noPreferred, e.a.noPreferred) &&
 		b.Settings.EnableSiteRedirection == a.Settings.EnableSiteRedirection
 	// Everything a user's part holds is the same in both states (the
@@ -364,7 +369,7 @@ func (e *engine) runGE(gk string) geOut {
 	// Everything of the GE reads the same, but for what only the site
 	// search (steps 5-7) reads: the connecting site's preferred list and
 	// pae-LoadThresholdForSite.
-	geBase := e.common && db != nil && da != nil && sameGE(db, da) && (e.rdsSame || !db.rds)
+	geBase := e.common && db != nil && da != nil && sameGE(db, da) && (e.rdsSame || !db.rds) && !e.offlinePools(db)
 	geSame := geBase && (e.ldSame || !db.loadThr)
 	// The points whose requests for this GE read the same in both states,
 	// users aside.
@@ -377,7 +382,8 @@ func (e *engine) runGE(gk string) geOut {
 	for _, c := range e.classes(gk, db, da, e.only) {
 		n := len(c.members)
 		both := c.ui[0] >= 0 && c.ui[1] >= 0
-		if samePoints == len(e.points) && e.usersSame && both {
+		offlineOwn := len(e.offline) > 0 && (e.offlineRecords(e.b, c.ui[0]) || e.offlineRecords(e.a, c.ui[1]))
+		if samePoints == len(e.points) && e.usersSame && both && !offlineOwn {
 			// Nothing this class reads differs: counted, not built.
 			out.sum.Requests += n * len(e.points)
 			out.sum.Unchanged += n * len(e.points)
@@ -390,7 +396,7 @@ func (e *engine) runGE(gk string) geOut {
 		if c.ui[1] >= 0 && da != nil {
 			parts[1] = e.a.user(c.ui[1], da)
 		}
-		userSame := parts[0] != nil && parts[1] != nil && (e.usersSame || reflect.DeepEqual(parts[0], parts[1]))
+		userSame := parts[0] != nil && parts[1] != nil && (e.usersSame || reflect.DeepEqual(parts[0], parts[1])) && !offlineOwn
 		for pi := range e.points {
 			p := &e.points[pi]
 			out.sum.Requests += n
@@ -462,6 +468,41 @@ func (e *engine) runGE(gk string) geOut {
 		}
 	}
 	return out
+}
+
+// offlinePools reports whether a what-if offline pod holds a pool of the
+// GE or its backup. A what-if offline pod is read by a decision only
+// through the pools, sessions and assignment on it (and the connecting
+// pod, online on both sides): one that holds none of them changes the
+// trace's texts (the request's echo, a pod skipped as offline rather than
+// as having no pool of the GE) but never the outcome or the placement.
+func (e *engine) offlinePools(d *geData) bool {
+	for _, p := range d.pools {
+		if e.offline[fold.Key(p.Pod)] {
+			return true
+		}
+	}
+	return false
+}
+
+// offlineRecords reports whether user ui has a session or an assignment
+// on a what-if offline pod.
+func (e *engine) offlineRecords(st *state, ui int) bool {
+	if ui < 0 {
+		return false
+	}
+	k := st.userKey[ui]
+	for _, i := range st.sessions[k] {
+		if e.offline[fold.Key(st.f.Sessions[i].Pod)] {
+			return true
+		}
+	}
+	for _, i := range st.assigned[k] {
+		if e.offline[fold.Key(st.f.Assignments[i].Pod)] {
+			return true
+		}
+	}
+	return false
 }
 
 // searched reports whether a decision reached the site search (steps 5-7,

@@ -201,7 +201,19 @@ func clone(f *broker.Federation) *broker.Federation {
 // what-if offline pods.
 func randomChange(r *rand.Rand, f *broker.Federation) (*broker.Federation, []string, string) {
 	a := clone(f)
-	switch r.IntN(10) {
+	switch r.IntN(12) {
+	case 10, 11:
+		// A pod offline, with a preferred list changed, now and then.
+		p := a.Pods[r.IntN(len(a.Pods))].Name
+		if r.IntN(2) == 0 {
+			i := r.IntN(len(a.Sites))
+			pref := a.Sites[i].PreferredSites
+			for x, y := 0, len(pref)-1; x < y; x, y = x+1, y-1 {
+				pref[x], pref[y] = pref[y], pref[x]
+			}
+			return a, []string{p}, "offline " + p + ", preferred " + a.Sites[i].Name
+		}
+		return f, []string{p}, "offline " + p
 	case 0:
 		i := r.IntN(len(a.Sites))
 		p := append([]string(nil), a.Sites[i].PreferredSites...)
@@ -258,7 +270,7 @@ type reqKey struct{ user, ge, pod string }
 // results and the same first differing trace step; and it counts every
 // entitled request.
 func TestImpactEqualsResolvingEachRequest(t *testing.T) {
-	seeds := 400
+	seeds := 500
 	if testing.Short() {
 		seeds = 60
 	}
