@@ -281,21 +281,6 @@ type userPart struct {
 	assignments []broker.Assignment
 }
 
-// special reports whether a user's part holds anything of its own (rather
-// than of its groups): such a user is a class of its own.
-func (u *userPart) special() bool {
-	return u.direct || len(u.sessions) > 0 || len(u.assignments) > 0 || u.ownRows()
-}
-
-func (u *userPart) ownRows() bool {
-	for _, r := range u.rows {
-		if r.User != "" {
-			return true
-		}
-	}
-	return false
-}
-
 // user builds the part of user index ui for GE data d.
 func (s *state) user(ui int, d *geData) *userPart {
 	u := s.f.Users[ui]
