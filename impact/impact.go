@@ -242,6 +242,7 @@ type engine struct {
 	only map[string]bool // the users the filters keep, nil for all
 	// What reads the same in both states (docs/impact.md).
 	ldSame, rdsSame, common, usersSame bool
+	groupsSame                         bool            // every group record is the same in both states
 	offline                            map[string]bool // folded what-if offline pods
 	// Per point and state: the Connection Server (nil for a pod) and the
 	// connecting site's index.
@@ -289,6 +290,8 @@ func (e *engine) run() (*Report, error) {
 		reflect.DeepEqual(b.HomeSites, a.HomeSites) && reflect.DeepEqual(b.Sessions, a.Sessions) &&
 		reflect.DeepEqual(b.Assignments, a.Assignments) && reflect.DeepEqual(b.Entitlements, a.Entitlements) &&
 		reflect.DeepEqual(b.Pools, a.Pools) && reflect.DeepEqual(b.Farms, a.Farms)
+
+	e.groupsSame = reflect.DeepEqual(b.Groups, a.Groups)
 
 	// The look-ups built lazily are built now: the GEs then run in
 	// parallel, reading the states only.
@@ -721,12 +724,25 @@ type class struct {
 type classKey struct {
 	own    string
 	groups [2]int32
+	// With the groups, the GE's group members and the nesting the same in
+	// both states and the user's immediate groups too, a user's groups
+	// decide, besides the chain named in the membership line (the same
+	// line before and after, so never the first difference), only whether
+	// it is entitled, the group home-site rows (when the GE, its backup or
+	// Home Site Redirection reads them) and, when it is not entitled, the
+	// list the denial names: users alike in these share a class.
+	reduced  bool
+	entitled [2]bool
+	rows     [2]string
 }
 
 // classes groups the users the GE entitles (in either state) into classes,
 // in name order of their first member.
 func (e *engine) classes(gk string, db, da *geData, only map[string]bool) []*class {
-	type pair struct{ b, a int }
+	type pair struct {
+		b, a     int
+		entitled [2]bool
+	}
 	byName := map[string]*pair{}
 	var order []string
 	add := func(si int, st *state, d *geData) {
@@ -740,7 +756,7 @@ func (e *engine) classes(gk string, db, da *geData, only map[string]bool) []*cla
 			}
 			p, ok := byName[k]
 			if !ok {
-				p = &pair{-1, -1}
+				p = &pair{b: -1, a: -1}
 				byName[k] = p
 				order = append(order, k)
 			}
@@ -749,6 +765,7 @@ func (e *engine) classes(gk string, db, da *geData, only map[string]bool) []*cla
 			} else {
 				p.a = ui
 			}
+			p.entitled[si] = true
 		}
 	}
 	add(0, e.b, db)
@@ -774,6 +791,13 @@ func (e *engine) classes(gk string, db, da *geData, only map[string]bool) []*cla
 		}
 		return names[order[i]] < names[order[j]]
 	})
+	stableGE := db != nil && da != nil && e.groupsSame && sameGE(db, da)
+	var homeRead [2]bool
+	for si, st := range e.states() {
+		d := [2]*geData{db, da}[si]
+		homeRead[si] = d != nil && (d.ge.UseHomeSite || (d.backup != nil && d.backup.UseHomeSite) || st.f.Settings.EnableSiteRedirection)
+	}
+	rowsOf := [2]map[int32]string{{}, {}}
 	byKey := map[classKey]*class{}
 	var out []*class
 	for _, k := range order {
@@ -785,8 +809,26 @@ func (e *engine) classes(gk string, db, da *geData, only map[string]bool) []*cla
 		if p.a >= 0 {
 			key.groups[1] = e.a.groupSet[p.a]
 		}
-		if e.own(e.b, p.b, db) || e.own(e.a, p.a, da) || (p.b < 0) != (p.a < 0) {
+		switch {
+		case e.own(e.b, p.b, db) || e.own(e.a, p.a, da) || (p.b < 0) != (p.a < 0):
 			key = classKey{own: k}
+		case stableGE && key.groups[0] == key.groups[1]:
+			key.reduced, key.entitled = true, p.entitled
+			for si, st := range e.states() {
+				ui := [2]int{p.b, p.a}[si]
+				if homeRead[si] {
+					gs := st.groupSet[ui]
+					r, ok := rowsOf[si][gs]
+					if !ok {
+						r = st.groupRows(ui)
+						rowsOf[si][gs] = r
+					}
+					key.rows[si] = r
+				}
+				if p.entitled[si] {
+					key.groups[si] = -2 // the list is not named
+				}
+			}
 		}
 		c, ok := byKey[key]
 		if !ok {

@@ -366,6 +366,26 @@ func (s *state) user(ui int, d *geData) *userPart {
 	return p
 }
 
+// groupRows encodes the home-site rows of user ui's immediate groups, in
+// the federation's order, as the user's part holds them.
+func (s *state) groupRows(ui int) string {
+	var idx []int
+	seen := map[string]bool{}
+	for _, g := range s.f.Users[ui].Groups {
+		if gk := fold.Key(g); !seen[gk] {
+			seen[gk] = true
+			idx = append(idx, s.rows[gk]...)
+		}
+	}
+	sort.Ints(idx)
+	var b strings.Builder
+	for _, i := range idx {
+		r := s.f.HomeSites[i]
+		b.WriteString(r.Group + "\x00" + r.Entitlement + "\x00" + r.Site + "\x01")
+	}
+	return b.String()
+}
+
 // federation assembles the federation of one request.
 func (s *state) federation(d *geData, u *userPart, cs *broker.ConnectionServer, site int) *broker.Federation {
 	f := &broker.Federation{
