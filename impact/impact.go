@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -382,7 +383,7 @@ func (e *engine) runGE(gk string) geOut {
 			samePoints++
 		}
 	}
-	for _, c := range e.classes(gk, db, da, e.only) {
+	for _, c := range e.classes(gk, db, da, e.only, samePoints < len(e.points) || !e.usersSame) {
 		n := len(c.members)
 		both := c.ui[0] >= 0 && c.ui[1] >= 0
 		offlineOwn := len(e.offline) > 0 && (e.offlineRecords(e.b, c.ui[0]) || e.offlineRecords(e.a, c.ui[1]))
@@ -443,8 +444,8 @@ func (e *engine) runGE(gk string) geOut {
 			out.sum.Resolved++
 			if e.opt.observe != nil {
 				diff := firstDifference(dec)
-				for _, m := range c.members {
-					e.opt.observe(e.move(m, db, da, p, "", res, diff))
+				for i := range c.members {
+					e.opt.observe(e.move(c, i, parts, db, da, p, "", res, diff))
 				}
 			}
 			if res[0].same(res[1]) {
@@ -465,8 +466,8 @@ func (e *engine) runGE(gk string) geOut {
 			}
 			out.sites[[2]string{res[0].Site, res[1].Site}] += n
 			diff := firstDifference(dec)
-			for _, m := range c.members {
-				out.moves = append(out.moves, e.move(m, db, da, p, change, res, diff))
+			for i := range c.members {
+				out.moves = append(out.moves, e.move(c, i, parts, db, da, p, change, res, diff))
 			}
 		}
 	}
@@ -521,20 +522,34 @@ func searched(d *broker.Decision) bool {
 
 // move is the row of one member of a class: the class's results, with
 // the member's name in their texts.
-func (e *engine) move(m [2]int, db, da *geData, p *point, change string, res [2]Result, diff Difference) Move {
+func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *point, change string, res [2]Result, diff Difference) Move {
+	m := c.members[i]
 	mv := Move{Entitlement: geName(db, da), ConnectionServer: p.cp.ConnectionServer, Pod: p.cp.Pod, Change: change}
-	names := [2]string{}
+	var rep [2]*strings.Replacer
 	for si, st := range e.states() {
-		if m[si] >= 0 {
-			names[si] = st.f.Users[m[si]].Name
+		if m[si] < 0 {
+			continue
 		}
+		name := st.f.Users[m[si]].Name
+		if si == 0 || mv.User == "" {
+			mv.User = name
+		}
+		// The member's session IDs: its own when the class is classed by
+		// sessions, else the representative's (the member is it).
+		var ids []string
+		if c.ids != nil {
+			ids = c.ids[i][si]
+		} else if parts[si] != nil {
+			ids = parts[si].ids
+		}
+		pairs := []string{placeholder, name}
+		for r, id := range ids {
+			pairs = append(pairs, sessionPlaceholder(r), id)
+		}
+		rep[si] = strings.NewReplacer(pairs...)
 	}
-	mv.User = names[0]
-	if mv.User == "" {
-		mv.User = names[1]
-	}
-	mv.Before, mv.After = named(res[0], names[0]), named(res[1], names[1])
-	mv.FirstDifference = namedDiff(diff, names)
+	mv.Before, mv.After = named(res[0], rep[0]), named(res[1], rep[1])
+	mv.FirstDifference = namedDiff(diff, rep)
 	return mv
 }
 
@@ -715,6 +730,9 @@ func compact(l []int) []int {
 type class struct {
 	ui      [2]int   // the representative, by index in each state (-1: absent)
 	members [][2]int // every member, by index in each state
+	// ids are each member's session IDs in each state, by rank, for a
+	// class of users classed by their sessions; nil otherwise.
+	ids [][2][]string
 }
 
 // classKey tells classes apart: a user with anything of its own (a direct
@@ -734,11 +752,35 @@ type classKey struct {
 	reduced  bool
 	entitled [2]bool
 	rows     [2]string
+	// sessions encodes what a user's sessions read (sessionKey), for a
+	// user whose only records of its own are sessions.
+	sessions [2]string
+}
+
+// onlySessions reports whether user ui's only records of its own that a
+// request for the GE reads are sessions: no direct membership, home-site
+// row or assignment.
+func (e *engine) onlySessions(st *state, ui int, d *geData) bool {
+	if d == nil {
+		return false
+	}
+	k := st.userKey[ui]
+	return !d.direct[k] && len(st.rows["u:"+k]) == 0 && len(st.assigned[k]) == 0
+}
+
+// sessionKey encodes the sessions of a part (named by placeholders) and
+// what of them the decision reads: their GEs and pools.
+func sessionKey(p *userPart) string {
+	return fmt.Sprintf("%#v|%#v|%#v|%#v", p.sessions, p.ges, p.pools, p.farms)
 }
 
 // classes groups the users the GE entitles (in either state) into classes,
 // in name order of their first member.
-func (e *engine) classes(gk string, db, da *geData, only map[string]bool) []*class {
+//
+// With sessions, when keys is set (the requests will be resolved), a user
+// whose only records of its own are sessions is classed by what its
+// sessions read, their IDs named by placeholders, with the users alike.
+func (e *engine) classes(gk string, db, da *geData, only map[string]bool, keys bool) []*class {
 	type pair struct {
 		b, a     int
 		entitled [2]bool
@@ -809,8 +851,18 @@ func (e *engine) classes(gk string, db, da *geData, only map[string]bool) []*cla
 		if p.a >= 0 {
 			key.groups[1] = e.a.groupSet[p.a]
 		}
+		var ids [2][]string
+		own := e.own(e.b, p.b, db) || e.own(e.a, p.a, da)
+		if own && keys && p.b >= 0 && p.a >= 0 && e.onlySessions(e.b, p.b, db) && e.onlySessions(e.a, p.a, da) {
+			pb, pa := e.b.user(p.b, db), e.a.user(p.a, da)
+			if pb.ids != nil && pa.ids != nil && slices.Equal(pb.ids, pa.ids) {
+				key.sessions = [2]string{sessionKey(pb), sessionKey(pa)}
+				ids = [2][]string{pb.ids, pa.ids}
+				own = false
+			}
+		}
 		switch {
-		case e.own(e.b, p.b, db) || e.own(e.a, p.a, da) || (p.b < 0) != (p.a < 0):
+		case own || (p.b < 0) != (p.a < 0):
 			key = classKey{own: k}
 		case stableGE && key.groups[0] == key.groups[1]:
 			key.reduced, key.entitled = true, p.entitled
@@ -837,6 +889,9 @@ func (e *engine) classes(gk string, db, da *geData, only map[string]bool) []*cla
 			out = append(out, c)
 		}
 		c.members = append(c.members, [2]int{p.b, p.a})
+		if key.sessions != [2]string{} {
+			c.ids = append(c.ids, ids)
+		}
 	}
 	return out
 }
@@ -877,8 +932,10 @@ func result(d *broker.Decision) Result {
 }
 
 // named replaces the placeholder by the user's name.
-func named(r Result, user string) Result {
-	r.Reason = strings.ReplaceAll(r.Reason, placeholder, user)
+func named(r Result, rep *strings.Replacer) Result {
+	if rep != nil {
+		r.Reason, r.Session = rep.Replace(r.Reason), rep.Replace(r.Session)
+	}
 	return r
 }
 
@@ -910,17 +967,21 @@ func firstDifference(dec [2]*broker.Decision) Difference {
 	return diff
 }
 
-func namedDiff(d Difference, names [2]string) Difference {
+func namedDiff(d Difference, rep [2]*strings.Replacer) Difference {
 	var out Difference
 	if d.Before != nil {
-		s := *d.Before
-		s.Message = strings.ReplaceAll(s.Message, placeholder, names[0])
-		out.Before = &s
+		l := *d.Before
+		if rep[0] != nil {
+			l.Message = rep[0].Replace(l.Message)
+		}
+		out.Before = &l
 	}
 	if d.After != nil {
-		s := *d.After
-		s.Message = strings.ReplaceAll(s.Message, placeholder, names[1])
-		out.After = &s
+		l := *d.After
+		if rep[1] != nil {
+			l.Message = rep[1].Replace(l.Message)
+		}
+		out.After = &l
 	}
 	return out
 }

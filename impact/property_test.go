@@ -171,6 +171,13 @@ func randomFederation(r *rand.Rand) *broker.Federation {
 		f.Sessions = append(f.Sessions, broker.Session{ID: fmt.Sprintf("s%d", i), User: pick(users), Entitlement: pick(ges),
 			Pod: pod, Pool: p, Host: host, State: pickOf(r, []broker.SessionState{broker.StateConnected, broker.StateDisconnected})})
 	}
+	// Users alike in their sessions: copies of sessions for other users,
+	// with IDs that sort otherwise.
+	for i, n := 0, len(f.Sessions); i < n && i < 4; i++ {
+		x := f.Sessions[r.IntN(n)]
+		x.User, x.ID = pick(users), fmt.Sprintf("z%d-%s", i, x.ID)
+		f.Sessions = append(f.Sessions, x)
+	}
 	for range r.IntN(3) {
 		f.Assignments = append(f.Assignments, broker.Assignment{User: pick(users), Entitlement: pick(ges), Pod: pick(pods)})
 	}

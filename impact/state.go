@@ -5,6 +5,7 @@ package impact
 // request, and nothing more (docs/impact.md).
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -279,6 +280,48 @@ type userPart struct {
 	pools       []broker.Pool        // the sessions' pools not among the GE's
 	farms       []broker.Farm
 	assignments []broker.Assignment
+	// ids are the real IDs of the sessions, by rank, when the sessions are
+	// named by placeholders (sessionPlaceholder); nil when they keep their
+	// IDs (an empty ID, or two IDs alike but for case).
+	ids []string
+}
+
+// sessionPlaceholder names the session of rank i (in name order of the
+// user's session IDs): placeholders sort as the IDs they stand for, so
+// every order the broker takes by ID is the same.
+func sessionPlaceholder(i int) string { return fmt.Sprintf("\x00session%06d\x00", i) }
+
+// placeholdSessions names the part's sessions by placeholders, when it
+// can.
+func (p *userPart) placeholdSessions() {
+	if len(p.sessions) == 0 {
+		return
+	}
+	seen := map[string]string{}
+	var ids []string
+	for _, x := range p.sessions {
+		k := fold.Key(x.ID)
+		if x.ID == "" {
+			return
+		}
+		if prev, ok := seen[k]; ok {
+			if prev != x.ID {
+				return // alike but for case: the broker breaks the tie by pod
+			}
+			continue
+		}
+		seen[k] = x.ID
+		ids = append(ids, x.ID)
+	}
+	sort.Slice(ids, func(i, j int) bool { return nameLess(ids[i], ids[j]) })
+	rank := make(map[string]int, len(ids))
+	for i, id := range ids {
+		rank[id] = i
+	}
+	for i := range p.sessions {
+		p.sessions[i].ID = sessionPlaceholder(rank[p.sessions[i].ID])
+	}
+	p.ids = ids
 }
 
 // user builds the part of user index ui for GE data d.
@@ -356,6 +399,7 @@ func (s *state) user(ui int, d *geData) *userPart {
 		}
 		s.addPool(x.Pool, &p.pools, &p.farms, poolKeys, farmKeys, nil)
 	}
+	p.placeholdSessions()
 	for _, i := range s.assigned[k] {
 		a := s.f.Assignments[i]
 		if strings.EqualFold(a.Entitlement, d.ge.Name) {
