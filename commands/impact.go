@@ -49,11 +49,11 @@ Users whose decision reads the same inputs are resolved once and counted
 (docs/impact.md says how the classes are formed). -o json and -o yaml are a
 stable contract. Exit codes: 0 when nothing moves, 2 when a request moves
 (as diff), 3 when a named object does not exist, 1 on other errors.`,
-		Example: `  # who moves if pod us-pod-1 goes down?
-  cpactl impact --from fixtures/demo.ldif --offline-pod us-pod-1
+		Example: `  # who moves if pod London-1 goes down? (no server: the demo fixture)
+  cpactl impact --from fixtures/demo.ldif --offline-pod London-1
 
   # in a change window's pipeline: exit 2 when anything moves
-  cpactl impact --site India --offline-pod uk-pod-1 -o json > impact.json`,
+  cpactl impact --site India --offline-pod London-1 -o json --limit 100 > impact.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
