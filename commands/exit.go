@@ -29,7 +29,7 @@ var exitCodeHelp = []struct {
 }{
 	{ExitOK, "success"},
 	{ExitError, "error: bad input (the message names the flag or value), a server that cannot be reached or does not answer within --timeout, refused operation; nothing was written (also when a write's answer was lost and a re-read shows it was not applied: \"not written\")"},
-	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings; `status`: a replica unreachable or lagging"},
+	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings, `impact` when a request moves; `status`: a replica unreachable or lagging"},
 	{ExitNotFound, "a named object (site, pod, user, entitlement, ...) does not exist, or the base DN (-b) or the layout `cpactl init` creates"},
 	{ExitAuth, "authentication failed or access refused (bind, insufficient access)"},
 	{ExitConflict, "conflict: someone else changed the object first; re-read and retry"},

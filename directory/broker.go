@@ -411,27 +411,9 @@ func (r *resolveReader) readEntitlement(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	g, err := ldapschema.EntitlementFromEntry(e)
-	if err != nil {
-		// An unknown enumeration is the broker's to report; anything else
-		// is a value that does not decode.
-		if _, rest := ldapschema.EntitlementFromEntry(withoutAttrs(e, geEnumAttrs...)); rest != nil {
-			r.unreadable(rest, "read as far as it decodes")
-		}
-	}
-	ge, ignored := s.brokerEntitlement(g)
-	stored := func(attr string) string { return strings.TrimSpace(e.GetEqualFoldAttributeValue(attr)) }
-	if v := stored(ldapschema.AttrEntitlementType); v != "" {
-		ge.Type = broker.EntitlementType(v)
-	}
-	if v := stored(ldapschema.AttrScope); v != "" {
-		ge.Scope = broker.Scope(v)
-	}
-	if v := stored(ldapschema.AttrLoadDistribution); v != "" {
-		ge.Policy = broker.Policy(v)
-	}
-	if v := stored(ldapschema.AttrDefaultProtocol); v != "" {
-		ge.DefaultProtocol = broker.Protocol(v)
+	g, ge, ignored, rest := s.entitlementFromEntry(e)
+	if rest != nil {
+		r.unreadable(rest, "read as far as it decodes")
 	}
 	for _, dn := range ignored {
 		r.warn("entitlement %s lists member %s, which is neither a user (under %s) nor a group (under %s); ignored",
@@ -449,6 +431,34 @@ func (r *resolveReader) readEntitlement(name string) (string, error) {
 	}
 	r.f.Entitlements = append(r.f.Entitlements, ge)
 	return g.DN, r.readPools(poolDNs)
+}
+
+// entitlementFromEntry maps a GE entry to its record and its broker value.
+// The GE's type, scope, load distribution policy and default protocol are
+// passed to the broker as stored (an unknown enumeration is the broker's to
+// report, with a warning and the default); rest is an error of any other
+// value that does not decode; ignored are the member DNs that are neither
+// users nor groups.
+func (s *Store) entitlementFromEntry(e *ldap.Entry) (g ldapschema.Entitlement, ge broker.Entitlement, ignored []string, rest error) {
+	g, err := ldapschema.EntitlementFromEntry(e)
+	if err != nil {
+		_, rest = ldapschema.EntitlementFromEntry(withoutAttrs(e, geEnumAttrs...))
+	}
+	ge, ignored = s.brokerEntitlement(g)
+	stored := func(attr string) string { return strings.TrimSpace(e.GetEqualFoldAttributeValue(attr)) }
+	if v := stored(ldapschema.AttrEntitlementType); v != "" {
+		ge.Type = broker.EntitlementType(v)
+	}
+	if v := stored(ldapschema.AttrScope); v != "" {
+		ge.Scope = broker.Scope(v)
+	}
+	if v := stored(ldapschema.AttrLoadDistribution); v != "" {
+		ge.Policy = broker.Policy(v)
+	}
+	if v := stored(ldapschema.AttrDefaultProtocol); v != "" {
+		ge.DefaultProtocol = broker.Protocol(v)
+	}
+	return g, ge, ignored, rest
 }
 
 // readBackup reads the backup global entitlement g names (one search) and

@@ -27,6 +27,7 @@ func TestLayers(t *testing.T) {
 		{"commands", "ask package directory for what it needs", [][]string{ldap}},
 		{"rules", "rules take records and return violations", [][]string{ldap, cobra}},
 		{"broker", "the broker is a pure function of plain values", [][]string{ldap, cobra, {"github.com/cpactl/cpactl/ldapschema", "github.com/cpactl/cpactl/directory"}}},
+		{"impact", "impact compares broker decisions over plain values", [][]string{ldap, cobra, {"github.com/cpactl/cpactl/ldapschema", "github.com/cpactl/cpactl/directory"}}},
 		{"directory", "the directory package knows no command line", [][]string{cobra}},
 		{"reconcile", "reconcile knows no command line", [][]string{cobra}},
 		{"lint", "lint reads records, not the directory", [][]string{ldap, cobra}},

@@ -1,0 +1,1002 @@
+// Package impact answers "if I make this change, whose sessions land
+// somewhere else, and where?": for every (user, entitlement) pair the
+// federation entitles, from each connecting point, it resolves the request
+// before and after a change with broker.Resolve and reports what moves
+// (docs/impact.md).
+//
+// Users whose decision inputs are identical are resolved once per
+// equivalence class and counted; a request whose inputs are the same
+// before and after is counted as unchanged without being resolved. The
+// package is pure: it imports the broker and plain Go, no LDAP, no cobra.
+package impact
+
+import (
+	"fmt"
+	"reflect"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/cpactl/cpactl/broker"
+	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/internal/nesting"
+)
+
+// ConnectingPoint is where the users connect: a Connection Server, or a pod
+// (as if through a Connection Server of that pod without tags).
+type ConnectingPoint struct {
+	ConnectionServer string `json:"connection_server,omitempty"`
+	Pod              string `json:"pod"`
+	Site             string `json:"site"`
+}
+
+// Options say which requests to compare.
+type Options struct {
+	// Points are the connecting points; each must exist, and its pod be
+	// online, before and after (DefaultPoints picks them).
+	Points []ConnectingPoint
+	// Offline are the what-if offline pods of the "after" state, passed
+	// with every request (broker.Request.OfflinePods).
+	Offline []string
+	// Entitlements, Users and Groups filter the requests: only these GEs,
+	// only these users, only the members (directly or through nested
+	// groups) of these groups, in either state. Empty: no filter.
+	Entitlements, Users, Groups []string
+	// Seed seeds every random order, as resolve's --seed.
+	Seed int64
+	// observe, when set (by tests), sees every request resolved, moved or
+	// not, as a Move.
+	observe func(Move)
+}
+
+// Result is one side of a request: the outcome and where it lands.
+type Result struct {
+	Outcome broker.Outcome `json:"outcome"`
+	Site    string         `json:"site"`
+	Pod     string         `json:"pod"`
+	Pool    string         `json:"pool"`
+	Farm    string         `json:"farm"`
+	Host    string         `json:"host"`
+	Machine string         `json:"machine"`
+	Session string         `json:"session"`
+	Reason  string         `json:"reason"`
+}
+
+// OutcomeAbsent is the outcome of a request in a state where its user or
+// entitlement does not exist (a what-if that deletes or adds one).
+const OutcomeAbsent broker.Outcome = "ABSENT"
+
+// same reports whether two results keep the placement: the same outcome,
+// site, pod, pool, farm, host, machine and session.
+func (r Result) same(o Result) bool {
+	r.Reason, o.Reason = "", ""
+	return r == o
+}
+
+// TraceLine is one numbered step of a decision's trace.
+type TraceLine struct {
+	Number  int    `json:"number"` // 1-based, as resolve numbers the trace
+	Step    string `json:"step"`
+	Message string `json:"message"`
+}
+
+// Difference is the first trace step where before and after differ, the
+// echo of the request (steps "request", which name the what-ifs) left
+// out; each side in its own trace's numbering, nil when that trace has no
+// more steps.
+type Difference struct {
+	Before *TraceLine `json:"before"`
+	After  *TraceLine `json:"after"`
+}
+
+// Move is one request whose placement changes.
+type Move struct {
+	User             string     `json:"user"`
+	Entitlement      string     `json:"entitlement"`
+	ConnectionServer string     `json:"connection_server,omitempty"`
+	Pod              string     `json:"connecting_pod"`
+	Change           string     `json:"change"` // outcome, site or pod_or_pool
+	Before           Result     `json:"before"`
+	After            Result     `json:"after"`
+	FirstDifference  Difference `json:"first_difference"`
+}
+
+// Change kinds of a Move.
+const (
+	ChangeOutcome   = "outcome"
+	ChangeSite      = "site"
+	ChangePodOrPool = "pod_or_pool"
+)
+
+// Count is one cell of a from -> to tally.
+type Count struct {
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Requests int    `json:"requests"`
+}
+
+// Summary counts every request compared.
+type Summary struct {
+	Requests         int `json:"requests"`
+	Unchanged        int `json:"unchanged"`
+	ChangedOutcome   int `json:"changed_outcome"`
+	ChangedSite      int `json:"changed_site"`
+	ChangedPodOrPool int `json:"changed_pod_or_pool"`
+	// Outcomes tallies the changes of outcome (PLACED -> NO_CAPACITY).
+	Outcomes []Count `json:"outcomes"`
+	// Sites is the from -> to matrix of sites of the requests that move
+	// ("" is no placement: DENIED, NO_CAPACITY, ...), cells in name order.
+	Sites []Count `json:"sites"`
+	// Resolved says how many requests were resolved (one per equivalence
+	// class and connecting point, before and after counted once); the rest
+	// were counted.
+	Resolved int `json:"resolved"`
+}
+
+// Report is the answer of Run.
+type Report struct {
+	Points  []ConnectingPoint `json:"connecting_points"`
+	Summary Summary           `json:"summary"`
+	// Moves are the requests that move, by entitlement, user and
+	// connecting point.
+	Moves []Move `json:"moves"`
+}
+
+// DefaultPoints returns one connecting point for each pod online in both
+// states, in name order (site is "" for every site): the pod's first
+// untagged Connection Server by name, else the pod itself.
+func DefaultPoints(before, after *broker.Federation, offline []string, site string) ([]ConnectingPoint, error) {
+	in := interner{}
+	b, a := newState(before, nil, in), newState(after, offline, in)
+	if site != "" {
+		if _, ok := b.sites[fold.Key(site)]; !ok {
+			return nil, &broker.NotFoundError{Kind: "site", Name: site}
+		}
+	}
+	var out []ConnectingPoint
+	for _, p := range before.Pods {
+		if b.f.Pods[b.pods[fold.Key(p.Name)]].Name != p.Name {
+			continue
+		}
+		if site != "" && fold.Key(p.Site) != fold.Key(site) {
+			continue
+		}
+		if !b.online(p.Name) || !a.online(p.Name) {
+			continue
+		}
+		cp := ConnectingPoint{Pod: p.Name, Site: p.Site}
+		if si, ok := b.sites[fold.Key(p.Site)]; ok {
+			cp.Site = before.Sites[si].Name
+		}
+		var untagged []string
+		for _, cs := range before.ConnectionServers {
+			if fold.Key(cs.Pod) == fold.Key(p.Name) && len(cs.Tags) == 0 {
+				untagged = append(untagged, cs.Name)
+			}
+		}
+		if len(untagged) > 0 {
+			sort.Slice(untagged, func(i, j int) bool { return nameLess(untagged[i], untagged[j]) })
+			cp.ConnectionServer = untagged[0]
+		}
+		out = append(out, cp)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return nameLess(out[i].Pod, out[j].Pod) })
+	return out, nil
+}
+
+// online reports whether pod exists and is online in the state (stored or
+// what-if).
+func (s *state) online(pod string) bool {
+	i, ok := s.pods[fold.Key(pod)]
+	if !ok || !s.f.Pods[i].Online {
+		return false
+	}
+	for _, p := range s.offline {
+		if fold.Key(p) == fold.Key(pod) {
+			return false
+		}
+	}
+	return true
+}
+
+// Point resolves a Connection Server name to its connecting point, as the
+// before state holds it.
+func Point(before *broker.Federation, cs string) (ConnectingPoint, error) {
+	for _, x := range before.ConnectionServers {
+		if fold.Key(x.Name) != fold.Key(cs) {
+			continue
+		}
+		cp := ConnectingPoint{ConnectionServer: x.Name, Pod: x.Pod}
+		for _, p := range before.Pods {
+			if fold.Key(p.Name) == fold.Key(x.Pod) {
+				cp.Pod, cp.Site = p.Name, p.Site
+				break
+			}
+		}
+		return cp, nil
+	}
+	return ConnectingPoint{}, &broker.NotFoundError{Kind: "connection server", Name: cs}
+}
+
+// nameLess is the broker's name order: case-insensitive, the exact spelling
+// breaking ties.
+func nameLess(a, b string) bool {
+	if ka, kb := fold.Key(a), fold.Key(b); ka != kb {
+		return ka < kb
+	}
+	return a < b
+}
+
+// Run compares every request before and after.
+func Run(before, after *broker.Federation, opt Options) (*Report, error) {
+	in := interner{}
+	e := &engine{b: newState(before, nil, in), a: newState(after, opt.Offline, in), opt: opt}
+	return e.run()
+}
+
+type engine struct {
+	b, a *state
+	opt  Options
+	rep  Report
+	only map[string]bool // the users the filters keep, nil for all
+	// What reads the same in both states (docs/impact.md).
+	ldSame, rdsSame, common, usersSame bool
+	groupsSame                         bool            // every group record is the same in both states
+	offline                            map[string]bool // folded what-if offline pods
+	// Per point and state: the Connection Server (nil for a pod) and the
+	// connecting site's index.
+	points []point
+}
+
+type point struct {
+	cp     ConnectingPoint
+	cs     [2]*broker.ConnectionServer
+	site   [2]int
+	csSame bool // the server and its pod's site are the same in both states
+	prefs  bool // the connecting site's preferred list is the same in both states
+}
+
+func (e *engine) states() [2]*state { return [2]*state{e.b, e.a} }
+
+func (e *engine) run() (*Report, error) {
+	e.rep.Points = append([]ConnectingPoint{}, e.opt.Points...)
+	if err := e.checkPoints(); err != nil {
+		return nil, err
+	}
+	ges, err := e.entitlements()
+	if err != nil {
+		return nil, err
+	}
+	if e.only, err = e.userFilter(); err != nil {
+		return nil, err
+	}
+	b, a := e.b.f, e.a.f
+	e.ldSame = b.Settings.LoadThresholdForSite == a.Settings.LoadThresholdForSite
+	sb, sa := b.Settings, a.Settings
+	sb.LoadThresholdForSite, sa.LoadThresholdForSite = 0, 0
+	sb.EnableSiteRedirection, sa.EnableSiteRedirection = false, false
+	e.rdsSame = sb == sa
+	e.offline = map[string]bool{}
+	for _, p := range e.opt.Offline {
+		e.offline[fold.Key(p)] = true
+	}
+	e.common = reflect.DeepEqual(b.Pods, a.Pods) &&
+		reflect.DeepEqual(e.b.noPreferred, e.a.noPreferred) &&
+		b.Settings.EnableSiteRedirection == a.Settings.EnableSiteRedirection
+	// Everything a user's part holds is the same in both states (the
+	// user's part of every request is then the same before and after).
+	e.usersSame = reflect.DeepEqual(b.Users, a.Users) && reflect.DeepEqual(b.Groups, a.Groups) &&
+		reflect.DeepEqual(b.HomeSites, a.HomeSites) && reflect.DeepEqual(b.Sessions, a.Sessions) &&
+		reflect.DeepEqual(b.Assignments, a.Assignments) && reflect.DeepEqual(b.Entitlements, a.Entitlements) &&
+		reflect.DeepEqual(b.Pools, a.Pools) && reflect.DeepEqual(b.Farms, a.Farms)
+
+	e.groupsSame = reflect.DeepEqual(b.Groups, a.Groups)
+
+	// The look-ups built lazily are built now: the GEs then run in
+	// parallel, reading the states only.
+	for _, gk := range ges {
+		e.b.ge(gk)
+		e.a.ge(gk)
+	}
+	for _, st := range e.states() {
+		for i := range st.f.Sites {
+			st.sitesFor(i, true)
+		}
+	}
+	outs := make([]geOut, len(ges))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(ges))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				outs[i] = e.runGE(ges[i])
+			}
+		}()
+	}
+	for i := range ges {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+
+	outcomes, sites := map[[2]string]int{}, map[[2]string]int{}
+	e.rep.Moves = []Move{}
+	s := &e.rep.Summary
+	for _, o := range outs {
+		if o.err != nil {
+			return nil, o.err
+		}
+		s.Requests += o.sum.Requests
+		s.Unchanged += o.sum.Unchanged
+		s.ChangedOutcome += o.sum.ChangedOutcome
+		s.ChangedSite += o.sum.ChangedSite
+		s.ChangedPodOrPool += o.sum.ChangedPodOrPool
+		s.Resolved += o.sum.Resolved
+		for k, n := range o.outcomes {
+			outcomes[k] += n
+		}
+		for k, n := range o.sites {
+			sites[k] += n
+		}
+		e.rep.Moves = append(e.rep.Moves, o.moves...)
+	}
+	s.Outcomes, s.Sites = counts(outcomes), counts(sites)
+	sort.SliceStable(e.rep.Moves, func(i, j int) bool {
+		a, b := e.rep.Moves[i], e.rep.Moves[j]
+		if fold.Key(a.Entitlement) != fold.Key(b.Entitlement) {
+			return nameLess(a.Entitlement, b.Entitlement)
+		}
+		if fold.Key(a.User) != fold.Key(b.User) {
+			return nameLess(a.User, b.User)
+		}
+		return nameLess(a.Pod, b.Pod)
+	})
+	return &e.rep, nil
+}
+
+// geOut is what the requests of one GE give.
+type geOut struct {
+	sum             Summary
+	outcomes, sites map[[2]string]int
+	moves           []Move
+	err             error
+}
+
+// runGE compares the requests of the GE folded gk.
+func (e *engine) runGE(gk string) geOut {
+	out := geOut{outcomes: map[[2]string]int{}, sites: map[[2]string]int{}}
+	db, da := e.b.ge(gk), e.a.ge(gk)
+	// Everything of the GE reads the same, but for what only the site
+	// search (steps 5-7) reads: the connecting site's preferred list and
+	// pae-LoadThresholdForSite.
+	geBase := e.common && db != nil && da != nil && sameGE(db, da) && (e.rdsSame || !db.rds) && !e.offlinePools(db)
+	geSame := geBase && (e.ldSame || !db.loadThr)
+	// The points whose requests for this GE read the same in both states,
+	// users aside.
+	samePoints := 0
+	for pi := range e.points {
+		if p := &e.points[pi]; geSame && p.csSame && (p.prefs || !db.preferred) {
+			samePoints++
+		}
+	}
+	for _, c := range e.classes(gk, db, da, e.only, samePoints < len(e.points) || !e.usersSame) {
+		n := len(c.members)
+		both := c.ui[0] >= 0 && c.ui[1] >= 0
+		offlineOwn := len(e.offline) > 0 && (e.offlineRecords(e.b, c.ui[0]) || e.offlineRecords(e.a, c.ui[1]))
+		if samePoints == len(e.points) && e.usersSame && both && !offlineOwn {
+			// Nothing this class reads differs: counted, not built.
+			out.sum.Requests += n * len(e.points)
+			out.sum.Unchanged += n * len(e.points)
+			continue
+		}
+		parts := [2]*userPart{}
+		if c.ui[0] >= 0 && db != nil {
+			parts[0] = e.b.user(c.ui[0], db)
+		}
+		if c.ui[1] >= 0 && da != nil {
+			parts[1] = e.a.user(c.ui[1], da)
+		}
+		userSame := parts[0] != nil && parts[1] != nil && (e.usersSame || reflect.DeepEqual(parts[0], parts[1])) && !offlineOwn
+		for pi := range e.points {
+			p := &e.points[pi]
+			out.sum.Requests += n
+			if geSame && userSame && p.csSame && (p.prefs || !db.preferred) {
+				out.sum.Unchanged += n
+				continue
+			}
+			// Only what the site search reads differs: a decision made
+			// before the search (no "tiers" step) is the same after.
+			searchOnly := geBase && userSame && p.csSame
+			var res [2]Result
+			var dec [2]*broker.Decision
+			for si, st := range e.states() {
+				d := db
+				if si == 1 {
+					d = da
+				}
+				if parts[si] == nil {
+					res[si] = Result{Outcome: OutcomeAbsent}
+					continue
+				}
+				if si == 1 && searchOnly && dec[0] != nil && !searched(dec[0]) {
+					dec[1], res[1] = dec[0], res[0]
+					continue
+				}
+				f := st.federation(d, parts[si], p.cs[si], p.site[si])
+				r := broker.Request{User: placeholder, Entitlement: d.ge.Name, Seed: e.opt.Seed, OfflinePods: st.offline}
+				if p.cs[si] != nil {
+					r.ConnectionServer = p.cs[si].Name
+				} else {
+					r.Pod = p.cp.Pod
+				}
+				got, err := broker.Resolve(f, r)
+				if err != nil {
+					out.err = fmt.Errorf("%s, %s via %s: %w", st.f.Users[c.ui[si]].Name, d.ge.Name, via(p.cp), err)
+					return out
+				}
+				dec[si] = got
+				res[si] = result(got)
+			}
+			out.sum.Resolved++
+			if e.opt.observe != nil {
+				diff := firstDifference(dec)
+				for i := range c.members {
+					e.opt.observe(e.move(c, i, parts, db, da, p, "", res, diff))
+				}
+			}
+			if res[0].same(res[1]) {
+				out.sum.Unchanged += n
+				continue
+			}
+			change := ChangePodOrPool
+			switch {
+			case res[0].Outcome != res[1].Outcome:
+				change = ChangeOutcome
+				out.sum.ChangedOutcome += n
+				out.outcomes[[2]string{string(res[0].Outcome), string(res[1].Outcome)}] += n
+			case res[0].Site != res[1].Site:
+				change = ChangeSite
+				out.sum.ChangedSite += n
+			default:
+				out.sum.ChangedPodOrPool += n
+			}
+			out.sites[[2]string{res[0].Site, res[1].Site}] += n
+			diff := firstDifference(dec)
+			for i := range c.members {
+				out.moves = append(out.moves, e.move(c, i, parts, db, da, p, change, res, diff))
+			}
+		}
+	}
+	return out
+}
+
+// offlinePools reports whether a what-if offline pod holds a pool of the
+// GE or its backup. A what-if offline pod is read by a decision only
+// through the pools, sessions and assignment on it (and the connecting
+// pod, online on both sides): one that holds none of them changes the
+// trace's texts (the request's echo, a pod skipped as offline rather than
+// as having no pool of the GE) but never the outcome or the placement.
+func (e *engine) offlinePools(d *geData) bool {
+	for _, p := range d.pools {
+		if e.offline[fold.Key(p.Pod)] {
+			return true
+		}
+	}
+	return false
+}
+
+// offlineRecords reports whether user ui has a session or an assignment
+// on a what-if offline pod.
+func (e *engine) offlineRecords(st *state, ui int) bool {
+	if ui < 0 {
+		return false
+	}
+	k := st.userKey[ui]
+	for _, i := range st.sessions[k] {
+		if e.offline[fold.Key(st.f.Sessions[i].Pod)] {
+			return true
+		}
+	}
+	for _, i := range st.assigned[k] {
+		if e.offline[fold.Key(st.f.Assignments[i].Pod)] {
+			return true
+		}
+	}
+	return false
+}
+
+// searched reports whether a decision reached the site search (steps 5-7,
+// or a backup's): every search traces its tiers first.
+func searched(d *broker.Decision) bool {
+	for _, t := range d.Trace {
+		if t.Step == "tiers" || t.Step == "backup" {
+			return true
+		}
+	}
+	return false
+}
+
+// move is the row of one member of a class: the class's results, with
+// the member's name in their texts.
+func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *point, change string, res [2]Result, diff Difference) Move {
+	m := c.members[i]
+	mv := Move{Entitlement: geName(db, da), ConnectionServer: p.cp.ConnectionServer, Pod: p.cp.Pod, Change: change}
+	var rep [2]*strings.Replacer
+	for si, st := range e.states() {
+		if m[si] < 0 {
+			continue
+		}
+		name := st.f.Users[m[si]].Name
+		if si == 0 || mv.User == "" {
+			mv.User = name
+		}
+		// The member's session IDs: its own when the class is classed by
+		// sessions, else the representative's (the member is it).
+		var ids []string
+		if c.ids != nil {
+			ids = c.ids[i][si]
+		} else if parts[si] != nil {
+			ids = parts[si].ids
+		}
+		pairs := []string{placeholder, name}
+		for r, id := range ids {
+			pairs = append(pairs, sessionPlaceholder(r), id)
+		}
+		rep[si] = strings.NewReplacer(pairs...)
+	}
+	mv.Before, mv.After = named(res[0], rep[0]), named(res[1], rep[1])
+	mv.FirstDifference = namedDiff(diff, rep)
+	return mv
+}
+
+func via(cp ConnectingPoint) string {
+	if cp.ConnectionServer != "" {
+		return "connection server " + cp.ConnectionServer
+	}
+	return "pod " + cp.Pod
+}
+
+func geName(b, a *geData) string {
+	if b != nil {
+		return b.ge.Name
+	}
+	return a.ge.Name
+}
+
+// sameGE reports whether a GE reads the same of itself in both states.
+func sameGE(b, a *geData) bool {
+	return reflect.DeepEqual(b.ge, a.ge) && reflect.DeepEqual(b.backup, a.backup) &&
+		reflect.DeepEqual(b.pools, a.pools) && reflect.DeepEqual(b.farms, a.farms) && reflect.DeepEqual(b.hosts, a.hosts)
+}
+
+// checkPoints validates the connecting points in both states.
+func (e *engine) checkPoints() error {
+	for _, cp := range e.opt.Points {
+		p := point{cp: cp, site: [2]int{-1, -1}}
+		for si, st := range e.states() {
+			if cp.ConnectionServer != "" {
+				i, ok := st.servers[fold.Key(cp.ConnectionServer)]
+				if !ok {
+					return &broker.NotFoundError{Kind: "connection server", Name: cp.ConnectionServer}
+				}
+				cs := st.f.ConnectionServers[i]
+				p.cs[si] = &cs
+				if fold.Key(cs.Pod) != fold.Key(cp.Pod) {
+					return &broker.RequestError{Message: fmt.Sprintf("connection server %s is in pod %s before and %s after the change", cp.ConnectionServer, cp.Pod, cs.Pod)}
+				}
+			}
+			pi, ok := st.pods[fold.Key(cp.Pod)]
+			if !ok {
+				return &broker.NotFoundError{Kind: "pod", Name: cp.Pod}
+			}
+			if !st.online(cp.Pod) {
+				when := "before"
+				if si == 1 {
+					when = "after"
+				}
+				return &broker.RequestError{
+					Message: fmt.Sprintf("cannot connect through %s: pod %s is offline %s the change", via(cp), cp.Pod, when),
+					Hint:    "pick a connection server of a pod online before and after the change",
+				}
+			}
+			si2, ok := st.sites[fold.Key(st.f.Pods[pi].Site)]
+			if !ok {
+				return &broker.RequestError{Message: fmt.Sprintf("the connecting pod %s names site %q, which does not exist", cp.Pod, st.f.Pods[pi].Site),
+					Hint: "run `cpactl lint`"}
+			}
+			p.site[si] = si2
+		}
+		p.csSame = reflect.DeepEqual(p.cs[0], p.cs[1]) &&
+			e.b.f.Sites[p.site[0]].Name == e.a.f.Sites[p.site[1]].Name
+		p.prefs = reflect.DeepEqual(e.b.f.Sites[p.site[0]].PreferredSites, e.a.f.Sites[p.site[1]].PreferredSites)
+		e.points = append(e.points, p)
+	}
+	return nil
+}
+
+// entitlements returns the folded names of the GEs compared: those of
+// either state (or those named by the filter), in name order.
+func (e *engine) entitlements() ([]string, error) {
+	names := map[string]string{}
+	for _, st := range e.states() {
+		for _, g := range st.f.Entitlements {
+			if _, ok := names[fold.Key(g.Name)]; !ok {
+				names[fold.Key(g.Name)] = g.Name
+			}
+		}
+	}
+	if len(e.opt.Entitlements) > 0 {
+		only := map[string]string{}
+		for _, n := range e.opt.Entitlements {
+			if _, ok := names[fold.Key(n)]; !ok {
+				return nil, &broker.NotFoundError{Kind: "entitlement", Name: n}
+			}
+			only[fold.Key(n)] = names[fold.Key(n)]
+		}
+		names = only
+	}
+	keys := make([]string, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return nameLess(names[keys[i]], names[keys[j]]) })
+	return keys, nil
+}
+
+// userFilter returns the folded names of the users the filters keep, nil
+// for every user.
+func (e *engine) userFilter() (map[string]bool, error) {
+	if len(e.opt.Users) == 0 && len(e.opt.Groups) == 0 {
+		return nil, nil
+	}
+	only := map[string]bool{}
+	for _, u := range e.opt.Users {
+		_, inB := e.b.users[fold.Key(u)]
+		_, inA := e.a.users[fold.Key(u)]
+		if !inB && !inA {
+			return nil, &broker.NotFoundError{Kind: "user", Name: u}
+		}
+		only[fold.Key(u)] = true
+	}
+	for _, g := range e.opt.Groups {
+		_, inB := e.b.groups[fold.Key(g)]
+		_, inA := e.a.groups[fold.Key(g)]
+		if !inB && !inA {
+			return nil, &broker.NotFoundError{Kind: "group", Name: g}
+		}
+		for _, st := range e.states() {
+			for _, ui := range st.within([]string{g}) {
+				only[fold.Key(st.f.Users[ui].Name)] = true
+			}
+		}
+	}
+	return only, nil
+}
+
+// within returns the users in the groups named, directly or through nested
+// groups (the walker of internal/nesting, downwards), each once, in index
+// order.
+func (s *state) within(groups []string) []int {
+	seen := map[int]bool{}
+	var out []int
+	nesting.Up(groups, func(g string) []string { return s.groupGroups[fold.Key(g)] }, nesting.Once(fold.Key), func(g string) bool {
+		for _, ui := range s.groupUsers[fold.Key(g)] {
+			if !seen[ui] {
+				seen[ui] = true
+				out = append(out, ui)
+			}
+		}
+		return false
+	})
+	sort.Ints(out)
+	return out
+}
+
+// entitled returns the users the GE data d entitles, directly or through
+// nested groups.
+func (s *state) entitled(d *geData) []int {
+	var groups []string
+	for _, m := range d.ge.Members {
+		if strings.EqualFold(string(m.Kind), string(broker.MemberGroup)) {
+			groups = append(groups, m.Name)
+		}
+	}
+	users := s.within(groups)
+	for k := range d.direct {
+		if ui, ok := s.users[k]; ok {
+			users = append(users, ui)
+		}
+	}
+	sort.Ints(users)
+	return compact(users)
+}
+
+func compact(l []int) []int {
+	out := l[:0]
+	for i, v := range l {
+		if i == 0 || v != l[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// class is a set of users whose requests for one GE read the same inputs
+// in both states but for their names: one representative is resolved.
+type class struct {
+	ui      [2]int   // the representative, by index in each state (-1: absent)
+	members [][2]int // every member, by index in each state
+	// ids are each member's session IDs in each state, by rank, for a
+	// class of users classed by their sessions; nil otherwise.
+	ids [][2][]string
+}
+
+// classKey tells classes apart: a user with anything of its own (a direct
+// membership, a home-site row, a session or assignment the decision reads)
+// in either state is its own class (own); any other is classed by its
+// immediate groups in each state, which decide everything else it reads.
+type classKey struct {
+	own    string
+	groups [2]int32
+	// With the groups, the GE's group members and the nesting the same in
+	// both states and the user's immediate groups too, a user's groups
+	// decide, besides the chain named in the membership line (the same
+	// line before and after, so never the first difference), only whether
+	// it is entitled, the group home-site rows (when the GE, its backup or
+	// Home Site Redirection reads them) and, when it is not entitled, the
+	// list the denial names: users alike in these share a class.
+	reduced  bool
+	entitled [2]bool
+	rows     [2]string
+	// sessions encodes what a user's sessions read (sessionKey), for a
+	// user whose only records of its own are sessions.
+	sessions [2]string
+}
+
+// onlySessions reports whether user ui's only records of its own that a
+// request for the GE reads are sessions: no direct membership, home-site
+// row or assignment.
+func (e *engine) onlySessions(st *state, ui int, d *geData) bool {
+	if d == nil {
+		return false
+	}
+	k := st.userKey[ui]
+	return !d.direct[k] && len(st.rows["u:"+k]) == 0 && len(st.assigned[k]) == 0
+}
+
+// sessionKey encodes the sessions of a part (named by placeholders) and
+// what of them the decision reads: their GEs and pools.
+func sessionKey(p *userPart) string {
+	return fmt.Sprintf("%#v|%#v|%#v|%#v", p.sessions, p.ges, p.pools, p.farms)
+}
+
+// classes groups the users the GE entitles (in either state) into classes,
+// in name order of their first member.
+//
+// With sessions, when keys is set (the requests will be resolved), a user
+// whose only records of its own are sessions is classed by what its
+// sessions read, their IDs named by placeholders, with the users alike.
+func (e *engine) classes(gk string, db, da *geData, only map[string]bool, keys bool) []*class {
+	type pair struct {
+		b, a     int
+		entitled [2]bool
+	}
+	byName := map[string]*pair{}
+	var order []string
+	add := func(si int, st *state, d *geData) {
+		if d == nil {
+			return
+		}
+		for _, ui := range st.entitled(d) {
+			k := st.userKey[ui]
+			if only != nil && !only[k] {
+				continue
+			}
+			p, ok := byName[k]
+			if !ok {
+				p = &pair{b: -1, a: -1}
+				byName[k] = p
+				order = append(order, k)
+			}
+			if si == 0 {
+				p.b = ui
+			} else {
+				p.a = ui
+			}
+			p.entitled[si] = true
+		}
+	}
+	add(0, e.b, db)
+	add(1, e.a, da)
+	// Users entitled in one state only still exist in the other.
+	for _, k := range order {
+		p := byName[k]
+		if ui, ok := e.b.users[k]; ok && p.b < 0 {
+			p.b = ui
+		}
+		if ui, ok := e.a.users[k]; ok && p.a < 0 {
+			p.a = ui
+		}
+	}
+	// Name order: the folded name (the key), then the spelling.
+	names := make(map[string]string, len(order))
+	for _, k := range order {
+		names[k] = e.nameOf(byName[k].b, byName[k].a)
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if order[i] != order[j] {
+			return order[i] < order[j]
+		}
+		return names[order[i]] < names[order[j]]
+	})
+	stableGE := db != nil && da != nil && e.groupsSame && sameGE(db, da)
+	var homeRead [2]bool
+	for si, st := range e.states() {
+		d := [2]*geData{db, da}[si]
+		homeRead[si] = d != nil && (d.ge.UseHomeSite || (d.backup != nil && d.backup.UseHomeSite) || st.f.Settings.EnableSiteRedirection)
+	}
+	rowsOf := [2]map[int32]string{{}, {}}
+	byKey := map[classKey]*class{}
+	var out []*class
+	for _, k := range order {
+		p := byName[k]
+		key := classKey{groups: [2]int32{-1, -1}}
+		if p.b >= 0 {
+			key.groups[0] = e.b.groupSet[p.b]
+		}
+		if p.a >= 0 {
+			key.groups[1] = e.a.groupSet[p.a]
+		}
+		var ids [2][]string
+		own := e.own(e.b, p.b, db) || e.own(e.a, p.a, da)
+		if own && keys && p.b >= 0 && p.a >= 0 && e.onlySessions(e.b, p.b, db) && e.onlySessions(e.a, p.a, da) {
+			pb, pa := e.b.user(p.b, db), e.a.user(p.a, da)
+			if pb.ids != nil && pa.ids != nil && slices.Equal(pb.ids, pa.ids) {
+				key.sessions = [2]string{sessionKey(pb), sessionKey(pa)}
+				ids = [2][]string{pb.ids, pa.ids}
+				own = false
+			}
+		}
+		switch {
+		case own || (p.b < 0) != (p.a < 0):
+			key = classKey{own: k}
+		case stableGE && key.groups[0] == key.groups[1]:
+			key.reduced, key.entitled = true, p.entitled
+			for si, st := range e.states() {
+				ui := [2]int{p.b, p.a}[si]
+				if homeRead[si] {
+					gs := st.groupSet[ui]
+					r, ok := rowsOf[si][gs]
+					if !ok {
+						r = st.groupRows(ui)
+						rowsOf[si][gs] = r
+					}
+					key.rows[si] = r
+				}
+				if p.entitled[si] {
+					key.groups[si] = -2 // the list is not named
+				}
+			}
+		}
+		c, ok := byKey[key]
+		if !ok {
+			c = &class{ui: [2]int{p.b, p.a}}
+			byKey[key] = c
+			out = append(out, c)
+		}
+		c.members = append(c.members, [2]int{p.b, p.a})
+		if key.sessions != [2]string{} {
+			c.ids = append(c.ids, ids)
+		}
+	}
+	return out
+}
+
+func (e *engine) nameOf(b, a int) string {
+	if b >= 0 {
+		return e.b.f.Users[b].Name
+	}
+	return e.a.f.Users[a].Name
+}
+
+// own reports whether user ui holds anything of its own that a request for
+// the GE reads.
+func (e *engine) own(st *state, ui int, d *geData) bool {
+	if ui < 0 || d == nil {
+		return false
+	}
+	k := st.userKey[ui]
+	if d.direct[k] || len(st.rows["u:"+k]) > 0 || len(st.assigned[k]) > 0 {
+		return true
+	}
+	for _, i := range st.sessions[k] {
+		ek := st.sessionGE[i]
+		if d.app || ek == d.key || (d.backup != nil && ek == d.backupKey) {
+			return true
+		}
+	}
+	return false
+}
+
+// result reads the outcome and placement of a decision.
+func result(d *broker.Decision) Result {
+	r := Result{Outcome: d.Outcome, Reason: d.Reason}
+	if p := d.Placement; p != nil {
+		r.Site, r.Pod, r.Pool, r.Farm, r.Host, r.Machine, r.Session = p.Site, p.Pod, p.Pool, p.Farm, p.Host, p.Machine, p.Session
+	}
+	return r
+}
+
+// named replaces the placeholder by the user's name.
+func named(r Result, rep *strings.Replacer) Result {
+	if rep != nil {
+		r.Reason, r.Session = rep.Replace(r.Reason), rep.Replace(r.Session)
+	}
+	return r
+}
+
+// firstDifference finds the first trace step where two decisions differ,
+// the request's echo aside.
+func firstDifference(dec [2]*broker.Decision) Difference {
+	var lines [2][]TraceLine
+	for i, d := range dec {
+		if d == nil {
+			continue
+		}
+		for n, t := range d.Trace {
+			if t.Step != "request" {
+				lines[i] = append(lines[i], TraceLine{Number: n + 1, Step: t.Step, Message: t.Message})
+			}
+		}
+	}
+	i := 0
+	for i < len(lines[0]) && i < len(lines[1]) && lines[0][i].Step == lines[1][i].Step && lines[0][i].Message == lines[1][i].Message {
+		i++
+	}
+	var diff Difference
+	if i < len(lines[0]) {
+		diff.Before = &lines[0][i]
+	}
+	if i < len(lines[1]) {
+		diff.After = &lines[1][i]
+	}
+	return diff
+}
+
+func namedDiff(d Difference, rep [2]*strings.Replacer) Difference {
+	var out Difference
+	if d.Before != nil {
+		l := *d.Before
+		if rep[0] != nil {
+			l.Message = rep[0].Replace(l.Message)
+		}
+		out.Before = &l
+	}
+	if d.After != nil {
+		l := *d.After
+		if rep[1] != nil {
+			l.Message = rep[1].Replace(l.Message)
+		}
+		out.After = &l
+	}
+	return out
+}
+
+// counts lists a tally in name order of from, then to.
+func counts(m map[[2]string]int) []Count {
+	out := []Count{}
+	for k, n := range m {
+		out = append(out, Count{From: k[0], To: k[1], Requests: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].From != out[j].From {
+			return nameLess(out[i].From, out[j].From)
+		}
+		return nameLess(out[i].To, out[j].To)
+	})
+	return out
+}
