@@ -112,13 +112,18 @@ func (o *impactOptions) run() error {
 	if err != nil {
 		return err
 	}
+	done := o.g.track(base, "reading the directory", "entries", 0)
 	before, err := base.Federation()
+	done()
 	if err != nil {
 		return err
 	}
 	after := before
 	if st != base {
-		if after, err = st.Federation(); err != nil {
+		done = o.g.track(st, "reading it with the what-ifs", "entries", 0)
+		after, err = st.Federation()
+		done()
+		if err != nil {
 			return err
 		}
 	}
