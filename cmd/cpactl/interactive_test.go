@@ -52,7 +52,7 @@ func startTerminalCols(t *testing.T, srv *slapdtest.Server, cols uint16, args ..
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), srv.Env()...)
-	cmd.Env = append(cmd.Env, "TERM=xterm", "LDAPNOINIT=1")
+	cmd.Env = append(cmd.Env, "TERM=xterm", "LDAPNOINIT=1", "CPACTL_CONFIG="+noConfig)
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: cols})
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ func runStderrOnTerminal(t *testing.T, srv *slapdtest.Server, piped bool, args .
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), srv.Env()...)
-	cmd.Env = append(cmd.Env, "TERM=xterm", "CPACTL_PROGRESS_INTERVAL=1ms")
+	cmd.Env = append(cmd.Env, "TERM=xterm", "CPACTL_PROGRESS_INTERVAL=1ms", "CPACTL_CONFIG="+noConfig)
 	var out, errOut bytes.Buffer
 	cmd.Stdout = &out
 	if piped {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +20,17 @@ func readerEntry() string {
 		"\nobjectClass: inetOrgPerson\nuid: reader\ncn: Reader\nsn: Reader\nuserPassword: reader-secret\n"
 }
 
+// cpactlMain runs cpactl in this process with env set for the call. No
+// config file is read unless env names one: a developer's own contexts
+// must not change what a test connects to.
 func cpactlMain(args []string, env map[string]string) (int, string, string) {
+	if _, ok := env["CPACTL_CONFIG"]; !ok {
+		env = maps.Clone(env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		env["CPACTL_CONFIG"] = noConfig
+	}
 	for k, v := range env {
 		os.Setenv(k, v)
 	}
@@ -115,3 +126,7 @@ func exportAll(t *testing.T, env map[string]string) string {
 	}
 	return out
 }
+
+// noConfig is a config file that does not exist, for the tests that run
+// cpactl with this process's environment.
+const noConfig = "/nonexistent/cpactl-test/config.yaml"
