@@ -10,8 +10,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"os"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
