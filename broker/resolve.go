@@ -56,7 +56,13 @@ type Request struct {
 //
 // f.Settings must hold the effective settings (DefaultSettings for the
 // attributes cn=Common does not set). Resolve does not modify f.
-func Resolve(f *Federation, r Request) (*Decision, error) {
+func Resolve(f *Federation, r Request) (*Decision, error) { return ResolveWith(f, r, nil) }
+
+// ResolveWith is Resolve, with pl (NewPlaces) standing for the index of
+// f's sites and pods when it indexes f's very Sites and Pods slices with
+// r.OfflinePods; otherwise, and when pl is nil, they are indexed anew. The
+// decision is Resolve's either way: pl only saves indexing them per call.
+func ResolveWith(f *Federation, r Request, pl *Places) (*Decision, error) {
 	if f == nil {
 		return nil, &RequestError{Message: "no federation data to resolve against"}
 	}
@@ -66,7 +72,7 @@ func Resolve(f *Federation, r Request) (*Decision, error) {
 			Hint:    "name the connection server the user reached, or a pod to connect as if through an untagged server of that pod",
 		}
 	}
-	ix := newIndex(f, r.OfflinePods) // unknown offline pods are reported below
+	ix := indexWith(f, r.OfflinePods, pl) // unknown offline pods are reported below
 	rs := &resolver{ix: ix, req: r}
 	if rs.user = ix.user(r.User); rs.user == nil {
 		return nil, &NotFoundError{Kind: "user", Name: r.User}

@@ -28,7 +28,35 @@ func runResolveCases(t *testing.T, cases []resolveCase) {
 				t.Fatalf("Resolve: %v", err)
 			}
 			tc.check(t, d)
+			samePlaces(t, f, fillDefaults(tc.req), d)
 		})
+	}
+}
+
+// samePlaces checks that ResolveWith decides as Resolve did (d), with the
+// places of f's very sites and pods, and with places that do not fit f
+// (other slices, every pod of them offline; other offline pods), which it
+// must not use.
+func samePlaces(t *testing.T, f *Federation, r Request, d *Decision) {
+	t.Helper()
+	pods := append([]Pod(nil), f.Pods...)
+	var names []string
+	for i := range pods {
+		pods[i].Online = false
+		names = append(names, pods[i].Name)
+	}
+	for name, pl := range map[string]*Places{
+		"fitting":       NewPlaces(f.Sites, f.Pods, r.OfflinePods),
+		"other slices":  NewPlaces(append([]Site(nil), f.Sites...), pods, r.OfflinePods),
+		"other offline": NewPlaces(f.Sites, f.Pods, append(append([]string(nil), r.OfflinePods...), names...)),
+	} {
+		got, err := ResolveWith(f, r, pl)
+		if err != nil {
+			t.Fatalf("ResolveWith (%s places): %v", name, err)
+		}
+		if !reflect.DeepEqual(got, d) {
+			t.Errorf("ResolveWith (%s places) decides\n%+v\nResolve\n%+v", name, got, d)
+		}
 	}
 }
 
