@@ -79,6 +79,41 @@ type places struct {
 	whatIfOffline []string          // what-if offline pods, stored spelling
 }
 
+// Prepared holds indexes built once for many ResolveWith calls. Each part
+// is used only by a call over a federation that holds the very slices it
+// indexes; a nil part, or one that does not fit, is built by the call.
+type Prepared struct {
+	Places *Places
+	Hosts  *Hosts
+}
+
+// Hosts is the index of a list of hosts by farm, built once for many
+// ResolveWith calls over federations that hold that very list. It is only
+// read: it may be shared by concurrent calls. Neither it nor the list may
+// be modified once built.
+type Hosts struct {
+	hosts     []Host
+	farmHosts map[string][]Host
+}
+
+// NewHosts indexes hosts by farm.
+func NewHosts(hosts []Host) *Hosts {
+	return &Hosts{hosts: hosts, farmHosts: indexHosts(hosts)}
+}
+
+// indexHosts lists hosts by folded farm name, each farm's in name order.
+func indexHosts(hosts []Host) map[string][]Host {
+	m := map[string][]Host{}
+	for _, h := range hosts {
+		k := foldKey(h.Farm)
+		m[k] = append(m[k], h)
+	}
+	for _, l := range m {
+		sortByName(l, func(h Host) string { return h.Name })
+	}
+	return m
+}
+
 // Places is the index of a list of sites and a list of pods with the
 // what-if offline pods, built once for many ResolveWith calls over
 // federations that hold those very lists (the same slices, as when many
@@ -154,11 +189,14 @@ func newPlaces(sites []Site, pods []Pod, offlinePods []string) *places {
 
 // newIndex indexes f. offlinePods are the what-if offline pods; they must
 // exist (the caller checks).
-func newIndex(f *Federation, offlinePods []string) *index { return indexWith(f, offlinePods, nil) }
+func newIndex(f *Federation, offlinePods []string) *index {
+	return indexWith(f, offlinePods, Prepared{})
+}
 
-// indexWith is newIndex, with pl used rather than indexing f's sites and
-// pods again when it indexes those very slices with those offline pods.
-func indexWith(f *Federation, offlinePods []string, pl *Places) *index {
+// indexWith is newIndex, with the parts of pre used rather than built again
+// when they index f's very slices (and, for the places, those offline
+// pods).
+func indexWith(f *Federation, offlinePods []string, pre Prepared) *index {
 	ix := &index{
 		f:         f,
 		servers:   make(map[string]*ConnectionServer, len(f.ConnectionServers)),
@@ -168,10 +206,9 @@ func indexWith(f *Federation, offlinePods []string, pl *Places) *index {
 		users:     make(map[string]*User, len(f.Users)),
 		groups:    make(map[string]*Group, len(f.Groups)),
 		computers: make(map[string]*Computer, len(f.Computers)),
-		farmHosts: make(map[string][]Host, len(f.Farms)),
 		gePools:   map[*Entitlement]*gePools{},
 	}
-	if pl.fits(f, offlinePods) {
+	if pl := pre.Places; pl.fits(f, offlinePods) {
 		ix.places = pl.p
 	} else {
 		ix.places = newPlaces(f.Sites, f.Pods, offlinePods)
@@ -197,12 +234,10 @@ func indexWith(f *Federation, offlinePods []string, pl *Places) *index {
 	for i := range f.Computers {
 		putFirst(ix.computers, f.Computers[i].Name, &f.Computers[i])
 	}
-	for _, h := range f.Hosts {
-		k := foldKey(h.Farm)
-		ix.farmHosts[k] = append(ix.farmHosts[k], h)
-	}
-	for _, hosts := range ix.farmHosts {
-		sortByName(hosts, func(h Host) string { return h.Name })
+	if hs := pre.Hosts; hs != nil && sameSlice(hs.hosts, f.Hosts) {
+		ix.farmHosts = hs.farmHosts
+	} else {
+		ix.farmHosts = indexHosts(f.Hosts)
 	}
 	return ix
 }

@@ -53,9 +53,9 @@ type state struct {
 	// places indexes the sites of each per-request federation with the
 	// pods and the offline pods, once: noPreferred under -1, the sites of
 	// withPreferred[i] under i (broker.ResolveWith).
-	places        map[int]*broker.Places
-	offline       []string // what-if offline pods, passed with every request
-	geCache       map[string]*geData
+	places  map[int]*broker.Places
+	offline []string // what-if offline pods, passed with every request
+	geCache map[string]*geData
 }
 
 // interner numbers group lists; shared by both states.
@@ -192,6 +192,7 @@ type geData struct {
 	pools     []broker.Pool
 	farms     []broker.Farm
 	hosts     []broker.Host
+	hostIx    *broker.Hosts   // hosts indexed once (broker.ResolveWith)
 	key       string          // the GE's folded name
 	backupKey string          // the backup's, when it has one
 	poolKeys  map[string]bool // folded names of the pools above
@@ -252,6 +253,7 @@ func (s *state) ge(k string) *geData {
 			d.rds = true
 		}
 	}
+	d.hostIx = broker.NewHosts(d.hosts)
 	s.geCache[k] = d
 	return d
 }
