@@ -5,7 +5,9 @@ package broker
 // spelling.
 
 import (
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/cpactl/cpactl/internal/fold"
 )
@@ -18,81 +20,198 @@ func foldKey(s string) string { return fold.Key(s) }
 // order of the broker uses: case-insensitive, exact spelling breaking ties
 // (nameLess, shared with the host selection).
 func sortNames(names []string) {
-	sort.SliceStable(names, func(i, j int) bool { return nameLess(names[i], names[j]) })
+	sortByName(names, func(s string) string { return s })
+}
+
+// sortByName sorts list stably in name order of name(x) (nameLess), each
+// name's lower-case key computed once rather than per comparison: a stable
+// sort's result is fixed by the order and the input, so it is the order
+// sort.SliceStable with nameLess gives.
+func sortByName[T any](list []T, name func(T) string) {
+	if len(list) < 2 {
+		return
+	}
+	type keyed struct {
+		lower, name string
+		v           T
+	}
+	ks := make([]keyed, len(list))
+	for i, v := range list {
+		n := name(v)
+		ks[i] = keyed{strings.ToLower(n), n, v}
+	}
+	sort.SliceStable(ks, func(i, j int) bool {
+		if ks[i].lower != ks[j].lower {
+			return ks[i].lower < ks[j].lower
+		}
+		return ks[i].name < ks[j].name
+	})
+	for i := range ks {
+		list[i] = ks[i].v
+	}
 }
 
 // index holds a Federation's objects by folded name. When the data holds
 // two objects of one kind whose names fold alike, the first one wins (lint
 // reports such duplicates).
 type index struct {
-	f             *Federation
+	f *Federation
+	*places
+	servers   map[string]*ConnectionServer
+	ges       map[string]*Entitlement
+	pools     map[string]*Pool
+	farms     map[string]*Farm
+	users     map[string]*User
+	groups    map[string]*Group
+	computers map[string]*Computer
+	farmHosts map[string][]Host         // by folded farm name, name order
+	gePools   map[*Entitlement]*gePools // poolsOf, computed once per GE
+}
+
+// places is the part of an index built from the sites, the pods and the
+// what-if offline pods alone; it is only read once built.
+type places struct {
 	sites         map[string]*Site
 	pods          map[string]*Pod
-	servers       map[string]*ConnectionServer
-	ges           map[string]*Entitlement
-	pools         map[string]*Pool
-	farms         map[string]*Farm
-	users         map[string]*User
-	groups        map[string]*Group
-	computers     map[string]*Computer
-	farmHosts     map[string][]Host         // by folded farm name, name order
-	siteNames     []string                  // every site, name order
-	sitePods      map[string][]*Pod         // by folded site name, pods in name order
-	offline       map[string]bool           // folded pod names: stored offline or what-if
-	whatIfOffline []string                  // what-if offline pods, stored spelling
-	gePools       map[*Entitlement]*gePools // poolsOf, computed once per GE
+	siteNames     []string          // every site, name order
+	sitePods      map[string][]*Pod // by folded site name, pods in name order
+	offline       map[string]bool   // folded pod names: stored offline or what-if
+	whatIfOffline []string          // what-if offline pods, stored spelling
+}
+
+// Prepared holds indexes built once for many ResolveWith calls. Each part
+// is used only by a call over a federation that holds the very slices it
+// indexes; a nil part, or one that does not fit, is built by the call.
+type Prepared struct {
+	Places *Places
+	Hosts  *Hosts
+}
+
+// Hosts is the index of a list of hosts by farm, built once for many
+// ResolveWith calls over federations that hold that very list. It is only
+// read: it may be shared by concurrent calls. Neither it nor the list may
+// be modified once built.
+type Hosts struct {
+	hosts     []Host
+	farmHosts map[string][]Host
+}
+
+// NewHosts indexes hosts by farm.
+func NewHosts(hosts []Host) *Hosts {
+	return &Hosts{hosts: hosts, farmHosts: indexHosts(hosts)}
+}
+
+// indexHosts lists hosts by folded farm name, each farm's in name order.
+func indexHosts(hosts []Host) map[string][]Host {
+	m := map[string][]Host{}
+	for _, h := range hosts {
+		k := foldKey(h.Farm)
+		m[k] = append(m[k], h)
+	}
+	for _, l := range m {
+		sortByName(l, func(h Host) string { return h.Name })
+	}
+	return m
+}
+
+// Places is the index of a list of sites and a list of pods with the
+// what-if offline pods, built once for many ResolveWith calls over
+// federations that hold those very lists (the same slices, as when many
+// small federations are assembled around one list of sites and pods). It
+// is only read: it may be shared by concurrent calls. Neither it nor the
+// lists it indexes may be modified once built.
+type Places struct {
+	sites   []Site
+	pods    []Pod
+	offline []string
+	p       *places
+}
+
+// NewPlaces indexes sites and pods with the what-if offline pods
+// offlinePods (as Request.OfflinePods).
+func NewPlaces(sites []Site, pods []Pod, offlinePods []string) *Places {
+	return &Places{sites: sites, pods: pods, offline: slices.Clone(offlinePods), p: newPlaces(sites, pods, offlinePods)}
+}
+
+// fits reports whether pl indexes f's very sites and pods with the what-if
+// offline pods offlinePods.
+func (pl *Places) fits(f *Federation, offlinePods []string) bool {
+	return pl != nil && sameSlice(pl.sites, f.Sites) && sameSlice(pl.pods, f.Pods) && slices.Equal(pl.offline, offlinePods)
+}
+
+// sameSlice reports whether a and b are the same slice: the same length
+// and, when not empty, the same first element.
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+func newPlaces(sites []Site, pods []Pod, offlinePods []string) *places {
+	pl := &places{
+		sites:    make(map[string]*Site, len(sites)),
+		pods:     make(map[string]*Pod, len(pods)),
+		sitePods: make(map[string][]*Pod, len(sites)),
+		offline:  map[string]bool{},
+	}
+	for i := range sites {
+		k := foldKey(sites[i].Name)
+		if _, dup := pl.sites[k]; !dup {
+			pl.sites[k] = &sites[i]
+			pl.siteNames = append(pl.siteNames, sites[i].Name)
+		}
+	}
+	sortNames(pl.siteNames)
+	for i := range pods {
+		p := &pods[i]
+		k := foldKey(p.Name)
+		if _, dup := pl.pods[k]; dup {
+			continue
+		}
+		pl.pods[k] = p
+		sk := foldKey(p.Site)
+		pl.sitePods[sk] = append(pl.sitePods[sk], p)
+		if !p.Online {
+			pl.offline[k] = true
+		}
+	}
+	for _, l := range pl.sitePods {
+		sortByName(l, func(p *Pod) string { return p.Name })
+	}
+	for _, name := range offlinePods {
+		if p := pl.pods[foldKey(name)]; p != nil {
+			pl.offline[foldKey(p.Name)] = true
+			if !fold.Contains(pl.whatIfOffline, p.Name) {
+				pl.whatIfOffline = append(pl.whatIfOffline, p.Name)
+			}
+		}
+	}
+	return pl
 }
 
 // newIndex indexes f. offlinePods are the what-if offline pods; they must
 // exist (the caller checks).
 func newIndex(f *Federation, offlinePods []string) *index {
+	return indexWith(f, offlinePods, Prepared{})
+}
+
+// indexWith is newIndex, with the parts of pre used rather than built again
+// when they index f's very slices (and, for the places, those offline
+// pods).
+func indexWith(f *Federation, offlinePods []string, pre Prepared) *index {
 	ix := &index{
 		f:         f,
-		sites:     map[string]*Site{},
-		pods:      map[string]*Pod{},
-		servers:   map[string]*ConnectionServer{},
-		ges:       map[string]*Entitlement{},
-		pools:     map[string]*Pool{},
-		farms:     map[string]*Farm{},
-		users:     map[string]*User{},
-		groups:    map[string]*Group{},
-		computers: map[string]*Computer{},
-		farmHosts: map[string][]Host{},
-		sitePods:  map[string][]*Pod{},
-		offline:   map[string]bool{},
+		servers:   make(map[string]*ConnectionServer, len(f.ConnectionServers)),
+		ges:       make(map[string]*Entitlement, len(f.Entitlements)),
+		pools:     make(map[string]*Pool, len(f.Pools)),
+		farms:     make(map[string]*Farm, len(f.Farms)),
+		users:     make(map[string]*User, len(f.Users)),
+		groups:    make(map[string]*Group, len(f.Groups)),
+		computers: make(map[string]*Computer, len(f.Computers)),
 		gePools:   map[*Entitlement]*gePools{},
 	}
-	for i := range f.Sites {
-		k := foldKey(f.Sites[i].Name)
-		if _, dup := ix.sites[k]; !dup {
-			ix.sites[k] = &f.Sites[i]
-			ix.siteNames = append(ix.siteNames, f.Sites[i].Name)
-		}
-	}
-	sortNames(ix.siteNames)
-	for i := range f.Pods {
-		p := &f.Pods[i]
-		k := foldKey(p.Name)
-		if _, dup := ix.pods[k]; dup {
-			continue
-		}
-		ix.pods[k] = p
-		sk := foldKey(p.Site)
-		ix.sitePods[sk] = append(ix.sitePods[sk], p)
-		if !p.Online {
-			ix.offline[k] = true
-		}
-	}
-	for _, pods := range ix.sitePods {
-		sort.SliceStable(pods, func(i, j int) bool { return nameLess(pods[i].Name, pods[j].Name) })
-	}
-	for _, name := range offlinePods {
-		if p := ix.pod(name); p != nil {
-			ix.offline[foldKey(p.Name)] = true
-			if !fold.Contains(ix.whatIfOffline, p.Name) {
-				ix.whatIfOffline = append(ix.whatIfOffline, p.Name)
-			}
-		}
+	if pl := pre.Places; pl.fits(f, offlinePods) {
+		ix.places = pl.p
+	} else {
+		ix.places = newPlaces(f.Sites, f.Pods, offlinePods)
 	}
 	for i := range f.ConnectionServers {
 		putFirst(ix.servers, f.ConnectionServers[i].Name, &f.ConnectionServers[i])
@@ -115,12 +234,10 @@ func newIndex(f *Federation, offlinePods []string) *index {
 	for i := range f.Computers {
 		putFirst(ix.computers, f.Computers[i].Name, &f.Computers[i])
 	}
-	for _, h := range f.Hosts {
-		k := foldKey(h.Farm)
-		ix.farmHosts[k] = append(ix.farmHosts[k], h)
-	}
-	for _, hosts := range ix.farmHosts {
-		sort.SliceStable(hosts, func(i, j int) bool { return nameLess(hosts[i].Name, hosts[j].Name) })
+	if hs := pre.Hosts; hs != nil && sameSlice(hs.hosts, f.Hosts) {
+		ix.farmHosts = hs.farmHosts
+	} else {
+		ix.farmHosts = indexHosts(f.Hosts)
 	}
 	return ix
 }

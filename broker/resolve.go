@@ -56,7 +56,14 @@ type Request struct {
 //
 // f.Settings must hold the effective settings (DefaultSettings for the
 // attributes cn=Common does not set). Resolve does not modify f.
-func Resolve(f *Federation, r Request) (*Decision, error) {
+func Resolve(f *Federation, r Request) (*Decision, error) { return ResolveWith(f, r, Prepared{}) }
+
+// ResolveWith is Resolve, with the parts of pre standing for the index of
+// f's sites and pods (Places, when it indexes f's very Sites and Pods
+// slices with r.OfflinePods) and of its hosts (Hosts, when it indexes f's
+// very Hosts slice); a part that is nil or does not fit is built anew. The
+// decision is Resolve's either way: pre only saves indexing per call.
+func ResolveWith(f *Federation, r Request, pre Prepared) (*Decision, error) {
 	if f == nil {
 		return nil, &RequestError{Message: "no federation data to resolve against"}
 	}
@@ -66,7 +73,7 @@ func Resolve(f *Federation, r Request) (*Decision, error) {
 			Hint:    "name the connection server the user reached, or a pod to connect as if through an untagged server of that pod",
 		}
 	}
-	ix := newIndex(f, r.OfflinePods) // unknown offline pods are reported below
+	ix := indexWith(f, r.OfflinePods, pre) // unknown offline pods are reported below
 	rs := &resolver{ix: ix, req: r}
 	if rs.user = ix.user(r.User); rs.user == nil {
 		return nil, &NotFoundError{Kind: "user", Name: r.User}

@@ -28,7 +28,40 @@ func runResolveCases(t *testing.T, cases []resolveCase) {
 				t.Fatalf("Resolve: %v", err)
 			}
 			tc.check(t, d)
+			samePlaces(t, f, fillDefaults(tc.req), d)
 		})
+	}
+}
+
+// samePlaces checks that ResolveWith decides as Resolve did (d), with the
+// prepared indexes of f's very sites, pods and hosts, and with ones that do
+// not fit f (other slices, every pod of them offline and every host
+// disabled; other offline pods), which it must not use.
+func samePlaces(t *testing.T, f *Federation, r Request, d *Decision) {
+	t.Helper()
+	pods := append([]Pod(nil), f.Pods...)
+	var names []string
+	for i := range pods {
+		pods[i].Online = false
+		names = append(names, pods[i].Name)
+	}
+	hosts := append([]Host(nil), f.Hosts...)
+	for i := range hosts {
+		hosts[i].Enabled = false
+	}
+	for name, pre := range map[string]Prepared{
+		"fitting":       {NewPlaces(f.Sites, f.Pods, r.OfflinePods), NewHosts(f.Hosts)},
+		"fitting hosts": {nil, NewHosts(f.Hosts)},
+		"other slices":  {NewPlaces(append([]Site(nil), f.Sites...), pods, r.OfflinePods), NewHosts(hosts)},
+		"other offline": {NewPlaces(f.Sites, f.Pods, append(append([]string(nil), r.OfflinePods...), names...)), nil},
+	} {
+		got, err := ResolveWith(f, r, pre)
+		if err != nil {
+			t.Fatalf("ResolveWith (%s): %v", name, err)
+		}
+		if !reflect.DeepEqual(got, d) {
+			t.Errorf("ResolveWith (%s) decides\n%+v\nResolve\n%+v", name, got, d)
+		}
 	}
 }
 

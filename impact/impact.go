@@ -433,7 +433,7 @@ func (e *engine) runGE(gk string) geOut {
 				} else {
 					r.Pod = p.cp.Pod
 				}
-				got, err := broker.Resolve(f, r)
+				got, err := broker.ResolveWith(f, r, broker.Prepared{Places: st.placesFor(p.site[si], d.preferred), Hosts: d.hostIx})
 				if err != nil {
 					out.err = fmt.Errorf("%s, %s via %s: %w", st.f.Users[c.ui[si]].Name, d.ge.Name, via(p.cp), err)
 					return out

@@ -50,8 +50,12 @@ type state struct {
 	// withPreferred[i] keeps site i's (built when first asked for).
 	noPreferred   []broker.Site
 	withPreferred map[int][]broker.Site
-	offline       []string // what-if offline pods, passed with every request
-	geCache       map[string]*geData
+	// places indexes the sites of each per-request federation with the
+	// pods and the offline pods, once: noPreferred under -1, the sites of
+	// withPreferred[i] under i (broker.ResolveWith).
+	places  map[int]*broker.Places
+	offline []string // what-if offline pods, passed with every request
+	geCache map[string]*geData
 }
 
 // interner numbers group lists; shared by both states.
@@ -92,7 +96,7 @@ func newState(f *broker.Federation, offline []string, in interner) *state {
 		groups:  index(f.Groups, func(x broker.Group) string { return x.Name }),
 		hosts:   map[string][]int{}, rows: map[string][]int{}, sessions: map[string][]int{}, assigned: map[string][]int{},
 		groupUsers: map[string][]int{}, groupGroups: map[string][]string{},
-		withPreferred: map[int][]broker.Site{}, geCache: map[string]*geData{},
+		withPreferred: map[int][]broker.Site{}, places: map[int]*broker.Places{}, geCache: map[string]*geData{},
 	}
 	for i, h := range f.Hosts {
 		k := fold.Key(h.Farm)
@@ -144,6 +148,7 @@ func newState(f *broker.Federation, offline []string, in interner) *state {
 	for i, x := range f.Sites {
 		s.noPreferred[i] = broker.Site{Name: x.Name}
 	}
+	s.places[-1] = broker.NewPlaces(s.noPreferred, f.Pods, offline)
 	return s
 }
 
@@ -160,7 +165,17 @@ func (s *state) sitesFor(i int, preferred bool) []broker.Site {
 	l := append([]broker.Site(nil), s.noPreferred...)
 	l[i].PreferredSites = s.f.Sites[i].PreferredSites
 	s.withPreferred[i] = l
+	s.places[i] = broker.NewPlaces(l, s.f.Pods, s.offline)
 	return l
+}
+
+// placesFor returns the index of the sites sitesFor(i, preferred) returns,
+// with the pods and the offline pods.
+func (s *state) placesFor(i int, preferred bool) *broker.Places {
+	if !preferred || i < 0 {
+		return s.places[-1]
+	}
+	return s.places[i]
 }
 
 // geData is what every request for one GE reads of the GE: its record (and
@@ -177,6 +192,7 @@ type geData struct {
 	pools     []broker.Pool
 	farms     []broker.Farm
 	hosts     []broker.Host
+	hostIx    *broker.Hosts   // hosts indexed once (broker.ResolveWith)
 	key       string          // the GE's folded name
 	backupKey string          // the backup's, when it has one
 	poolKeys  map[string]bool // folded names of the pools above
@@ -237,6 +253,7 @@ func (s *state) ge(k string) *geData {
 			d.rds = true
 		}
 	}
+	d.hostIx = broker.NewHosts(d.hosts)
 	s.geCache[k] = d
 	return d
 }
