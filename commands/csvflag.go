@@ -40,7 +40,11 @@ func (c *csvList) Set(s string) error {
 		if err != nil {
 			return fmt.Errorf("not a comma-separated list (%v): quote a value holding a comma or a quote, and double a quote inside quotes, e.g. --%s '\"Paris, FR\",London'", err, c.name)
 		}
-		values = rec
+		// One empty field (" ", `""`) is the empty list, as "" is: String
+		// writes both alike, and no list holds a name "".
+		if len(rec) > 1 || rec[0] != "" {
+			values = rec
+		}
 	}
 	if !c.changed {
 		*c.values = values
