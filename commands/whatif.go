@@ -178,8 +178,9 @@ func parsePoolSessions(s string) (poolSessionsWhatIf, error) {
 }
 
 // hostLoadSyntax is HOST=LOADINDEX[,connecting=N][,sessions=N]: the name
-// is what precedes the first "=" that starts such a tail.
-var hostLoadSyntax = regexp.MustCompile(`^(.+?)=(-?[0-9]+)((?:,(?:connecting|sessions)=-?[0-9]+)*)$`)
+// is what precedes the first "=" that starts such a tail, whatever it
+// holds (a newline too: (?s)).
+var hostLoadSyntax = regexp.MustCompile(`(?s)^(.+?)=(-?[0-9]+)((?:,(?:connecting|sessions)=-?[0-9]+)*)$`)
 
 func parseHostLoad(s string) (hostLoadWhatIf, error) {
 	const hint = "write --host-load HOST=LOADINDEX[,connecting=N][,sessions=N], e.g. --host-load rds-01=85,connecting=3"
@@ -218,7 +219,9 @@ func parsePreferred(s string) (preferredWhatIf, error) {
 	if strings.TrimSpace(list) == "" {
 		return p, nil
 	}
-	names, err := csv.NewReader(strings.NewReader(list)).Read()
+	r := csv.NewReader(strings.NewReader(list))
+	r.TrimLeadingSpace = true // as --set reads it: UK, "R&D, West"
+	names, err := r.Read()
 	if err != nil {
 		return preferredWhatIf{}, errorf("quote names holding commas as CSV does: --preferred 'India=\"R&D, West\",UK'",
 			"--preferred %q: %v", s, err)

@@ -23,6 +23,7 @@ func TestParseHostLoad(t *testing.T) {
 		// A name may hold "=" and ",": the first "=" that starts a valid tail ends it.
 		{in: "a=b,c=7", want: hostLoadWhatIf{host: "a=b,c", given: "7", loadIndex: 7}},
 		{in: "h=5=7", want: hostLoadWhatIf{host: "h=5", given: "7", loadIndex: 7}},
+		{in: "a\nb=7", want: hostLoadWhatIf{host: "a\nb", given: "7", loadIndex: 7}}, // found by FuzzWhatIfShortcuts
 		{in: "rds-01", wantErr: "is not HOST=LOADINDEX"},
 		{in: "rds-01=high", wantErr: "is not HOST=LOADINDEX"},
 		{in: "=5", wantErr: "is not HOST=LOADINDEX"},
@@ -83,6 +84,7 @@ func TestParsePreferred(t *testing.T) {
 		{in: "India= UK , US ", want: preferredWhatIf{site: "India", sites: []string{"UK", "US"}}},
 		{in: `India="R&D, West",UK`, want: preferredWhatIf{site: "India", sites: []string{"R&D, West", "UK"}}},
 		{in: "India=", want: preferredWhatIf{site: "India"}},
+		{in: `India=UK, "R&D, West"`, want: preferredWhatIf{site: "India", sites: []string{"UK", "R&D, West"}}}, // a blank before a quote, as --set takes it
 		{in: "India", wantErr: "is not SITE=A,B"},
 		{in: "=UK", wantErr: "is not SITE=A,B"},
 		{in: "India=India", wantErr: "India"},
