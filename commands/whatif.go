@@ -189,13 +189,19 @@ func parseHostLoad(s string) (hostLoadWhatIf, error) {
 		return hostLoadWhatIf{}, errorf(hint, "--host-load %q is not HOST=LOADINDEX[,connecting=N][,sessions=N]", s)
 	}
 	h := hostLoadWhatIf{host: m[1], given: s[len(m[1])+1:]}
-	h.loadIndex, _ = strconv.Atoi(m[2])
+	var err error
+	if h.loadIndex, err = strconv.Atoi(m[2]); err != nil { // out of range
+		return hostLoadWhatIf{}, errorf(hint, "--host-load %q: %s is not an integer in range", s, m[2])
+	}
 	for _, part := range strings.Split(strings.TrimPrefix(m[3], ","), ",") {
 		if part == "" {
 			continue
 		}
 		key, val, _ := strings.Cut(part, "=")
-		v, _ := strconv.Atoi(val)
+		v, err := strconv.Atoi(val)
+		if err != nil {
+			return hostLoadWhatIf{}, errorf(hint, "--host-load %q: %s=%s is not an integer in range", s, key, val)
+		}
 		target := &h.connecting
 		if key == "sessions" {
 			target = &h.sessions

@@ -56,6 +56,7 @@ func FuzzWhatIfShortcuts(f *testing.F) {
 	f.Add("lon:1", 1, 2, 30, true, true, "lon:1:rds-load-index-threshold=30")
 	f.Add("par", 4, 4, 101, false, true, "pae-LoadThresholdForSite=101")
 	f.Add("rds-01", 5, 1, 2, true, true, "rds-01=5,connecting=1,connecting=2")
+	f.Add("h", 1, 2, 3, false, false, "h=99999999999999999999")
 	f.Fuzz(func(t *testing.T, name string, a, b, c int, flagB, flagC bool, raw string) {
 		// --pool-sessions POOL=N
 		if name != "" {

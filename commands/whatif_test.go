@@ -28,6 +28,8 @@ func TestParseHostLoad(t *testing.T) {
 		{in: "rds-01=high", wantErr: "is not HOST=LOADINDEX"},
 		{in: "=5", wantErr: "is not HOST=LOADINDEX"},
 		{in: "rds-01=5,connecting=1,connecting=2", wantErr: "gives connecting twice"},
+		{in: "rds-01=99999999999999999999", wantErr: "99999999999999999999 is not an integer in range"}, // was read as 9223372036854775807
+		{in: "rds-01=5,sessions=-99999999999999999999", wantErr: "sessions=-99999999999999999999 is not an integer in range"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			got, err := parseHostLoad(tc.in)
