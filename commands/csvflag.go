@@ -3,7 +3,9 @@ package commands
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -37,6 +39,11 @@ func (c *csvList) Set(s string) error {
 	var values []string
 	if s != "" {
 		rec, err := r.Read()
+		if err == nil {
+			if _, next := r.Read(); next != io.EOF { // a second line was dropped
+				err = errors.New("a newline outside quotes")
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("not a comma-separated list (%v): quote a value holding a comma or a quote, and double a quote inside quotes, e.g. --%s '\"Paris, FR\",London'", err, c.name)
 		}

@@ -228,6 +228,11 @@ func parsePreferred(s string) (preferredWhatIf, error) {
 	r := csv.NewReader(strings.NewReader(list))
 	r.TrimLeadingSpace = true // as --set reads it: UK, "R&D, West"
 	names, err := r.Read()
+	if err == nil {
+		if _, next := r.Read(); next != io.EOF { // a second line was dropped
+			err = errors.New("a newline outside quotes")
+		}
+	}
 	if err != nil {
 		return preferredWhatIf{}, errorf("quote names holding commas as CSV does: --preferred 'India=\"R&D, West\",UK'",
 			"--preferred %q: %v", s, err)

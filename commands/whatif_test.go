@@ -90,6 +90,7 @@ func TestParsePreferred(t *testing.T) {
 		{in: "India", wantErr: "is not SITE=A,B"},
 		{in: "=UK", wantErr: "is not SITE=A,B"},
 		{in: "India=India", wantErr: "India"},
+		{in: "India=UK\nUS", wantErr: "a newline outside quotes"}, // US was dropped
 		{in: "India=UK,uk", wantErr: "given twice"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
