@@ -3,7 +3,9 @@ package commands
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -37,10 +39,19 @@ func (c *csvList) Set(s string) error {
 	var values []string
 	if s != "" {
 		rec, err := r.Read()
+		if err == nil {
+			if _, next := r.Read(); next != io.EOF { // a second line was dropped
+				err = errors.New("a newline outside quotes")
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("not a comma-separated list (%v): quote a value holding a comma or a quote, and double a quote inside quotes, e.g. --%s '\"Paris, FR\",London'", err, c.name)
 		}
-		values = rec
+		// One empty field (" ", `""`) is the empty list, as "" is: String
+		// writes both alike, and no list holds a name "".
+		if len(rec) > 1 || rec[0] != "" {
+			values = rec
+		}
 	}
 	if !c.changed {
 		*c.values = values

@@ -23,8 +23,12 @@ func TestCSVList(t *testing.T) {
 		{"a doubled quote", []string{`"say ""hi""",UK`}, []string{`say "hi"`, "UK"}, ""},
 		{"repeated flags add up", []string{"UK", "US,India"}, []string{"UK", "US", "India"}, ""},
 		{"empty", []string{""}, nil, ""},
+		{"blank is empty too", []string{" "}, nil, ""},
+		{"so is one quoted empty name", []string{`""`}, nil, ""},
 		{"an unclosed quote", []string{`"Paris, FR,London`}, nil, `--set '"Paris, FR",London'`},
 		{"a bare quote", []string{`Pa"ris`}, nil, "double a quote inside quotes"},
+		{"a second line (was dropped)", []string{"UK\nUS"}, nil, "a newline outside quotes"},
+		{"a newline in quotes", []string{"\"U\nK\",US\n"}, []string{"U\nK", "US"}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

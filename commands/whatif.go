@@ -178,8 +178,9 @@ func parsePoolSessions(s string) (poolSessionsWhatIf, error) {
 }
 
 // hostLoadSyntax is HOST=LOADINDEX[,connecting=N][,sessions=N]: the name
-// is what precedes the first "=" that starts such a tail.
-var hostLoadSyntax = regexp.MustCompile(`^(.+?)=(-?[0-9]+)((?:,(?:connecting|sessions)=-?[0-9]+)*)$`)
+// is what precedes the first "=" that starts such a tail, whatever it
+// holds (a newline too: (?s)).
+var hostLoadSyntax = regexp.MustCompile(`(?s)^(.+?)=(-?[0-9]+)((?:,(?:connecting|sessions)=-?[0-9]+)*)$`)
 
 func parseHostLoad(s string) (hostLoadWhatIf, error) {
 	const hint = "write --host-load HOST=LOADINDEX[,connecting=N][,sessions=N], e.g. --host-load rds-01=85,connecting=3"
@@ -188,13 +189,19 @@ func parseHostLoad(s string) (hostLoadWhatIf, error) {
 		return hostLoadWhatIf{}, errorf(hint, "--host-load %q is not HOST=LOADINDEX[,connecting=N][,sessions=N]", s)
 	}
 	h := hostLoadWhatIf{host: m[1], given: s[len(m[1])+1:]}
-	h.loadIndex, _ = strconv.Atoi(m[2])
+	var err error
+	if h.loadIndex, err = strconv.Atoi(m[2]); err != nil { // out of range
+		return hostLoadWhatIf{}, errorf(hint, "--host-load %q: %s is not an integer in range", s, m[2])
+	}
 	for _, part := range strings.Split(strings.TrimPrefix(m[3], ","), ",") {
 		if part == "" {
 			continue
 		}
 		key, val, _ := strings.Cut(part, "=")
-		v, _ := strconv.Atoi(val)
+		v, err := strconv.Atoi(val)
+		if err != nil {
+			return hostLoadWhatIf{}, errorf(hint, "--host-load %q: %s=%s is not an integer in range", s, key, val)
+		}
 		target := &h.connecting
 		if key == "sessions" {
 			target = &h.sessions
@@ -218,7 +225,14 @@ func parsePreferred(s string) (preferredWhatIf, error) {
 	if strings.TrimSpace(list) == "" {
 		return p, nil
 	}
-	names, err := csv.NewReader(strings.NewReader(list)).Read()
+	r := csv.NewReader(strings.NewReader(list))
+	r.TrimLeadingSpace = true // as --set reads it: UK, "R&D, West"
+	names, err := r.Read()
+	if err == nil {
+		if _, next := r.Read(); next != io.EOF { // a second line was dropped
+			err = errors.New("a newline outside quotes")
+		}
+	}
 	if err != nil {
 		return preferredWhatIf{}, errorf("quote names holding commas as CSV does: --preferred 'India=\"R&D, West\",UK'",
 			"--preferred %q: %v", s, err)

@@ -23,10 +23,13 @@ func TestParseHostLoad(t *testing.T) {
 		// A name may hold "=" and ",": the first "=" that starts a valid tail ends it.
 		{in: "a=b,c=7", want: hostLoadWhatIf{host: "a=b,c", given: "7", loadIndex: 7}},
 		{in: "h=5=7", want: hostLoadWhatIf{host: "h=5", given: "7", loadIndex: 7}},
+		{in: "a\nb=7", want: hostLoadWhatIf{host: "a\nb", given: "7", loadIndex: 7}}, // found by FuzzWhatIfShortcuts
 		{in: "rds-01", wantErr: "is not HOST=LOADINDEX"},
 		{in: "rds-01=high", wantErr: "is not HOST=LOADINDEX"},
 		{in: "=5", wantErr: "is not HOST=LOADINDEX"},
 		{in: "rds-01=5,connecting=1,connecting=2", wantErr: "gives connecting twice"},
+		{in: "rds-01=99999999999999999999", wantErr: "99999999999999999999 is not an integer in range"}, // was read as 9223372036854775807
+		{in: "rds-01=5,sessions=-99999999999999999999", wantErr: "sessions=-99999999999999999999 is not an integer in range"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			got, err := parseHostLoad(tc.in)
@@ -83,9 +86,11 @@ func TestParsePreferred(t *testing.T) {
 		{in: "India= UK , US ", want: preferredWhatIf{site: "India", sites: []string{"UK", "US"}}},
 		{in: `India="R&D, West",UK`, want: preferredWhatIf{site: "India", sites: []string{"R&D, West", "UK"}}},
 		{in: "India=", want: preferredWhatIf{site: "India"}},
+		{in: `India=UK, "R&D, West"`, want: preferredWhatIf{site: "India", sites: []string{"UK", "R&D, West"}}}, // a blank before a quote, as --set takes it
 		{in: "India", wantErr: "is not SITE=A,B"},
 		{in: "=UK", wantErr: "is not SITE=A,B"},
 		{in: "India=India", wantErr: "India"},
+		{in: "India=UK\nUS", wantErr: "a newline outside quotes"}, // US was dropped
 		{in: "India=UK,uk", wantErr: "given twice"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {

@@ -152,7 +152,7 @@ func parse(path string, raw []byte) (*File, error) {
 	}
 	j, err := yaml.YAMLToJSONStrict(raw)
 	if err != nil {
-		return nil, yamlError(path, err)
+		return nil, yamlError(path, raw, err)
 	}
 	if len(bytes.TrimSpace(j)) == 0 || string(bytes.TrimSpace(j)) == "null" {
 		return &File{}, nil
@@ -257,7 +257,9 @@ var yamlLine = regexp.MustCompile(`line (\d+): `)
 
 // yamlError turns "yaml: line 3: mapping values are not allowed ..." (or
 // "unmarshal errors:\n  line 4: key ...") into an *Error with the line.
-func yamlError(path string, err error) error {
+// The parser gives an error at the end of the file the line after the
+// last one: that is the last line.
+func yamlError(path string, raw []byte, err error) error {
 	msg := strings.Join(strings.Fields(err.Error()), " ")
 	msg = strings.TrimPrefix(msg, "error converting YAML to JSON: ")
 	msg = strings.TrimPrefix(msg, "yaml: ")
@@ -266,7 +268,20 @@ func yamlError(path string, err error) error {
 		line, _ = strconv.Atoi(msg[m[2]:m[3]])
 		msg = msg[m[1]:]
 	}
+	if n := lineCount(raw); line > n {
+		line = n
+	}
 	return &Error{Path: path, Line: line, Msg: msg}
+}
+
+// lineCount is the number of lines of raw, the last one counted whether or
+// not a newline ends it.
+func lineCount(raw []byte) int {
+	n := bytes.Count(raw, []byte("\n"))
+	if len(raw) > 0 && raw[len(raw)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // typeError says which key holds a value of the wrong type, and the line.

@@ -73,6 +73,7 @@ func TestParseRefuses(t *testing.T) {
 		{"a bad type", "contexts:\n- name: a\n  starttls: maybe\n", 3, "starttls must be a bool"},
 		{"not YAML", "contexts:\n- name: a\n  url: [x\n", 0, "did not find expected"},
 		{"a key twice", "contexts:\n- name: a\n  base: x\n  base: y\n", 4, "base"},
+		{"cut at the end (the parser says line 4 of 3)", "contexts:\n- name: a\n  nam>>>>> ", 3, "could not find expected ':'"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := parse("/home/me/.config/cpactl/config.yaml", []byte(tt.file))

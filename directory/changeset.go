@@ -169,6 +169,9 @@ func (o *Overlay) rename(r changeRecord, current *ldap.Entry) error {
 	if parent != "" {
 		dn += "," + parent
 	}
+	if _, err := ldapschema.NormalizeDNChecked(dn); err != nil { // else it has no parent to check
+		return fmt.Errorf("the new DN %q does not parse", dn)
+	}
 	if x, err := o.Entry(dn); err != nil || x != nil {
 		if err != nil {
 			return err

@@ -197,6 +197,9 @@ func TestOverlayChangeSet(t *testing.T) {
 			wantErr: "has children"},
 		{name: "modrdn of a leaf", ldif: "dn: cn=d2,cn=p1,ou=Pods,dc=ex\nchangetype: modrdn\nnewrdn: cn=d5\ndeleteoldrdn: 1\nnewsuperior: cn=p2,ou=Pods,dc=ex\n",
 			base: "cn=p2,ou=Pods,dc=ex", filter: "(cn=d5)", want: []string{"d5"}},
+		{name: "modrdn under a newsuperior that does not parse is refused (it was laid with no parent)",
+			ldif:    "dn: cn=d2,cn=p1,ou=Pods,dc=ex\nchangetype: modrdn\nnewrdn: cn=d5\ndeleteoldrdn: 1\nnewsuperior: c;In=p2,ou=Pods,dc=ex\n",
+			wantErr: `line 1: modrdn cn=d2,cn=p1,ou=Pods,dc=ex: the new DN "cn=d5,c;In=p2,ou=Pods,dc=ex" does not parse`},
 		{name: "an entry without changetype is refused", ldif: "dn: cn=p3,ou=Pods,dc=ex\nobjectClass: pae-Pod\ncn: p3\n",
 			wantErr: "an entry without changetype: in a change set"},
 	} {
