@@ -10,6 +10,38 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
+// containerSearch is one search of a whole-federation read: the objects
+// of one class in one container, each handed to each as it arrives.
+type containerSearch struct {
+	base   string
+	scope  int
+	filter string
+	each   func(*ldap.Entry) error
+}
+
+// eachContainer runs the searches one at a time: slapd keeps one paged
+// search per connection (a second one on the same connection invalidates
+// the first's cookie); the client still decodes while the server sends. A
+// container missing under an existing base holds nothing; all of them
+// missing is a *LayoutError (the base holds no federation).
+func (s *Store) eachContainer(searches []containerSearch) error {
+	missing := make([]bool, len(searches))
+	for i, q := range searches {
+		err := s.Each(q.base, q.scope, q.filter, nil, q.each)
+		var layout *LayoutError
+		if errors.As(err, &layout) && layout.BaseExists {
+			err, missing[i] = nil, true
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if !slices.Contains(missing, false) {
+		return &LayoutError{Base: s.DIT.Base, DN: s.DIT.Sites(), BaseExists: true}
+	}
+	return nil
+}
+
 // Inventory is every cpactl object under the base (ldapschema.Records).
 type Inventory = ldapschema.Records
 
@@ -71,12 +103,7 @@ func (s *Store) Inventory() (*Inventory, error) {
 		}
 		return nil
 	}
-	searches := []struct {
-		base   string
-		scope  int
-		filter string
-		each   func(*ldap.Entry) error
-	}{
+	searches := []containerSearch{
 		{s.DIT.Sessions(), one, ClassFilter(ldapschema.ClassSession), sessions.add},
 		{s.DIT.Pods(), ldap.ScopeWholeSubtree, Or(ClassFilter(ldapschema.ClassConnectionServer), poolFilter(),
 			ClassFilter(ldapschema.ClassRDSFarm), ClassFilter(ldapschema.ClassRDSHost)), belowPods},
@@ -89,22 +116,8 @@ func (s *Store) Inventory() (*Inventory, error) {
 		{s.DIT.Sites(), one, ClassFilter(ldapschema.ClassSite), sites.add},
 		{s.DIT.Pods(), one, ClassFilter(ldapschema.ClassPod), pods.add},
 	}
-	// One search at a time: slapd keeps one paged search per connection
-	// (a second one on the same connection invalidates the first's
-	// cookie). The client still decodes while the server sends.
-	missing := make([]bool, len(searches))
-	for i, q := range searches {
-		err := s.Each(q.base, q.scope, q.filter, nil, q.each)
-		var layout *LayoutError
-		if errors.As(err, &layout) && layout.BaseExists {
-			err, missing[i] = nil, true
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if !slices.Contains(missing, false) {
-		return nil, &LayoutError{Base: s.DIT.Base, DN: s.DIT.Sites(), BaseExists: true}
+	if err := s.eachContainer(searches); err != nil {
+		return nil, err
 	}
 	inv.Sites, inv.Pods, inv.ConnectionServers = sites.sorted(), pods.sorted(), servers.sorted()
 	inv.Pools, inv.Farms, inv.Hosts = pools.sorted(), farms.sorted(), hosts.sorted()

@@ -3,7 +3,6 @@ package directory
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/go-ldap/ldap/v3"
 
@@ -93,12 +92,7 @@ func (s *Store) Federation() (*WholeFederation, error) {
 		return nil
 	}
 	one := ldap.ScopeSingleLevel
-	searches := []struct {
-		base   string
-		scope  int
-		filter string
-		each   func(*ldap.Entry) error
-	}{
+	searches := []containerSearch{
 		{s.DIT.Sites(), one, ClassFilter(ldapschema.ClassSite), func(e *ldap.Entry) error {
 			if x, err := ldapschema.SiteFromEntry(e); lenient(err) {
 				f.Sites = append(f.Sites, BrokerSite(x))
@@ -174,19 +168,8 @@ func (s *Store) Federation() (*WholeFederation, error) {
 			return nil
 		}},
 	}
-	missing := make([]bool, len(searches))
-	for i, q := range searches {
-		err := s.Each(q.base, q.scope, q.filter, nil, q.each)
-		var layout *LayoutError
-		if errors.As(err, &layout) && layout.BaseExists {
-			err, missing[i] = nil, true
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if !slices.Contains(missing, false) {
-		return nil, &LayoutError{Base: s.DIT.Base, DN: s.DIT.Sites(), BaseExists: true}
+	if err := s.eachContainer(searches); err != nil {
+		return nil, err
 	}
 
 	// Memberships, as ResolveFederation's walk up the groups finds them: a
