@@ -38,6 +38,20 @@ type terminal struct {
 	done    chan error
 }
 
+// cpactlCommand is cpactl (the test binary testscript.Main installs in
+// PATH) with args, connected to srv, on an xterm, reading no config file,
+// with env added.
+func cpactlCommand(t *testing.T, srv *slapdtest.Server, args []string, env ...string) *exec.Cmd {
+	t.Helper()
+	bin, err := exec.LookPath("cpactl")
+	if err != nil {
+		t.Fatalf("cpactl is not in PATH: %v", err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(append(append(os.Environ(), srv.Env()...), "TERM=xterm", "CPACTL_CONFIG="+noConfig), env...)
+	return cmd
+}
+
 func startTerminal(t *testing.T, srv *slapdtest.Server, args ...string) *terminal {
 	t.Helper()
 	return startTerminalCols(t, srv, 150, args...)
@@ -46,13 +60,7 @@ func startTerminal(t *testing.T, srv *slapdtest.Server, args ...string) *termina
 // startTerminalCols is startTerminal on a terminal cols columns wide.
 func startTerminalCols(t *testing.T, srv *slapdtest.Server, cols uint16, args ...string) *terminal {
 	t.Helper()
-	bin, err := exec.LookPath("cpactl") // installed in PATH by testscript.Main
-	if err != nil {
-		t.Fatalf("cpactl is not in PATH: %v", err)
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), srv.Env()...)
-	cmd.Env = append(cmd.Env, "TERM=xterm", "LDAPNOINIT=1", "CPACTL_CONFIG="+noConfig)
+	cmd := cpactlCommand(t, srv, args, "LDAPNOINIT=1")
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: cols})
 	if err != nil {
 		t.Fatal(err)

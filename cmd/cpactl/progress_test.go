@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -18,13 +16,7 @@ import (
 // each received.
 func runStderrOnTerminal(t *testing.T, srv *slapdtest.Server, piped bool, args ...string) (stdout, stderr string) {
 	t.Helper()
-	bin, err := exec.LookPath("cpactl") // installed in PATH by testscript.Main
-	if err != nil {
-		t.Fatalf("cpactl is not in PATH: %v", err)
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), srv.Env()...)
-	cmd.Env = append(cmd.Env, "TERM=xterm", "CPACTL_PROGRESS_INTERVAL=1ms", "CPACTL_CONFIG="+noConfig)
+	cmd := cpactlCommand(t, srv, args, "CPACTL_PROGRESS_INTERVAL=1ms")
 	var out, errOut bytes.Buffer
 	cmd.Stdout = &out
 	if piped {
