@@ -18,10 +18,11 @@ import (
 type applyOptions struct {
 	g *Globals
 	writeFlags
-	File  string
-	Prune bool
-	Force bool
-	Yes   bool
+	File   string
+	Prune  bool
+	Force  bool
+	Yes    bool
+	Atomic bool
 }
 
 func newApplyCommand(g *Globals) *cobra.Command {
@@ -43,8 +44,12 @@ classes and allowed attributes, has its parent, and ` + "`cpactl lint`" + ` find
 nothing in the desired state (--force applies despite lint findings).
 
 The writes go in one LDAP transaction when the server can take them (see
-docs/diff-apply.md for slapd 2.5's limits); each modify asserts the values
-it read, so a concurrent change fails the whole apply with exit 5. Running
+docs/diff-apply.md for slapd 2.5's limits): a plan of more than 4,000
+writes goes in several, each of which leaves no dangling reference, as
+slapd commits a transaction in time that grows with the square of its
+size; --atomic writes up to 20,000 in one, and refuses, writing nothing,
+a plan the server cannot take in one. Each modify asserts the values it
+read, so a concurrent change fails the whole apply with exit 5. Running
 apply again prints "unchanged". Deletes ask for confirmation on a terminal
 and need --yes elsewhere.`,
 		Example: `  cpactl export -O federation.ldif
@@ -52,7 +57,8 @@ and need --yes elsewhere.`,
   cpactl diff federation.ldif
   cpactl apply federation.ldif --dry-run
   cpactl apply federation.ldif
-  cpactl apply federation.ldif --prune --yes`,
+  cpactl apply federation.ldif --prune --yes
+  cpactl apply federation.ldif --atomic`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
@@ -63,6 +69,7 @@ and need --yes elsewhere.`,
 	cmd.Flags().BoolVar(&o.Prune, "prune", false, "also delete the objects FILE does not hold")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "apply even when lint finds problems in FILE (cpactl lint --from FILE lists them)")
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, "delete without asking (needed with --prune when stdin or stdout is not a terminal)")
+	cmd.Flags().BoolVar(&o.Atomic, "atomic", false, "all or nothing: write the whole change in one transaction (up to 20,000 writes; slower beyond 4,000), or refuse it, writing nothing, when the server cannot take it in one")
 	return cmd
 }
 
@@ -78,6 +85,7 @@ func (o *applyOptions) run() error {
 		return err
 	}
 	defer closeFn()
+	st.OneTransaction = o.Atomic
 	plan, _, err := check.plan(st, desired, o.Prune)
 	if err != nil {
 		return err
@@ -86,6 +94,10 @@ func (o *applyOptions) run() error {
 	if plan.Empty() {
 		o.g.report("unchanged: the directory matches %s", o.File)
 		return nil
+	}
+	if ok, why := st.Atomic(&plan.Plan); o.Atomic && !ok {
+		return &Failure{Code: ExitError, Err: &directory.NotAtomicError{Why: why},
+			Hint: "run apply without --atomic to write it in steps, each of which leaves the directory consistent, or apply the file in smaller parts"}
 	}
 	if o.DryRun {
 		reportPlan(o.g, &plan.Plan, true)

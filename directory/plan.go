@@ -108,8 +108,8 @@ type Plan struct {
 	// Transactions is set by Store.ApplyPlan: how many transactions it
 	// used (more than one when the plan was split, or applied in steps).
 	Transactions int
-	// Split is set by Store.ApplyPlan when the plan was larger than
-	// MaxTxnWrites and went in several transactions.
+	// Split is set by Store.ApplyPlan when the plan was larger than one
+	// transaction takes (TxnWrites) and went in several transactions.
 	Split bool
 }
 
@@ -184,12 +184,19 @@ func (p *Plan) Empty() bool { return len(p.Writes) == 0 }
 // A plan that deletes a subtree is therefore applied in steps (Stepwise):
 // transactions for the other writes, a move for each subtree, in the
 // plan's order (referrers before what they refer to), so that no step
-// leaves a dangling reference. A plan of more than MaxTxnWrites writes
-// goes in several transactions, cut where no reference dangles
-// (Transactions says how many). Either way, a run that fails half-way
-// leaves a consistent directory, and running the command again finishes
-// it; Atomic tells beforehand.
+// leaves a dangling reference. A plan of more than TxnWrites writes goes
+// in several transactions, cut where no reference dangles (Transactions
+// says how many). Either way, a run that fails half-way leaves a
+// consistent directory, and running the command again finishes it;
+// Atomic tells beforehand. A store that asks for one transaction
+// (OneTransaction) takes up to MaxTxnWrites writes in one, and refuses
+// any other plan with a *NotAtomicError before writing anything.
 func (s *Store) ApplyPlan(p *Plan) error {
+	if s.OneTransaction {
+		if ok, why := s.Atomic(p); !ok {
+			return &NotAtomicError{Why: why}
+		}
+	}
 	s.assertRead(p)
 	p.Stepwise, p.Split = false, false
 	p.Transactions = 0

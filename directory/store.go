@@ -25,6 +25,10 @@ type Store struct {
 	// Progress, when set, counts the entries Each delivers and the writes
 	// ApplyPlan sends, for a progress display; nil counts nothing.
 	Progress *progress.Counter
+	// OneTransaction makes ApplyPlan write a plan in one transaction
+	// whatever its size (up to MaxTxnWrites) or refuse it, instead of
+	// cutting it into transactions of TxnWrites (apply --atomic).
+	OneTransaction bool
 
 	mu   sync.Mutex
 	read map[string]string // normalized DN -> the entryCSN read (see Update)

@@ -154,15 +154,17 @@ func TestWaves(t *testing.T) {
 	}
 }
 
-// lowerTxnBound makes a transaction take at most n writes for the test.
-func lowerTxnBound(t *testing.T, n int) {
-	old := maxTxnWrites
-	maxTxnWrites = n
-	t.Cleanup(func() { maxTxnWrites = old })
+// lowerTxnBound makes a transaction take at most n writes for the test,
+// and one asked for (OneTransaction) at most max.
+func lowerTxnBound(t *testing.T, n, max int) {
+	oldN, oldMax := txnWrites, maxTxnWrites
+	txnWrites, maxTxnWrites = n, max
+	t.Cleanup(func() { txnWrites, maxTxnWrites = oldN, oldMax })
 }
 
 func TestChunks(t *testing.T) {
-	lowerTxnBound(t, 10)
+	const n = 10
+	lowerTxnBound(t, n, 25)
 	st := NewStore(nil, ldapschema.DefaultBase)
 	d := st.DIT
 	users := func(from, n int) []Write {
@@ -181,43 +183,61 @@ func TestChunks(t *testing.T) {
 		return out
 	}
 	t.Run("a plan that fits is one chunk", func(t *testing.T) {
-		if got := sizes(st.chunks(users(0, maxTxnWrites))); !slices.Equal(got, []int{maxTxnWrites}) {
+		if got := sizes(st.chunks(users(0, n))); !slices.Equal(got, []int{n}) {
 			t.Errorf("chunks %v", got)
 		}
 	})
 	t.Run("a larger plan is cut at the bound", func(t *testing.T) {
-		got := sizes(st.chunks(users(0, 2*maxTxnWrites+5)))
-		if !slices.Equal(got, []int{maxTxnWrites, maxTxnWrites, 5}) {
+		got := sizes(st.chunks(users(0, 2*n+5)))
+		if !slices.Equal(got, []int{n, n, 5}) {
 			t.Errorf("chunks %v", got)
 		}
 	})
 	t.Run("no cut between a reference and the entry it names", func(t *testing.T) {
 		// Two sites that prefer each other (a cycle the planner cuts: A is
 		// added before B, naming it) straddle the bound.
-		ws := users(0, maxTxnWrites-1)
+		ws := users(0, n-1)
 		ws = append(ws,
 			AddWrite("add", "site A", d.Site("A"), ldapschema.Site{Name: "A", PreferredSites: []string{"B"}}.Attrs()),
 			AddWrite("add", "site B", d.Site("B"), ldapschema.Site{Name: "B", PreferredSites: []string{"A"}}.Attrs()))
-		ws = append(ws, users(maxTxnWrites, 3)...)
+		ws = append(ws, users(n, 3)...)
 		got := st.chunks(ws)
-		if sizes := sizes(got); !slices.Equal(sizes, []int{maxTxnWrites - 1, 5}) {
+		if sizes := sizes(got); !slices.Equal(sizes, []int{n - 1, 5}) {
 			t.Fatalf("chunks %v, want the cut before site A", sizes)
 		}
 		// A group naming users added after it, likewise.
-		ws = users(0, maxTxnWrites-1)
+		ws = users(0, n-1)
 		ws = append(ws, AddWrite("add", "group", d.Group("g"), ldapschema.Group{Name: "g", Members: []string{d.User("late")}}.Attrs()))
 		ws = append(ws, AddWrite("add", "late", d.User("late"), ldapschema.User{UID: "late"}.Attrs()))
-		if sizes := sizes(st.chunks(ws)); !slices.Equal(sizes, []int{maxTxnWrites - 1, 2}) {
+		if sizes := sizes(st.chunks(ws)); !slices.Equal(sizes, []int{n - 1, 2}) {
 			t.Fatalf("chunks %v, want the cut before the group", sizes)
 		}
 	})
 	t.Run("Atomic says why a plan is cut", func(t *testing.T) {
-		p := &Plan{Writes: users(0, maxTxnWrites+1)}
+		p := &Plan{Writes: users(0, n+1)}
 		if atomic, why := st.Atomic(p); atomic || !strings.Contains(why, "2 transactions") {
 			t.Errorf("atomic %v: %s", atomic, why)
 		}
 		if atomic, why := st.Atomic(&Plan{Writes: users(0, 3)}); !atomic || why != "" {
 			t.Errorf("a small plan: atomic %v: %s", atomic, why)
+		}
+	})
+	t.Run("one transaction asked for takes up to the largest", func(t *testing.T) {
+		one := NewStore(nil, ldapschema.DefaultBase)
+		one.OneTransaction = true
+		if got := sizes(one.chunks(users(0, 25))); !slices.Equal(got, []int{25}) {
+			t.Errorf("chunks %v, want one", got)
+		}
+		if atomic, why := one.Atomic(&Plan{Writes: users(0, 25)}); !atomic {
+			t.Errorf("25 writes with OneTransaction: %s", why)
+		}
+		atomic, why := one.Atomic(&Plan{Writes: users(0, 26)})
+		if atomic || !strings.Contains(why, "the plan holds 26 writes, more than the largest transaction cpactl sends (25)") {
+			t.Errorf("26 writes with OneTransaction: atomic %v: %s", atomic, why)
+		}
+		var refused *NotAtomicError
+		if err := one.ApplyPlan(&Plan{Writes: users(0, 26)}); !errors.As(err, &refused) {
+			t.Errorf("ApplyPlan of 26 writes with OneTransaction: %v, want a NotAtomicError", err)
 		}
 	})
 }
@@ -357,7 +377,7 @@ func runTxnWorkload(t *testing.T, rounds int) {
 // several, cut where nothing dangles, and says so; deletes likewise.
 func TestApplyPlanInChunks(t *testing.T) {
 	_, st := topology(t)
-	lowerTxnBound(t, 7)
+	lowerTxnBound(t, 7, 50)
 	d := st.DIT
 	p := &Plan{}
 	for i := range 5 {
@@ -404,5 +424,41 @@ func TestApplyPlanInChunks(t *testing.T) {
 	}
 	if dangling := danglingReferences(t, st); len(dangling) > 0 {
 		t.Fatalf("dangling references after the delete: %q", dangling)
+	}
+}
+
+// TestApplyPlanOneTransaction: a store that asks for one transaction
+// writes a plan over the usual bound in one, and refuses, writing
+// nothing, a plan the server cannot take in one (a subtree delete).
+func TestApplyPlanOneTransaction(t *testing.T) {
+	_, st := topology(t)
+	lowerTxnBound(t, 3, 50)
+	st.OneTransaction = true
+	d := st.DIT
+	p := &Plan{}
+	p.Add(AddWrite("add", "site A", d.Site("A"), ldapschema.Site{Name: "A"}.Attrs()))
+	for i := range 3 {
+		pod := fmt.Sprintf("one-pod-%d", i)
+		p.Add(AddWrite("add", "pod "+pod, d.Pod(pod), ldapschema.Pod{Name: pod, SiteDN: d.Site("A"), Online: true}.Attrs()),
+			AddWrite("add", "cs", d.ConnectionServer(pod, "cs-"+pod), ldapschema.ConnectionServer{Name: "cs-" + pod}.Attrs()))
+	}
+	if err := st.ApplyPlan(p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Transactions != 1 || p.Split {
+		t.Errorf("%d writes in %d transactions (split %v), want one", len(p.Writes), p.Transactions, p.Split)
+	}
+	dp, err := st.PlanDelete(KindSite, "A", d.Site("A"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refused *NotAtomicError
+	if err := st.ApplyPlan(&dp.Plan); !errors.As(err, &refused) || !strings.Contains(err.Error(), "nothing was written") {
+		t.Fatalf("a subtree delete with OneTransaction: %v, want a NotAtomicError", err)
+	}
+	for _, w := range p.Writes {
+		if e, err := st.Entry(w.DN); err != nil || e == nil {
+			t.Errorf("%s gone after a refused delete: %v", w.DN, err)
+		}
 	}
 }
