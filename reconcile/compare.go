@@ -165,17 +165,26 @@ func attributeChanges(desired, current *Entry) []AttributeChange {
 }
 
 func describeChange(name string, desired, current []string) AttributeChange {
-	dk, ck := ldapschema.ValueKeys(name, desired), ldapschema.ValueKeys(name, current)
 	ch := AttributeChange{Attribute: name, Current: ldapschema.SortValues(name, current),
 		Desired: ldapschema.SortValues(name, desired), Removed: []string{}, Added: []string{}}
-	for _, v := range ch.Current {
-		if k := ldapschema.ValueKey(name, v); !dk[k] && ck[k] {
-			ch.Removed = append(ch.Removed, v)
+	switch {
+	case len(current) == 0:
+		// An added entry or attribute: every value is added, and no key
+		// needs computing (most of an apply into an empty directory).
+		ch.Added = append(ch.Added, ch.Desired...)
+	case len(desired) == 0:
+		ch.Removed = append(ch.Removed, ch.Current...)
+	default:
+		dk, ck := ldapschema.ValueKeys(name, desired), ldapschema.ValueKeys(name, current)
+		for _, v := range ch.Current {
+			if k := ldapschema.ValueKey(name, v); !dk[k] && ck[k] {
+				ch.Removed = append(ch.Removed, v)
+			}
 		}
-	}
-	for _, v := range ch.Desired {
-		if k := ldapschema.ValueKey(name, v); !ck[k] && dk[k] {
-			ch.Added = append(ch.Added, v)
+		for _, v := range ch.Desired {
+			if k := ldapschema.ValueKey(name, v); !ck[k] && dk[k] {
+				ch.Added = append(ch.Added, v)
+			}
 		}
 	}
 	if ch.Current == nil {
