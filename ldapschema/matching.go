@@ -189,6 +189,9 @@ func canonicalCaseIgnore(v string) bool {
 // gaps compares value by value. The class top, implied for every entry, is
 // ignored in objectClass.
 func EqualValues(attr string, a, b []string) bool {
+	if (len(a) == 0) != (len(b) == 0) && !strings.EqualFold(attr, AttrObjectClass) {
+		return false // no key to compute: only objectClass has a value (top) that counts as none
+	}
 	if IsOrderedAttribute(attr) {
 		x, okA := rankedNames(a)
 		y, okB := rankedNames(b)
