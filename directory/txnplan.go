@@ -301,23 +301,15 @@ func touchedDNs(w Write) [][]string {
 	}
 	out := make([][]string, 0, len(dns))
 	for _, dn := range dns {
-		parsed, err := ldap.ParseDN(dn)
+		k, err := ldapschema.NormalizeDNChecked(dn)
 		if err != nil {
 			// Not a DN the server takes either: keep it apart from all.
 			out = append(out, []string{strings.ToLower(dn)})
 			continue
 		}
-		rdns := make([]string, len(parsed.RDNs))
-		for i, r := range parsed.RDNs {
-			avas := make([]string, len(r.Attributes))
-			for j, a := range r.Attributes {
-				avas[j] = ldapschema.RDN(strings.ToLower(a.Type), strings.ToLower(a.Value))
-			}
-			rdns[i] = strings.Join(avas, "+")
-		}
-		keys := make([]string, 0, len(rdns))
-		for i := range rdns {
-			keys = append(keys, strings.Join(rdns[i:], ","))
+		keys := []string{k}
+		for p := ldapschema.ParentOf(k); p != ""; p = ldapschema.ParentOf(p) {
+			keys = append(keys, ldapschema.NormalizeDN(p))
 		}
 		out = append(out, keys)
 	}
