@@ -15,6 +15,7 @@ import (
 	ber "github.com/go-asn1-ber/asn1-ber"
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -362,5 +363,43 @@ func TestTxnWriteDeadline(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("the transaction's connection was not closed")
 		}
+	}
+}
+
+// TestTxnOverEveryTransport: a transaction commits over ldaps:// and
+// StartTLS (the bulk connection's writer follows the upgrade); over
+// ldapi:// it binds with SASL EXTERNAL, an identity that may not write
+// the data (slapdtest), and gets the server's refusal.
+func TestTxnOverEveryTransport(t *testing.T) {
+	srv := slapdtest.Start(t, slapdtest.Config{LDIF: sample(), TLS: true})
+	for name, opts := range map[string]Options{
+		"ldaps":    {URLs: []string{srv.LDAPSURL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword, CAFile: srv.CAFile},
+		"starttls": {URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword, CAFile: srv.CAFile, StartTLS: true},
+		"ldapi":    {URLs: []string{srv.LDAPIURL}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, err := Dial(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			st := NewStore(c, dit.Base)
+			site := "over-" + name
+			err = c.Transaction(func(w Writer) error {
+				return st.Add(w, dit.Site(site), ldapschema.Site{Name: site}.Attrs())
+			})
+			if name == "ldapi" {
+				if !IsCode(err, ldap.LDAPResultInsufficientAccessRights) {
+					t.Fatalf("as SASL EXTERNAL: %v, want insufficient access", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.Site(site); err != nil {
+				t.Errorf("after the commit: %v", err)
+			}
+		})
 	}
 }

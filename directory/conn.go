@@ -504,37 +504,36 @@ func (c *Conn) Transaction(fn func(w Writer) error) error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	t, err := c.startTxn(b)
+	if err != nil {
+		return err
+	}
+	err = fn(t)
+	if t.lost == nil {
+		ended := t.end(err == nil, settle, CommitTimeout(c.timeout))
+		err = cmp.Or(err, ended)
+	}
+	if t.lost != nil {
+		// The connection was closed, and with it the transaction if it
+		// had not ended: the next use opens a fresh one.
+		c.dropBulk(b)
+	}
+	return cmp.Or(err, t.lost)
+}
+
+// startTxn sends Start Transaction on b; b is dropped when it got no
+// answer.
+func (c *Conn) startTxn(b *bulkConn) (*bulkTxn, error) {
 	t, err := b.startTxn(c.requestTimeout())
 	var le *ldap.Error
 	switch {
-	case err != nil && errors.As(err, &le) && le.ResultCode < ldap.ErrorNetwork:
-		return fmt.Errorf("cannot start a transaction (the server needs back-mdb with transactions): %s", describe(err))
-	case err != nil:
-		c.dropBulk(b)
-		return fmt.Errorf("cannot start a transaction: %s", describe(err))
+	case err == nil:
+		return t, nil
+	case errors.As(err, &le) && le.ResultCode < ldap.ErrorNetwork:
+		return nil, fmt.Errorf("cannot start a transaction (the server needs back-mdb with transactions): %s", describe(err))
 	}
-	err = fn(t)
-	if t.lost != nil {
-		// The connection was closed with the transaction: there is
-		// nothing to end, and the next use opens a fresh one.
-		c.dropBulk(b)
-		return cmp.Or(err, t.lost)
-	}
-	if err != nil {
-		_ = t.end(false, settle, CommitTimeout(c.timeout))
-		c.dropLost(b, t)
-		return err
-	}
-	err = t.end(true, settle, CommitTimeout(c.timeout))
-	c.dropLost(b, t)
-	return err
-}
-
-// dropLost drops the bulk connection when End Transaction lost it.
-func (c *Conn) dropLost(b *bulkConn, t *bulkTxn) {
-	if t.lost != nil {
-		c.dropBulk(b)
-	}
+	c.dropBulk(b)
+	return nil, fmt.Errorf("cannot start a transaction: %s", describe(err))
 }
 
 func (c *Conn) requestTimeout() time.Duration {
