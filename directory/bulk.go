@@ -26,14 +26,18 @@ import (
 // ldapsearch takes 3 s). bulkConn decodes a SearchResultEntry straight
 // from the bytes read, into one string per message that the entry's DN
 // and values share. Requests are still encoded with asn1-ber and go-ldap's
-// filter compiler; everything else (binds for the commands, writes,
-// transactions, small searches) stays on go-ldap.
+// filter compiler. Transactions run on it too (bulktxn.go), for the same
+// reason: their writes are encoded into a buffer and sent in batches.
+// Everything else (binds for the commands, single writes, small searches)
+// stays on go-ldap.
 //
-// One paged search at a time runs on it (slapd keeps one per connection).
+// One thing at a time runs on it, a paged search or a transaction (slapd
+// keeps one paged search per connection): mu is held for its duration.
 type bulkConn struct {
 	mu      sync.Mutex
 	conn    net.Conn
 	r       *bufio.Reader
+	w       *bufio.Writer // what a transaction sends, flushed per batch
 	url     string
 	timeout time.Duration
 	nextID  int64
@@ -88,7 +92,7 @@ func dialBulk(raw string, opts Options, timeout time.Duration) (*bulkConn, error
 		if err != nil {
 			return nil, &ConnectError{URL: raw, Err: tlsHint(err)}
 		}
-		b := &bulkConn{conn: conn, r: bufio.NewReaderSize(conn, 256<<10), url: raw, timeout: timeout}
+		b := newBulkConn(conn, raw, timeout)
 		if opts.StartTLS && u.Scheme == "ldap" {
 			if err := b.startTLS(cfg); err != nil {
 				conn.Close()
@@ -101,12 +105,23 @@ func dialBulk(raw string, opts Options, timeout time.Duration) (*bulkConn, error
 		}
 		return b, nil
 	}
-	b := &bulkConn{conn: conn, r: bufio.NewReaderSize(conn, 256<<10), url: raw, timeout: timeout}
+	b := newBulkConn(conn, raw, timeout)
 	if err := b.bind(u, opts); err != nil {
 		conn.Close()
 		return nil, err
 	}
 	return b, nil
+}
+
+func newBulkConn(conn net.Conn, raw string, timeout time.Duration) *bulkConn {
+	b := &bulkConn{url: raw, timeout: timeout}
+	b.use(conn)
+	return b
+}
+
+// use makes conn the connection read and written, buffered.
+func (b *bulkConn) use(conn net.Conn) {
+	b.conn, b.r, b.w = conn, bufio.NewReaderSize(conn, 256<<10), bufio.NewWriterSize(conn, 64<<10)
 }
 
 func (b *bulkConn) close() error { return b.conn.Close() }
@@ -131,28 +146,41 @@ func (b *bulkConn) send(op *ber.Packet, controls []ldap.Control) (int64, error) 
 	return b.nextID, b.netError(err, "search")
 }
 
-// netError turns a deadline into a NoAnswerError.
+// netError turns a deadline into a NoAnswerError, and any other failure
+// that is not already an LDAP error into a network error.
 func (b *bulkConn) netError(err error, op string) error {
 	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
+	var le *ldap.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ne) && ne.Timeout():
 		return &NoAnswerError{URL: b.url, Timeout: b.timeout, Op: op}
+	case errors.As(err, &le):
+		return err
 	}
-	if err != nil {
-		return ldap.NewError(ldap.ErrorNetwork, err)
-	}
-	return nil
+	return ldap.NewError(ldap.ErrorNetwork, err)
 }
 
 // read reads one response message: its ID, the protocol op's tag and
 // contents, and the controls' contents (nil when none). The deadline is
 // reset for every message: it bounds waiting, not the whole search.
-func (b *bulkConn) read(op string) (msg message, err error) {
-	if err := b.conn.SetReadDeadline(time.Now().Add(b.timeout)); err != nil {
+func (b *bulkConn) read(op string) (message, error) {
+	m, err := b.readWithin(b.timeout)
+	return m, b.netError(err, op)
+}
+
+// readWithin reads one response message, waiting at most d for it. Its
+// errors are the connection's own (a net.Error for a deadline) or an
+// *ldap.Error for a malformed response. The message's slices point into
+// b.buf, valid until the next read.
+func (b *bulkConn) readWithin(d time.Duration) (msg message, err error) {
+	if err := b.conn.SetReadDeadline(time.Now().Add(d)); err != nil {
 		return msg, err
 	}
 	tag, n, err := readHeader(b.r)
 	if err != nil {
-		return msg, b.netError(err, op)
+		return msg, err
 	}
 	if tag != 0x30 {
 		return msg, protocolError("a response is not a SEQUENCE (tag %#x)", tag)
@@ -165,7 +193,7 @@ func (b *bulkConn) read(op string) (msg message, err error) {
 	}
 	body := b.buf[:n]
 	if _, err := io.ReadFull(b.r, body); err != nil {
-		return msg, b.netError(err, op)
+		return msg, err
 	}
 	return parseMessage(body)
 }
@@ -335,26 +363,33 @@ type result struct {
 }
 
 func parseResult(op []byte) (result, error) {
+	r, _, err := splitResult(op)
+	return r, err
+}
+
+// splitResult decodes the LDAPResult at the start of op and returns what
+// follows it (an extended response's name and value).
+func splitResult(op []byte) (result, []byte, error) {
 	var r result
 	tag, code, rest, err := tlv(op)
 	if err != nil || tag != 0x0a {
-		return r, protocolError("result without a code")
+		return r, nil, protocolError("result without a code")
 	}
 	c, err := parseInt(code)
 	if err != nil || c < 0 || c > 0xffff {
-		return r, protocolError("bad result code")
+		return r, nil, protocolError("bad result code")
 	}
 	r.code = uint16(c)
 	tag, matched, rest, err := tlv(rest)
 	if err != nil || tag != 0x04 {
-		return r, protocolError("result without a matched DN")
+		return r, nil, protocolError("result without a matched DN")
 	}
-	tag, diag, _, err := tlv(rest)
+	tag, diag, rest, err := tlv(rest)
 	if err != nil || tag != 0x04 {
-		return r, protocolError("result without a message")
+		return r, nil, protocolError("result without a message")
 	}
 	r.matched, r.diag = string(matched), string(diag)
-	return r, nil
+	return r, rest, nil
 }
 
 // err is the result as go-ldap reports it, or nil for success.
@@ -476,7 +511,7 @@ func (b *bulkConn) startTLS(cfg *tls.Config) error {
 	if err := t.Handshake(); err != nil {
 		return &ConnectError{URL: b.url, Err: tlsHint(err)}
 	}
-	b.conn, b.r = t, bufio.NewReaderSize(t, 256<<10)
+	b.use(t)
 	return nil
 }
 

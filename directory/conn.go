@@ -1,6 +1,7 @@
 package directory
 
 import (
+	"cmp"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -344,14 +345,31 @@ func (c *Conn) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error)
 }
 
 func (c *Conn) searchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error) error {
-	c.mu.Lock()
-	c.bulkOnce.Do(func() { c.bulk, c.bulkErr = dialBulk(c.URL, c.opts, c.timeout) })
-	bulk, err := c.bulk, c.bulkErr
-	c.mu.Unlock()
+	bulk, err := c.bulkConn()
 	if err != nil {
 		return err
 	}
 	return bulk.searchEach(req, each)
+}
+
+// bulkConn returns the bulk connection to the server in use, opened on
+// first use.
+func (c *Conn) bulkConn() (*bulkConn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.bulkOnce.Do(func() { c.bulk, c.bulkErr = dialBulk(c.URL, c.opts, c.timeout) })
+	return c.bulk, c.bulkErr
+}
+
+// dropBulk closes b, a bulk connection that failed, so that the next use
+// opens a fresh one (unless the connection moved on already).
+func (c *Conn) dropBulk(b *bulkConn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.bulk == b {
+		b.close()
+		c.bulkOnce, c.bulk, c.bulkErr = sync.Once{}, nil, nil
+	}
 }
 
 // Add adds an entry. Like every write, it goes to the provider when the
@@ -457,31 +475,6 @@ func CommitTimeout(timeout time.Duration) time.Duration {
 // not set.
 const defaultTimeout = 10 * time.Second
 
-// txnWriter adds the transaction control to every write. Its writes have
-// no go-ldap timeout of their own (go-ldap starts a timer goroutine per
-// request, which cost a quarter of the time of queuing 10,000 writes):
-// the watchdog bounds them instead.
-type txnWriter struct {
-	c   *ldap.Conn
-	ctl txnControl
-	dog *watchdog
-}
-
-// inFlight says how many writes may be sent at once (see sendAll).
-func (w txnWriter) inFlight() int { return pipelineDepth }
-
-func (w txnWriter) Add(req *ldap.AddRequest) error {
-	req.Controls = append(req.Controls, w.ctl)
-	w.dog.alive()
-	return w.dog.explain(w.c.Add(req))
-}
-
-func (w txnWriter) Modify(req *ldap.ModifyRequest) error {
-	req.Controls = append(req.Controls, w.ctl)
-	w.dog.alive()
-	return w.dog.explain(w.c.Modify(req))
-}
-
 // ErrMoveInTransaction refuses a move (modrdn with a new superior) inside
 // a transaction: slapd 2.5 keeps a pointer into the stack of the thread
 // that queued it, and the commit crashes when that stack was reused
@@ -489,127 +482,58 @@ func (w txnWriter) Modify(req *ldap.ModifyRequest) error {
 // as a transaction's last operation).
 var ErrMoveInTransaction = errors.New("slapd cannot move an entry to another parent inside a transaction")
 
-func (w txnWriter) ModifyDN(req *ldap.ModifyDNRequest) error {
-	if req.NewSuperior != "" {
-		return ErrMoveInTransaction
-	}
-	req.Controls = append(req.Controls, w.ctl)
-	w.dog.alive()
-	return w.dog.explain(w.c.ModifyDN(req))
-}
-
-func (w txnWriter) Del(req *ldap.DelRequest) error {
-	req.Controls = append(req.Controls, w.ctl)
-	w.dog.alive()
-	return w.dog.explain(w.c.Del(req))
-}
-
-// watchdog closes a connection on which nothing was sent or answered for
-// a whole request timeout: the server is stuck, and the transaction, never
-// ended, is dropped with the connection.
-type watchdog struct {
-	timeout time.Duration
-	mu      sync.Mutex
-	timer   *time.Timer
-	fired   atomic.Bool
-}
-
-func newWatchdog(c *ldap.Conn, timeout time.Duration) *watchdog {
-	d := &watchdog{timeout: timeout}
-	d.timer = time.AfterFunc(timeout, func() {
-		d.fired.Store(true)
-		c.Close()
-	})
-	return d
-}
-
-// alive restarts the countdown.
-func (d *watchdog) alive() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if !d.fired.Load() {
-		d.timer.Reset(d.timeout)
-	}
-}
-
-// stop ends the watch; false when it had already closed the connection.
-func (d *watchdog) stop() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.timer.Stop()
-	return !d.fired.Load()
-}
-
-// explain marks the answer to a write: it restarts the countdown, and
-// says why the write failed when the watchdog closed the connection.
-func (d *watchdog) explain(err error) error {
-	d.alive()
-	if err != nil && d.fired.Load() {
-		return fmt.Errorf("no answer within %v, the connection was closed and the transaction dropped: %w", d.timeout, err)
-	}
-	return err
-}
-
-// Transaction runs fn inside an RFC 5805 transaction on this connection. If
-// fn fails, the transaction is aborted and nothing is written; otherwise it
-// is committed, and the server applies every write or none. The commit has
+// Transaction runs fn inside an RFC 5805 transaction. If fn fails, the
+// transaction is aborted and nothing is written; otherwise it is
+// committed, and the server applies every write or none. The commit has
 // its own deadline (CommitTimeout); a commit that gets no answer in time,
 // or loses its connection, is an *OutcomeUnknownError.
 //
 // A transaction runs on the provider only: on a read-only replica (found
 // with a write probe before the transaction starts) the connection first
-// moves to the provider, as a refused write does.
+// moves to the provider, as a refused write does. It runs on the bulk
+// connection (bulktxn.go), opened to the server the writes go to, which
+// it holds to itself until it ends.
 func (c *Conn) Transaction(fn func(w Writer) error) error {
 	if err := c.toWritable(); err != nil {
 		return err
 	}
 	settle := c.endSettle()
-	resp, err := c.conn.Extended(ldap.NewExtendedRequest(oidStartTxn, nil))
+	b, err := c.bulkConn()
 	if err != nil {
-		return fmt.Errorf("cannot start a transaction (the server needs back-mdb with transactions): %s", describe(err))
-	}
-	id := ""
-	if resp.Value != nil {
-		id = string(resp.Value.ByteValue)
-		if id == "" && resp.Value.Value != nil {
-			id, _ = resp.Value.Value.(string)
-		}
-	}
-	c.conn.SetTimeout(0) // the watchdog bounds the writes
-	dog := newWatchdog(c.conn, c.requestTimeout())
-	err = fn(txnWriter{c: c.conn, ctl: txnControl{id: id}, dog: dog})
-	if !dog.stop() && err == nil {
-		err = fmt.Errorf("no answer within %v, the connection was closed and the transaction dropped", c.requestTimeout())
-	}
-	if err != nil {
-		_ = c.endTxn(id, false, settle)
 		return err
 	}
-	return c.endTxn(id, true, settle)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t, err := c.startTxn(b)
+	if err != nil {
+		return err
+	}
+	err = fn(t)
+	if t.lost == nil {
+		ended := t.end(err == nil, settle, CommitTimeout(c.timeout))
+		err = cmp.Or(err, ended)
+	}
+	if t.lost != nil {
+		// The connection was closed, and with it the transaction if it
+		// had not ended: the next use opens a fresh one.
+		c.dropBulk(b)
+	}
+	return cmp.Or(err, t.lost)
 }
 
-// endTxn sends End Transaction after the settle pause, with the commit
-// deadline.
-func (c *Conn) endTxn(id string, commit bool, settle time.Duration) error {
-	seq := ber.Encode(ber.ClassUniversal, ber.TypeConstructed, ber.TagSequence, nil, "Txn End Request")
-	if !commit {
-		seq.AppendChild(ber.NewBoolean(ber.ClassUniversal, ber.TypePrimitive, ber.TagBoolean, false, "Commit"))
-	}
-	seq.AppendChild(ber.NewString(ber.ClassUniversal, ber.TypePrimitive, ber.TagOctetString, id, "Identifier"))
-	time.Sleep(settle)
-	// go-ldap reads the timeout when it sends a request: this one gets the
-	// commit deadline, the next ones the usual one again.
-	c.conn.SetTimeout(CommitTimeout(c.timeout))
-	defer c.conn.SetTimeout(c.requestTimeout())
-	commitsInFlight.Add(1)
-	defer commitsInFlight.Add(-1)
-	_, err := c.conn.Extended(ldap.NewExtendedRequest(oidEndTxn, seq))
+// startTxn sends Start Transaction on b; b is dropped when it got no
+// answer.
+func (c *Conn) startTxn(b *bulkConn) (*bulkTxn, error) {
+	t, err := b.startTxn(c.requestTimeout())
 	var le *ldap.Error
-	if err != nil && commit && (!errors.As(err, &le) || le.ResultCode == ldap.ErrorNetwork) {
-		// No result from the server: a timeout, or a lost connection.
-		return &OutcomeUnknownError{What: "the commit of the transaction", Err: err}
+	switch {
+	case err == nil:
+		return t, nil
+	case errors.As(err, &le) && le.ResultCode < ldap.ErrorNetwork:
+		return nil, fmt.Errorf("cannot start a transaction (the server needs back-mdb with transactions): %s", describe(err))
 	}
-	return err
+	c.dropBulk(b)
+	return nil, fmt.Errorf("cannot start a transaction: %s", describe(err))
 }
 
 func (c *Conn) requestTimeout() time.Duration {
