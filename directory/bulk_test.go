@@ -121,7 +121,8 @@ func encodeEntry(e *ldap.Entry) *ber.Packet {
 }
 
 // FuzzParseMessage: whatever a server sends, decoding a message, an entry,
-// a result or a paging control returns or errs, never panics.
+// a result, an extended response or a paging control returns or errs,
+// never panics.
 func FuzzParseMessage(f *testing.F) {
 	msg := ber.Encode(ber.ClassUniversal, ber.TypeConstructed, ber.TagSequence, nil, "m")
 	msg.AppendChild(ber.NewInteger(ber.ClassUniversal, ber.TypePrimitive, ber.TagInteger, 7, "id"))
@@ -141,6 +142,8 @@ func FuzzParseMessage(f *testing.F) {
 	done.AppendChild(ctls)
 	f.Add(done.Bytes()[2:])
 	f.Add([]byte{0x02, 0x01, 0x01, 0x64, 0x84, 0xff, 0xff, 0xff, 0xff})
+	// An ExtendedResponse with a responseValue, as Start Transaction's.
+	f.Add([]byte{0x02, 0x01, 0x02, 0x78, 0x0a, 0x0a, 0x01, 0x00, 0x04, 0x00, 0x04, 0x00, 0x8b, 0x01, 0x41})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		m, err := parseMessage(bytes.Clone(body))
 		if err != nil {
@@ -149,6 +152,8 @@ func FuzzParseMessage(f *testing.F) {
 		switch m.opTag {
 		case tagSearchEntry:
 			_, _ = parseEntry(m.op)
+		case tagExtendedResponse: // a transaction's Start and End
+			_, _, _ = parseExtended(m.op)
 		default:
 			_, _ = parseResult(m.op)
 			_, _ = pagingCookie(m.controls)
