@@ -16,11 +16,16 @@ import (
 // external merge sort). Export uses it to write a whole directory in a
 // stable order however large it is; Go's standard library has no external
 // sort and none of the well-kept modules does this small job better.
+//
+// A run is sorted and written by a goroutine while the next one fills
+// (at most one in flight, so memory holds at most two runs' records):
+// on two cores that takes the spills off the reading path.
 type recordSorter struct {
-	limit int // bytes held before a spill
-	held  int
-	buf   []sortRecord
-	runs  []*os.File
+	limit    int // bytes held before a spill
+	held     int
+	buf      []sortRecord
+	runs     []*os.File
+	spilling chan error // the spill in flight; nil when none
 }
 
 type sortRecord struct {
@@ -28,8 +33,9 @@ type sortRecord struct {
 	data []byte
 }
 
-// spillLimit is how many bytes of records export holds in memory: about
-// 200,000 entries of a federation; larger directories spill to disk.
+// spillLimit is how many bytes of records export holds in memory before
+// a spill (twice that while a spill is written): about 200,000 entries of
+// a federation; larger directories spill to disk.
 const spillLimit = 64 << 20
 
 func newRecordSorter(limit int) *recordSorter { return &recordSorter{limit: limit} }
@@ -44,21 +50,45 @@ func (s *recordSorter) Add(key string, data []byte) error {
 	return nil
 }
 
-func (s *recordSorter) sortBuffer() {
-	sort.Slice(s.buf, func(i, j int) bool { return s.buf[i].key < s.buf[j].key })
-}
-
-// spill writes the held records, sorted, to a new run file.
+// spill hands the held records to a goroutine that writes them, sorted,
+// to a new run file, once the spill before it is done.
 func (s *recordSorter) spill() error {
-	s.sortBuffer()
+	if err := s.wait(); err != nil {
+		return err
+	}
 	f, err := os.CreateTemp("", "cpactl-sort-*")
 	if err != nil {
 		return fmt.Errorf("cannot spill to a temporary file: %v", err)
 	}
 	s.runs = append(s.runs, f)
+	buf := s.buf
+	s.buf, s.held = make([]sortRecord, 0, len(buf)), 0
+	done := make(chan error, 1)
+	s.spilling = done
+	go func() { done <- writeRun(f, buf) }()
+	return nil
+}
+
+// wait waits for the spill in flight, if any, and returns its error.
+func (s *recordSorter) wait() error {
+	if s.spilling == nil {
+		return nil
+	}
+	err := <-s.spilling
+	s.spilling = nil
+	return err
+}
+
+func sortRecords(buf []sortRecord) {
+	sort.Slice(buf, func(i, j int) bool { return buf[i].key < buf[j].key })
+}
+
+// writeRun writes buf, sorted, to f.
+func writeRun(f *os.File, buf []sortRecord) error {
+	sortRecords(buf)
 	w := bufio.NewWriterSize(f, 1<<20)
 	var n [binary.MaxVarintLen64]byte
-	for _, r := range s.buf {
+	for _, r := range buf {
 		w.Write(n[:binary.PutUvarint(n[:], uint64(len(r.key)))])
 		w.WriteString(r.key)
 		w.Write(n[:binary.PutUvarint(n[:], uint64(len(r.data)))])
@@ -67,14 +97,16 @@ func (s *recordSorter) spill() error {
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("cannot spill to a temporary file: %v", err)
 	}
-	s.buf, s.held = nil, 0
 	return nil
 }
 
 // Each hands every record to fn in key order.
 func (s *recordSorter) Each(fn func(data []byte) error) error {
+	if err := s.wait(); err != nil {
+		return err
+	}
 	if len(s.runs) == 0 {
-		s.sortBuffer()
+		sortRecords(s.buf)
 		for _, r := range s.buf {
 			if err := fn(r.data); err != nil {
 				return err
@@ -84,6 +116,9 @@ func (s *recordSorter) Each(fn func(data []byte) error) error {
 	}
 	if len(s.buf) > 0 {
 		if err := s.spill(); err != nil {
+			return err
+		}
+		if err := s.wait(); err != nil {
 			return err
 		}
 	}
@@ -122,6 +157,7 @@ func (s *recordSorter) Each(fn func(data []byte) error) error {
 
 // Close removes the run files.
 func (s *recordSorter) Close() {
+	_ = s.wait()
 	for _, f := range s.runs {
 		f.Close()
 		os.Remove(f.Name())
