@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
-	"fmt"
 	"io"
 	"sort"
 	"strings"
@@ -31,7 +30,15 @@ func ldifOrderKey(dn string) string {
 	if norm == "" {
 		depth = 0
 	}
-	return fmt.Sprintf("%04d", depth) + norm
+	if depth > 9999 {
+		depth = 9999 // deeper than any DN a server takes
+	}
+	key := make([]byte, 4, 4+len(norm))
+	for i := 3; i >= 0; i-- {
+		key[i] = byte('0' + depth%10)
+		depth /= 10
+	}
+	return string(append(key, norm...))
 }
 
 // encodeLDIFEntry encodes one entry as WriteLDIF writes it: the dn,

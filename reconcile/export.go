@@ -17,9 +17,9 @@ import (
 // that are not cpactl's (a service account under the base, an ou=Admins)
 // are left out and counted.
 type Exporter struct {
-	dit    ldapschema.DIT
-	layout layoutKeys
-	types  map[string]*attrType
+	transient directory.TransientKeys
+	layout    layoutKeys
+	types     map[string]*attrType
 	// Foreign counts the entries left out because they are not cpactl's;
 	// Example is the first of them. Secrets counts the values of
 	// sensitive attributes left out, Unknown the attributes no schema
@@ -30,16 +30,16 @@ type Exporter struct {
 
 // NewExporter returns an exporter for the federation under dit's base.
 func NewExporter(dit ldapschema.DIT) *Exporter {
-	return &Exporter{dit: dit, layout: newLayoutKeys(dit), types: map[string]*attrType{}}
+	return &Exporter{transient: directory.NewTransientKeys(dit), layout: newLayoutKeys(dit), types: map[string]*attrType{}}
 }
 
 // Keep returns raw as export writes it, or nil when export leaves it out.
 // It is called from one goroutine at a time.
 func (x *Exporter) Keep(raw *ldap.Entry) *ldap.Entry {
-	if directory.IsTransient(x.dit, raw.DN) {
+	key := ldapschema.NormalizeDN(raw.DN) // once: the transient test takes it too
+	if x.transient.Is(key) {
 		return nil
 	}
-	key := ldapschema.NormalizeDN(raw.DN)
 	kind := ""
 	if key == x.layout.base || strings.HasSuffix(key, x.layout.commaBase) {
 		kind, _ = classify(x.layout, key, raw)
