@@ -95,9 +95,13 @@ func (o *applyOptions) run() error {
 		o.g.report("unchanged: the directory matches %s", o.File)
 		return nil
 	}
-	if ok, why := st.Atomic(&plan.Plan); o.Atomic && !ok {
-		return &Failure{Code: ExitError, Err: &directory.NotAtomicError{Why: why},
-			Hint: "run apply without --atomic to write it in steps, each of which leaves the directory consistent, or apply the file in smaller parts"}
+	if o.Atomic {
+		// Before the dry run and the confirmation: nothing to confirm
+		// when it would be refused.
+		if ok, why := st.Atomic(&plan.Plan); !ok {
+			return &Failure{Code: ExitError, Err: &directory.NotAtomicError{Why: why},
+				Hint: "run apply without --atomic to write it in steps, each of which leaves the directory consistent, or apply the file in smaller parts"}
+		}
 	}
 	if o.DryRun {
 		reportPlan(o.g, &plan.Plan, true)

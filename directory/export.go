@@ -5,24 +5,29 @@ import (
 	"io"
 
 	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/ldapschema"
 )
 
 // Export writes the entries under the base that keep returns (as it
 // returns them; nil leaves an entry out) to w as LDIF, in WriteLDIF's
-// order (parents first, then by DN), and returns how many it wrote. It
+// order (parents first, then by DN), and returns how many it wrote. keep
+// gets each entry with its normalized DN (ldapschema.NormalizeDN), the
+// one the order is made of: each DN is normalized once. It
 // streams: entries are encoded as the paged search delivers them and put
 // in order by an external merge sort, so memory stays bounded whatever the
 // directory's size. Nothing is written to w when the read fails.
-func (s *Store) Export(w io.Writer, keep func(*ldap.Entry) *ldap.Entry) (int, error) {
+func (s *Store) Export(w io.Writer, keep func(e *ldap.Entry, key string) *ldap.Entry) (int, error) {
 	sorter := newRecordSorter(exportSpillLimit)
 	defer sorter.Close()
 	n := 0
 	err := s.Each(s.DIT.Base, ldap.ScopeWholeSubtree, AnyEntry, nil, func(e *ldap.Entry) error {
-		if e = keep(e); e == nil {
+		key := ldapschema.NormalizeDN(e.DN)
+		if e = keep(e, key); e == nil {
 			return nil
 		}
 		n++
-		return sorter.Add(ldifOrderKey(e.DN), encodeLDIFEntry(e))
+		return sorter.Add(orderKey(key), encodeLDIFEntry(e))
 	})
 	if err != nil || n == 0 {
 		return 0, err

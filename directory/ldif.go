@@ -16,8 +16,10 @@ import (
 
 // ldifOrderKey orders entries the way export writes them:
 // parents before children (by depth), then by normalized DN.
-func ldifOrderKey(dn string) string {
-	norm := ldapschema.NormalizeDN(dn)
+func ldifOrderKey(dn string) string { return orderKey(ldapschema.NormalizeDN(dn)) }
+
+// orderKey is ldifOrderKey of a DN already normalized.
+func orderKey(norm string) string {
 	depth := 1
 	for i := 0; i < len(norm); i++ {
 		switch norm[i] {

@@ -67,7 +67,7 @@ func TestExportOrderWithSpills(t *testing.T) {
 	for _, limit := range []int{spillLimit, 200} {
 		exportSpillLimit = limit
 		var got bytes.Buffer
-		n, err := NewStore(snap, dit.Base).Export(&got, func(e *ldap.Entry) *ldap.Entry { return e })
+		n, err := NewStore(snap, dit.Base).Export(&got, func(e *ldap.Entry, _ string) *ldap.Entry { return e })
 		if err != nil {
 			t.Fatal(err)
 		}

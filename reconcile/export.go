@@ -33,10 +33,10 @@ func NewExporter(dit ldapschema.DIT) *Exporter {
 	return &Exporter{transient: directory.NewTransientKeys(dit), layout: newLayoutKeys(dit), types: map[string]*attrType{}}
 }
 
-// Keep returns raw as export writes it, or nil when export leaves it out.
+// Keep returns raw as export writes it, or nil when export leaves it out;
+// key is raw's normalized DN (what Store.Export hands over).
 // It is called from one goroutine at a time.
-func (x *Exporter) Keep(raw *ldap.Entry) *ldap.Entry {
-	key := ldapschema.NormalizeDN(raw.DN) // once: the transient test takes it too
+func (x *Exporter) Keep(raw *ldap.Entry, key string) *ldap.Entry {
 	if x.transient.Is(key) {
 		return nil
 	}

@@ -116,7 +116,7 @@ func federationLDIF(entries int) string {
 		panic(err)
 	}
 	var b strings.Builder
-	_, _ = directory.NewStore(snap, dit.Base).Export(&b, func(e *ldap.Entry) *ldap.Entry { return e })
+	_, _ = directory.NewStore(snap, dit.Base).Export(&b, func(e *ldap.Entry, _ string) *ldap.Entry { return e })
 	return b.String()
 }
 
