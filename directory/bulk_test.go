@@ -32,18 +32,24 @@ func comparable(entries []*ldap.Entry) string {
 	return b.String()
 }
 
+// transports are the ways to reach a test server with TLS: ldap://,
+// ldaps:// and StartTLS as its root DN, ldapi:// with SASL EXTERNAL.
+func transports(srv *slapdtest.Server) map[string]Options {
+	return map[string]Options{
+		"ldap":     {URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword},
+		"ldaps":    {URLs: []string{srv.LDAPSURL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword, CAFile: srv.CAFile},
+		"starttls": {URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword, CAFile: srv.CAFile, StartTLS: true},
+		"ldapi":    {URLs: []string{srv.LDAPIURL}},
+	}
+}
+
 // TestBulkSearchesAnswerLikeGoLDAP: the bulk connection's decoding gives
 // the entries go-ldap gives, in the same order, for every search of the
 // snapshot comparison, for a container larger than a page, on ldap://,
 // ldaps://, StartTLS and ldapi:// (SASL EXTERNAL); and the same errors.
 func TestBulkSearchesAnswerLikeGoLDAP(t *testing.T) {
 	srv := slapdtest.Start(t, slapdtest.Config{LDIF: manyUsers(PageSize + 17), TLS: true})
-	for name, opts := range map[string]Options{
-		"ldap":     {URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword},
-		"ldaps":    {URLs: []string{srv.LDAPSURL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword, CAFile: srv.CAFile},
-		"starttls": {URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword, CAFile: srv.CAFile, StartTLS: true},
-		"ldapi":    {URLs: []string{srv.LDAPIURL}},
-	} {
+	for name, opts := range transports(srv) {
 		t.Run(name, func(t *testing.T) {
 			c, err := Dial(opts)
 			if err != nil {

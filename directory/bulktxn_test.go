@@ -366,17 +366,13 @@ func TestTxnWriteDeadline(t *testing.T) {
 	}
 }
 
-// TestTxnOverEveryTransport: a transaction commits over ldaps:// and
+// TestTxnOverEveryTransport: a transaction commits over ldap://, ldaps:// and
 // StartTLS (the bulk connection's writer follows the upgrade); over
 // ldapi:// it binds with SASL EXTERNAL, an identity that may not write
 // the data (slapdtest), and gets the server's refusal.
 func TestTxnOverEveryTransport(t *testing.T) {
 	srv := slapdtest.Start(t, slapdtest.Config{LDIF: sample(), TLS: true})
-	for name, opts := range map[string]Options{
-		"ldaps":    {URLs: []string{srv.LDAPSURL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword, CAFile: srv.CAFile},
-		"starttls": {URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword, CAFile: srv.CAFile, StartTLS: true},
-		"ldapi":    {URLs: []string{srv.LDAPIURL}},
-	} {
+	for name, opts := range transports(srv) {
 		t.Run(name, func(t *testing.T) {
 			c, err := Dial(opts)
 			if err != nil {
