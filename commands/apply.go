@@ -151,7 +151,7 @@ func (c fileCheck) desiredState(base string) (*directory.Snapshot, *reconcile.St
 	if err := checkFileBase(snap, base, c.file); err != nil {
 		return nil, nil, err
 	}
-	desired, err := reconcile.NewStateFrom(ldapschema.DIT{Base: base}, snap.Each)
+	desired, err := reconcile.NewStateFrom(ldapschema.DIT{Base: base}, snap.EachTransient)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -71,7 +71,7 @@ func (o *diffOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	desired, err := reconcile.NewStateFrom(st.DIT, snap.Each)
+	desired, err := reconcile.NewStateFrom(st.DIT, snap.EachTransient)
 	if err != nil {
 		return err
 	}

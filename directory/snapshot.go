@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/ldapschema"
-	"github.com/cpactl/cpactl/ldif"
 	"github.com/cpactl/cpactl/progress"
 )
 
@@ -144,145 +142,6 @@ func badSnapshot(format string, args ...any) error {
 	return &snapshotError{msg: fmt.Sprintf(format, args...)}
 }
 
-// arenaChunk is the size of the blocks that hold the entries' values.
-const arenaChunk = 4 << 20
-
-// ReadSnapshot reads LDIF content entries from r, record by record (change
-// records are refused, except add records, read as entries). Syntax errors
-// name their line.
-func ReadSnapshot(r io.Reader) (*Snapshot, error) {
-	s := &Snapshot{indexes: map[indexKey]map[string][]int32{}}
-	// Room for the entries of a file of this size, at a few hundred bytes
-	// an entry, so that the list is not copied as it grows.
-	hint := sizeHint(r) / 384
-	s.entries = make([]snapEntry, 0, hint)
-	s.byDN = make(map[string]int32, hint)
-	ids := map[string]uint32{}    // name as written -> id
-	groups := map[string]uint32{} // lower-case name -> group
-	rd := ldif.NewReader(r)
-	var (
-		rec   ldif.Record
-		arena []byte
-		lines []int // of each entry's dn:, for errors
-	)
-	for {
-		err := rd.Read(&rec)
-		if err == io.EOF {
-			break
-		}
-		var le *ldif.Error
-		if errors.As(err, &le) {
-			return nil, badSnapshot("not valid LDIF: %v", err)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if rec.ChangeType != "" && rec.ChangeType != ldif.ChangeAdd {
-			return nil, badSnapshot("line %d: holds a change record (changetype: %s); a snapshot holds entries only",
-				rec.Line, rec.ChangeType)
-		}
-		if rec.DN == "" {
-			return nil, badSnapshot("line %d: an entry without a DN", rec.Line)
-		}
-		need := 0
-		for _, v := range rec.Values {
-			need += len(v.Value) + 2*binary.MaxVarintLen32
-		}
-		if len(arena)+need > cap(arena) {
-			arena = make([]byte, 0, max(arenaChunk, need))
-		}
-		first := len(arena)
-		for _, v := range rec.Values {
-			id, ok := ids[v.Name]
-			if !ok {
-				id = uint32(len(s.names))
-				lower := strings.ToLower(v.Name)
-				group, known := groups[lower]
-				if !known {
-					group = id
-					groups[lower] = id
-				}
-				ids[v.Name] = id
-				s.names = append(s.names, attrName{name: v.Name, group: group})
-			}
-			arena = binary.AppendUvarint(arena, uint64(id))
-			arena = binary.AppendUvarint(arena, uint64(len(v.Value)))
-			arena = append(arena, v.Value...)
-		}
-		lines = append(lines, rec.Line)
-		// The DN is a piece of the record's text: a copy lets that go.
-		s.entries = append(s.entries, snapEntry{dn: strings.Clone(rec.DN), parent: -1, up: -1, values: arena[first:len(arena):len(arena)]})
-	}
-	// The list is not trimmed to its length: the hint overestimates by a
-	// few tens of thousands of entries at most (88 bytes each), and a copy
-	// of the whole list costs more than those bytes (0.4 s at 358,000
-	// entries).
-	if err := s.keyDNs(lines); err != nil {
-		return nil, err
-	}
-	for i := range s.entries {
-		e := &s.entries[i]
-		if _, dup := s.byDN[e.key]; dup {
-			return nil, badSnapshot("line %d: entry %q appears twice", lines[i], e.dn)
-		}
-		s.byDN[e.key] = int32(i)
-	}
-	for i := range s.entries {
-		e := &s.entries[i]
-		if p, ok := s.byDN[parentKey(e.key)]; ok {
-			e.parent, e.up = p, p
-			s.entries[p].children = append(s.entries[p].children, int32(i))
-			continue
-		}
-		s.roots = append(s.roots, int32(i))
-		// An entry whose parent is missing is still in the subtree of its
-		// nearest ancestor that is there, as a search of the file finds it.
-		for k := parentKey(parentKey(e.key)); k != ""; k = parentKey(k) {
-			if a, ok := s.byDN[k]; ok {
-				e.up = a
-				if s.orphans == nil {
-					s.orphans = map[int32][]int32{}
-				}
-				s.orphans[a] = append(s.orphans[a], int32(i))
-				break
-			}
-		}
-	}
-	return s, nil
-}
-
-// keyDNs checks and normalizes the entries' DNs, on every processor
-// (parsing DNs is most of the cost of reading a snapshot). The error is
-// the first in file order.
-func (s *Snapshot) keyDNs(lines []int) error {
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(s.entries)/1024))
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			from, to := w*len(s.entries)/workers, (w+1)*len(s.entries)/workers
-			for i := from; i < to; i++ {
-				e := &s.entries[i]
-				key, err := ldapschema.NormalizeDNChecked(e.dn)
-				if err != nil {
-					errs[w] = badSnapshot("line %d: entry %q: bad DN: %v", lines[i], e.dn, err)
-					return
-				}
-				e.key = key
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // sizeHint returns the size of what r reads when it tells, else 0.
 func sizeHint(r io.Reader) int {
 	switch r := r.(type) {
@@ -314,7 +173,39 @@ func parentKey(key string) string {
 
 // decode turns entry i into an *ldap.Entry: one attribute per name
 // (compared ignoring case; the first spelling kept), in file order.
-func (s *Snapshot) decode(i int32) *ldap.Entry {
+func (s *Snapshot) decode(i int32) *ldap.Entry { return s.decodeIn(i, nil) }
+
+// decodeBuf holds the memory of a batch of decoded entries, reused from
+// batch to batch by EachTransient.
+type decodeBuf struct {
+	entries []ldap.Entry
+	list    []*ldap.EntryAttribute
+	attrs   []ldap.EntryAttribute
+	values  []string
+}
+
+func (b *decodeBuf) reset() {
+	clear(b.entries)
+	clear(b.list)
+	clear(b.attrs)
+	b.entries, b.list, b.attrs, b.values = b.entries[:0], b.list[:0], b.attrs[:0], b.values[:0]
+}
+
+// grow returns the next n elements of *slab, appending room when it is
+// full. The elements handed out before stay where they are: a slab that
+// grows is copied, and earlier slices keep the old array.
+func grow[T any](slab *[]T, n int) []T {
+	if len(*slab)+n > cap(*slab) {
+		*slab = make([]T, 0, max(2*cap(*slab), n, 64))
+	}
+	lo := len(*slab)
+	*slab = (*slab)[:lo+n]
+	return (*slab)[lo : lo+n : lo+n]
+}
+
+// decodeIn is decode, taking the entry's memory from b (nil: fresh
+// allocations).
+func (s *Snapshot) decodeIn(i int32, b *decodeBuf) *ldap.Entry {
 	s.decodes.Add(1)
 	e := &s.entries[i]
 	// One string holds the values; ByteValues are left empty, as a live
@@ -343,9 +234,21 @@ func (s *Snapshot) decode(i int32) *ldap.Entry {
 		counts[j]++
 		values++
 	}
-	attrs := make([]ldap.EntryAttribute, len(groups))
-	list := make([]*ldap.EntryAttribute, len(groups))
-	slab := make([]string, values)
+	var (
+		entry *ldap.Entry
+		attrs []ldap.EntryAttribute
+		list  []*ldap.EntryAttribute
+		slab  []string
+	)
+	if b == nil {
+		entry = &ldap.Entry{}
+		attrs = make([]ldap.EntryAttribute, len(groups))
+		list = make([]*ldap.EntryAttribute, len(groups))
+		slab = make([]string, values)
+	} else {
+		entry = &grow(&b.entries, 1)[0]
+		attrs, list, slab = grow(&b.attrs, len(groups)), grow(&b.list, len(groups)), grow(&b.values, values)
+	}
 	off := 0
 	for j := range attrs {
 		list[j] = &attrs[j]
@@ -367,7 +270,8 @@ func (s *Snapshot) decode(i int32) *ldap.Entry {
 		}
 		a.Values = append(a.Values, v)
 	}
-	return &ldap.Entry{DN: e.dn, Attributes: list}
+	entry.DN, entry.Attributes = e.dn, list
+	return entry
 }
 
 // eachValue calls fn with every value of entry i whose attribute name is
@@ -417,6 +321,49 @@ func (s *Snapshot) Each(fn func(*ldap.Entry) error) error {
 				}
 			}
 		}
+	}
+	return err
+}
+
+// EachTransient is Each for a fn that keeps nothing of the entry but its
+// strings (the DN, names and values, which stay valid): the entry, its
+// attribute list and value slices are reused once fn returns, so that
+// reading the whole snapshot allocates almost nothing (reconcile's states
+// copy what they keep).
+func (s *Snapshot) EachTransient(fn func(*ldap.Entry) error) error {
+	type batch struct {
+		buf     *decodeBuf
+		entries []*ldap.Entry
+	}
+	const inFlight = 4
+	batches := make(chan batch, inFlight)
+	free := make(chan *decodeBuf, inFlight)
+	for range inFlight {
+		free <- &decodeBuf{}
+	}
+	var stopped atomic.Bool
+	go func() {
+		defer close(batches)
+		for i := 0; i < len(s.entries) && !stopped.Load(); i += batchSize {
+			b := <-free
+			b.reset()
+			out := make([]*ldap.Entry, 0, batchSize)
+			for j := i; j < min(i+batchSize, len(s.entries)); j++ {
+				out = append(out, s.decodeIn(int32(j), b))
+			}
+			batches <- batch{b, out}
+		}
+	}()
+	var err error
+	for bt := range batches {
+		for _, e := range bt.entries {
+			if err == nil {
+				if err = fn(e); err != nil {
+					stopped.Store(true)
+				}
+			}
+		}
+		free <- bt.buf
 	}
 	return err
 }

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unsafe"
 )
 
 // Bounds on what one record may hold. A longer line, value or record is a
@@ -118,6 +119,7 @@ type Reader struct {
 	src     []byte   // base64 decoding: the encoded value
 	scratch []byte   // base64 decoding: the decoded value
 	first   bool     // no record read yet: a version line may come
+	reuse   bool     // ReuseStrings: a record's strings share buf
 	err     error    // sticky
 }
 
@@ -129,8 +131,26 @@ func NewReader(r io.Reader) *Reader {
 	return &Reader{in: bufio.NewReaderSize(r, 64<<10), first: true}
 }
 
+// NewReaderAt returns a reader of LDIF that continues a larger input: what
+// r reads starts a line after the first lines lines of that input, at a
+// record boundary (after an empty line). Line numbers in records and
+// errors count from the start of the whole input, and a version line is
+// not read (it may only open the input).
+func NewReaderAt(r io.Reader, lines int) *Reader {
+	rd := NewReader(r)
+	rd.line, rd.first = lines, false
+	return rd
+}
+
+// ReuseStrings makes the strings of the records read (DN, names, values)
+// share the reader's buffer: they stay valid only until the next Read,
+// and a caller that keeps one must copy it (strings.Clone). It saves a
+// copy of every record, for callers that copy what they keep anyway.
+func (r *Reader) ReuseStrings() { r.reuse = true }
+
 // Read reads the next record into rec, reusing its slices (the strings of
-// an earlier record stay valid); io.EOF when there is none.
+// an earlier record stay valid, unless ReuseStrings was called); io.EOF
+// when there is none.
 func (r *Reader) Read(rec *Record) error {
 	for r.err == nil {
 		var found bool
@@ -230,7 +250,12 @@ func (r *Reader) readLines() (found bool, err error) {
 // parse parses the lines read into rec; parsed is false for a record that
 // holds only the version line.
 func (r *Reader) parse(rec *Record) (parsed bool, err error) {
-	text := string(r.buf)
+	var text string
+	if r.reuse && len(r.buf) > 0 {
+		text = unsafe.String(&r.buf[0], len(r.buf))
+	} else {
+		text = string(r.buf)
+	}
 	lines := r.strs[:0]
 	for i, s := range r.lines {
 		end := len(text)
@@ -310,10 +335,12 @@ func (r *Reader) parse(rec *Record) (parsed bool, err error) {
 // checkAttrLine refuses, among an entry's attribute lines, the lines that
 // belong elsewhere.
 func (r *Reader) checkAttrLine(name string, line int) error {
-	switch strings.ToLower(name) {
-	case "dn":
+	// EqualFold, not ToLower: this runs for every value, and ToLower
+	// allocates for every name with a capital letter (pae-UserDN).
+	switch {
+	case len(name) == 2 && strings.EqualFold(name, "dn"):
 		return errorAt(line, "a second dn: line in one record (records are separated by an empty line)")
-	case "changetype":
+	case len(name) == 10 && strings.EqualFold(name, "changetype"):
 		return errorAt(line, "changetype: must follow the dn: line")
 	}
 	return nil

@@ -158,7 +158,9 @@ type State struct {
 }
 
 // NewStateFrom classifies the entries each streams (Snapshot.Each, for
-// one), holding the state and never all the entries at once.
+// one), holding the state and never all the entries at once. The state
+// keeps the entries' strings, never the entries or their slices: each may
+// reuse them once the call returns (Snapshot.EachTransient).
 func NewStateFrom(dit ldapschema.DIT, each func(func(*ldap.Entry) error) error) (*State, error) {
 	s := newState(dit)
 	err := each(func(e *ldap.Entry) error {
@@ -213,7 +215,11 @@ func (s *State) Add(raw *ldap.Entry) {
 		s.other(key)
 		return
 	}
-	s.Problems = append(s.Problems, s.checkEntry(e)...)
+	if s.desired == nil {
+		// A current state is what the server holds, which its schema
+		// checked; nothing reads its Problems but those of the layout.
+		s.Problems = append(s.Problems, s.checkEntry(e)...)
+	}
 	if s.desired != nil {
 		if d := s.desired.entries[key]; d != nil && (IsStructure(d.Kind) || len(attributeChanges(d, e)) == 0) {
 			delete(s.entries, key)
