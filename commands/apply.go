@@ -151,10 +151,7 @@ func (c fileCheck) desiredState(base string) (*directory.Snapshot, *reconcile.St
 	if err := checkFileBase(snap, base, c.file); err != nil {
 		return nil, nil, err
 	}
-	desired, err := reconcile.NewStateFrom(ldapschema.DIT{Base: base}, snap.EachTransient)
-	if err != nil {
-		return nil, nil, err
-	}
+	desired := reconcile.NewStateFromSnapshot(ldapschema.DIT{Base: base}, snap)
 	if problems := append(append([]reconcile.Problem(nil), desired.Problems...), desired.Foreign...); len(problems) > 0 {
 		return nil, nil, c.refuse(problems, "correct the file: it may hold only cpactl's objects and containers under the base (check -b)")
 	}

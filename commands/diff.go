@@ -71,10 +71,7 @@ func (o *diffOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	desired, err := reconcile.NewStateFrom(st.DIT, snap.EachTransient)
-	if err != nil {
-		return err
-	}
+	desired := reconcile.NewStateFromSnapshot(st.DIT, snap)
 	if err := checkFileBase(snap, st.DIT.Base, o.File); err != nil {
 		return err
 	}

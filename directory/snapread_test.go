@@ -146,36 +146,32 @@ func FuzzSnapshotBlocks(f *testing.F) {
 	})
 }
 
-// EachTransient hands out the entries Each does, each whole while fn runs,
-// though their memory is reused afterwards.
-func TestEachTransientReadsAsEach(t *testing.T) {
+// EachPrepared hands prepare the entries Each does, each whole while
+// prepare runs, though their memory is reused afterwards, and commits the
+// results in file order.
+func TestEachPreparedReadsAsEach(t *testing.T) {
 	text := sample() + "\n" + manyRecords(2000)
 	s, err := ReadSnapshot(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := s.Entries()
-	var got []string
-	err = s.EachTransient(func(e *ldap.Entry) error {
-		got = append(got, fmt.Sprintf("%s %v", e.DN, attrsText(e)))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(want) || len(want) < 2000 {
-		t.Fatalf("%d entries, want %d", len(got), len(want))
-	}
-	for i, e := range want {
-		if w := fmt.Sprintf("%s %v", e.DN, attrsText(e)); got[i] != w {
-			t.Fatalf("entry %d: %s, want %s", i, got[i], w)
+	for _, workers := range []int{1, 2, 5} {
+		var got []string
+		EachPrepared(s, workers, func(w int, e *ldap.Entry) string {
+			if w < 0 || w >= workers {
+				t.Errorf("worker %d of %d", w, workers)
+			}
+			return fmt.Sprintf("%s %v", e.DN, attrsText(e))
+		}, func(x string) { got = append(got, x) })
+		if len(got) != len(want) || len(want) < 2000 {
+			t.Fatalf("%d workers: %d entries, want %d", workers, len(got), len(want))
 		}
-	}
-	// An error from fn stops the walk and is returned.
-	stop := errors.New("stop")
-	n := 0
-	if err := s.EachTransient(func(*ldap.Entry) error { n++; return stop }); err != stop || n != 1 {
-		t.Fatalf("error %v after %d calls, want stop after 1", err, n)
+		for i, e := range want {
+			if w := fmt.Sprintf("%s %v", e.DN, attrsText(e)); got[i] != w {
+				t.Fatalf("%d workers: entry %d: %s, want %s", workers, i, got[i], w)
+			}
+		}
 	}
 }
 

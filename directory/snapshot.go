@@ -176,7 +176,7 @@ func parentKey(key string) string {
 func (s *Snapshot) decode(i int32) *ldap.Entry { return s.decodeIn(i, nil) }
 
 // decodeBuf holds the memory of a batch of decoded entries, reused from
-// batch to batch by EachTransient.
+// batch to batch by EachPrepared.
 type decodeBuf struct {
 	entries []ldap.Entry
 	list    []*ldap.EntryAttribute
@@ -325,47 +325,49 @@ func (s *Snapshot) Each(fn func(*ldap.Entry) error) error {
 	return err
 }
 
-// EachTransient is Each for a fn that keeps nothing of the entry but its
-// strings (the DN, names and values, which stay valid): the entry, its
-// attribute list and value slices are reused once fn returns, so that
-// reading the whole snapshot allocates almost nothing (reconcile's states
-// copy what they keep).
-func (s *Snapshot) EachTransient(fn func(*ldap.Entry) error) error {
-	type batch struct {
-		buf     *decodeBuf
-		entries []*ldap.Entry
+// EachPrepared decodes every entry on workers goroutines, calls prepare
+// there (w is the goroutine's number, for its own caches) and calls commit
+// with the results in file order, on the caller's goroutine. prepare may
+// keep the entry's strings, not the entry or its slices (their memory is
+// reused from batch to batch). At most four batches per worker are ahead
+// of commit.
+func EachPrepared[T any](s *Snapshot, workers int, prepare func(w int, e *ldap.Entry) T, commit func(T)) {
+	n := len(s.entries)
+	batches := (n + batchSize - 1) / batchSize
+	slots := make([]chan []T, batches)
+	for i := range slots {
+		slots[i] = make(chan []T, 1)
 	}
-	const inFlight = 4
-	batches := make(chan batch, inFlight)
-	free := make(chan *decodeBuf, inFlight)
-	for range inFlight {
-		free <- &decodeBuf{}
-	}
-	var stopped atomic.Bool
-	go func() {
-		defer close(batches)
-		for i := 0; i < len(s.entries) && !stopped.Load(); i += batchSize {
-			b := <-free
-			b.reset()
-			out := make([]*ldap.Entry, 0, batchSize)
-			for j := i; j < min(i+batchSize, len(s.entries)); j++ {
-				out = append(out, s.decodeIn(int32(j), b))
-			}
-			batches <- batch{b, out}
-		}
-	}()
-	var err error
-	for bt := range batches {
-		for _, e := range bt.entries {
-			if err == nil {
-				if err = fn(e); err != nil {
-					stopped.Store(true)
+	// A batch takes a token before it is claimed and gives it back once
+	// committed: the lowest batch not committed always holds one.
+	tokens := make(chan struct{}, 4*workers)
+	var next atomic.Int64
+	for w := range workers {
+		go func() {
+			buf := &decodeBuf{}
+			for {
+				tokens <- struct{}{}
+				b := int(next.Add(1) - 1)
+				if b >= batches {
+					<-tokens
+					return
 				}
+				buf.reset()
+				out := make([]T, 0, batchSize)
+				for j := b * batchSize; j < min(n, (b+1)*batchSize); j++ {
+					out = append(out, prepare(w, s.decodeIn(int32(j), buf)))
+				}
+				slots[b] <- out
 			}
-		}
-		free <- bt.buf
+		}()
 	}
-	return err
+	for b := range batches {
+		out := <-slots[b]
+		<-tokens
+		for _, x := range out {
+			commit(x)
+		}
+	}
 }
 
 // Entries returns every entry of the snapshot, in file order. It decodes

@@ -17,6 +17,7 @@ package reconcile
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -152,15 +153,13 @@ type State struct {
 	// (NewCurrentState); nil otherwise.
 	desired *State
 	layout  layoutKeys
-	rules   classRulesCache
-	types   map[string]*attrType // by attribute name as read
-	scratch []byte
+	cache   stateCache
 }
 
 // NewStateFrom classifies the entries each streams (Snapshot.Each, for
 // one), holding the state and never all the entries at once. The state
 // keeps the entries' strings, never the entries or their slices: each may
-// reuse them once the call returns (Snapshot.EachTransient).
+// reuse them once the call returns.
 func NewStateFrom(dit ldapschema.DIT, each func(func(*ldap.Entry) error) error) (*State, error) {
 	s := newState(dit)
 	err := each(func(e *ldap.Entry) error {
@@ -172,8 +171,7 @@ func NewStateFrom(dit ldapschema.DIT, each func(func(*ldap.Entry) error) error) 
 
 func newState(dit ldapschema.DIT) *State {
 	return &State{DIT: dit, entries: map[string]*Entry{}, others: map[string]bool{}, same: map[string]struct{}{},
-		layout: newLayoutKeys(dit),
-		rules:  classRulesCache{}, types: map[string]*attrType{}}
+		layout: newLayoutKeys(dit), cache: newStateCache()}
 }
 
 // NewCurrentState returns an empty current state under desired's base, to
@@ -195,31 +193,68 @@ func NewCurrentState(desired *State) *State {
 
 // Add classifies one more entry (NewState adds each of its entries). An
 // entry of a DN already added replaces it.
-func (s *State) Add(raw *ldap.Entry) {
+func (s *State) Add(raw *ldap.Entry) { s.commit(s.prepare(&s.cache, raw)) }
+
+// prepared is an entry classified and checked (prepare), not yet in its
+// state (commit). It holds the entry's strings, not the entry.
+type prepared struct {
+	key      string
+	skip     bool // one of cpactl's temporary entries
+	other    bool // not one of the state's entries: outside the base, or foreign
+	e        *Entry
+	problems []Problem
+	foreign  *Problem
+}
+
+// prepare does the work of Add that depends on the entry alone and reads
+// only what does not change while a state is filled (the layout, the base,
+// the desired state), so that entries can be prepared on several
+// processors, each with its own cache, and committed in order.
+func (s *State) prepare(c *stateCache, raw *ldap.Entry) prepared {
 	key := ldapschema.NormalizeDN(raw.DN)
+	p := prepared{key: key}
 	if s.layout.transient.Is(key) {
-		return
+		p.skip = true
+		return p
 	}
 	if key != s.layout.base && !strings.HasSuffix(key, s.layout.commaBase) {
-		s.Problems = append(s.Problems, Problem{DN: raw.DN, Message: "is not under the base " + s.DIT.Base})
-		s.other(key)
-		return
+		p.problems = []Problem{{DN: raw.DN, Message: "is not under the base " + s.DIT.Base}}
+		p.other = true
+		return p
 	}
 	e := &Entry{DN: raw.DN, Key: key}
-	s.readAttributes(e, raw)
+	p.problems = c.readAttributes(e, raw, p.problems)
 	e.Kind, e.Name = classify(s.layout, key, raw)
 	if e.Kind == "" {
-		s.Foreign = append(s.Foreign, Problem{DN: raw.DN, Message: fmt.Sprintf(
+		p.foreign = &Problem{DN: raw.DN, Message: fmt.Sprintf(
 			"is not a cpactl object or container (object classes %s, at this place in the layout)",
-			strings.Join(raw.GetEqualFoldAttributeValues(ldapschema.AttrObjectClass), ", "))})
-		s.other(key)
-		return
+			strings.Join(raw.GetEqualFoldAttributeValues(ldapschema.AttrObjectClass), ", "))}
+		p.other = true
+		return p
 	}
 	if s.desired == nil {
 		// A current state is what the server holds, which its schema
 		// checked; nothing reads its Problems but those of the layout.
-		s.Problems = append(s.Problems, s.checkEntry(e)...)
+		p.problems = append(p.problems, c.checkEntry(e)...)
 	}
+	p.e = e
+	return p
+}
+
+// commit puts a prepared entry in the state.
+func (s *State) commit(p prepared) {
+	if p.skip {
+		return
+	}
+	s.Problems = append(s.Problems, p.problems...)
+	if p.foreign != nil {
+		s.Foreign = append(s.Foreign, *p.foreign)
+	}
+	if p.other {
+		s.other(p.key)
+		return
+	}
+	key, e := p.key, p.e
 	if s.desired != nil {
 		if d := s.desired.entries[key]; d != nil && (IsStructure(d.Kind) || len(attributeChanges(d, e)) == 0) {
 			delete(s.entries, key)
@@ -231,6 +266,23 @@ func (s *State) Add(raw *ldap.Entry) {
 	s.entries[key] = e
 }
 
+// NewStateFromSnapshot is NewStateFrom(dit, snap.Each), with the entries
+// decoded and prepared on every processor and committed in file order:
+// the same state.
+func NewStateFromSnapshot(dit ldapschema.DIT, snap *directory.Snapshot) *State {
+	return newStateFromSnapshot(dit, snap, runtime.GOMAXPROCS(0))
+}
+
+func newStateFromSnapshot(dit ldapschema.DIT, snap *directory.Snapshot, workers int) *State {
+	s := newState(dit)
+	caches := make([]stateCache, workers)
+	for i := range caches {
+		caches[i] = newStateCache()
+	}
+	directory.EachPrepared(snap, workers, func(w int, e *ldap.Entry) prepared { return s.prepare(&caches[w], e) }, s.commit)
+	return s
+}
+
 // other records a DN read that is not one of the state's entries.
 func (s *State) other(key string) {
 	if !s.present(key) {
@@ -238,22 +290,35 @@ func (s *State) other(key string) {
 	}
 }
 
-// typeOf looks an attribute name up, once per name and state.
-func (s *State) typeOf(name string) *attrType {
-	if t, ok := s.types[name]; ok {
+// stateCache remembers what names and class lists tell, for one
+// goroutine filling a state.
+type stateCache struct {
+	rules   classRulesCache
+	types   map[string]*attrType // by attribute name as read
+	scratch []byte
+}
+
+func newStateCache() stateCache {
+	return stateCache{rules: classRulesCache{}, types: map[string]*attrType{}}
+}
+
+// typeOf looks an attribute name up, once per name and cache.
+func (c *stateCache) typeOf(name string) *attrType {
+	if t, ok := c.types[name]; ok {
 		return t
 	}
 	t := &attrType{operational: ldapschema.IsOperational(name)}
 	t.info, t.known = ldapschema.LookupAttribute(name)
 	t.name, t.lower = t.info.Name, strings.ToLower(t.info.Name)
-	s.types[name] = t
+	c.types[name] = t
 	return t
 }
 
 // readAttributes copies the compared attributes of raw into e: under their
 // canonical names (values of the same attribute under two of its names
-// joined), in attrLess's order, all values in one slice.
-func (s *State) readAttributes(e *Entry, raw *ldap.Entry) {
+// joined), in attrLess's order, all values in one slice. Attributes no
+// schema defines are appended to problems.
+func (c *stateCache) readAttributes(e *Entry, raw *ldap.Entry, problems []Problem) []Problem {
 	type read struct {
 		t     *attrType
 		first int // index in raw.Attributes of its first name
@@ -263,12 +328,12 @@ func (s *State) readAttributes(e *Entry, raw *ldap.Entry) {
 	reads := buf[:0]
 	n, merged := 0, false
 	for i, a := range raw.Attributes {
-		t := s.typeOf(a.Name)
+		t := c.typeOf(a.Name)
 		if t.operational {
 			continue
 		}
 		if !t.known {
-			s.Problems = append(s.Problems, Problem{DN: raw.DN,
+			problems = append(problems, Problem{DN: raw.DN,
 				Message: fmt.Sprintf("attribute %s is not defined by cpactl's schema or the standard classes", a.Name)})
 			continue
 		}
@@ -299,13 +364,14 @@ func (s *State) readAttributes(e *Entry, raw *ldap.Entry) {
 		e.values = append(e.values, raw.Attributes[r.first].Values...)
 		if merged && r.more {
 			for _, a := range raw.Attributes[r.first+1:] {
-				if t := s.typeOf(a.Name); t.name == r.t.name && t.known && !t.operational {
+				if t := c.typeOf(a.Name); t.name == r.t.name && t.known && !t.operational {
 					e.values = append(e.values, a.Values...)
 				}
 			}
 		}
 		e.attrs[k] = attribute{t: r.t, lo: int32(lo), hi: int32(len(e.values))}
 	}
+	return problems
 }
 
 // attrLess orders attributes as reports list them: objectClass first,
@@ -507,7 +573,7 @@ func (c classRulesCache) of(classes []string, buf *[]byte) *classRules {
 
 // checkEntry lists what the server would refuse in an entry: O(attributes
 // + values), the rules of its classes looked up once per list of classes.
-func (s *State) checkEntry(e *Entry) []Problem {
+func (c *stateCache) checkEntry(e *Entry) []Problem {
 	var out []Problem
 	add := func(format string, args ...any) {
 		out = append(out, Problem{DN: e.DN, Message: fmt.Sprintf(format, args...)})
@@ -517,7 +583,7 @@ func (s *State) checkEntry(e *Entry) []Problem {
 		add("has no object class")
 		return out
 	}
-	r := s.rules.of(classes, &s.scratch)
+	r := c.rules.of(classes, &c.scratch)
 	for _, c := range r.unknown {
 		add("object class %s is not defined by cpactl's schema or the standard classes", c)
 	}
