@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -16,8 +17,8 @@ import (
 
 // Reading a snapshot: the file is cut into blocks at empty lines (where
 // one record ends and the next begins), each block is parsed on its own
-// processor into entries whose values and DN are packed in the block's own
-// arena, and the blocks' entries are joined in file order. Parsing is most
+// processor into entries whose values and DN are packed in that
+// processor's arena, and the blocks' entries are joined in file order. Parsing is most
 // of the cost of a --from command (a CPA-maximum file is 178 MB), and two
 // processors read it in a little more than half the time of one.
 //
@@ -56,12 +57,13 @@ func readSnapshot(r io.Reader, c snapCut) (*Snapshot, error) {
 	s := &Snapshot{indexes: map[indexKey]map[string][]int32{}}
 	// Room for the entries of a file of this size, at a few hundred bytes
 	// an entry, so that the list is not copied as it grows.
-	hint := sizeHint(r) / 384
+	size := sizeHint(r)
+	hint := size / 384
 	s.entries = make([]snapEntry, 0, hint)
 	s.byDN = make(map[string]int32, hint)
 	names := &nameTable{ids: map[string]uint32{}, groups: map[string]uint32{}}
 	var lines []int // of each entry's dn:, for errors
-	err := eachSnapPart(r, c, names, func(p *snapPart) error {
+	err := eachSnapPart(r, size, c, names, func(p *snapPart) error {
 		if p.err != nil {
 			return p.err
 		}
@@ -153,22 +155,21 @@ type snapPart struct {
 // snapJob is one piece of input to parse: a block, or (when in is set)
 // the rest of the input, or a read error.
 type snapJob struct {
-	data  []byte
-	in    io.Reader
-	line  int // lines before the piece
-	first bool
-	err   error
-	done  chan *snapPart
+	data []byte
+	in   io.Reader
+	line int // lines before the piece: 0 for the piece that opens the input
+	err  error
+	done chan *snapPart
 }
 
-// eachSnapPart cuts r into blocks, parses them on c.workers processors and
-// calls fn with each part in input order; the first error (fn's or a
-// part's, which fn returns) stops it.
-func eachSnapPart(r io.Reader, c snapCut, names *nameTable, fn func(*snapPart) error) error {
+// eachSnapPart cuts r (of size bytes, 0 when it cannot tell) into blocks,
+// parses them on c.workers processors and calls fn with each part in input
+// order; the first error (fn's or a part's, which fn returns) stops it.
+func eachSnapPart(r io.Reader, size int, c snapCut, names *nameTable, fn func(*snapPart) error) error {
 	workers := c.workers
-	if workers < 2 || (sizeHint(r) > 0 && sizeHint(r) < 2*c.block) {
+	if workers < 2 || (size > 0 && size < 2*c.block) {
 		var arena []byte
-		return fn(parseSnapPart(snapJob{in: r, first: true}, names, &arena))
+		return fn(parseSnapPart(snapJob{in: r}, names, &arena))
 	}
 	jobs := make(chan snapJob, workers)
 	order := make(chan snapJob, 2*workers)
@@ -229,7 +230,7 @@ func cutBlocks(r io.Reader, c snapCut, send func(snapJob) bool) {
 		lines int
 		carry []byte
 	)
-	for first := true; ; first = false {
+	for {
 		buf := make([]byte, len(carry), c.block+len(carry))
 		copy(buf, carry)
 		cut := -1
@@ -247,21 +248,21 @@ func cutBlocks(r io.Reader, c snapCut, send func(snapJob) bool) {
 				break
 			}
 			if len(buf) >= c.max {
-				send(snapJob{in: io.MultiReader(bytes.NewReader(buf), r), line: lines, first: first})
+				send(snapJob{in: io.MultiReader(bytes.NewReader(buf), r), line: lines})
 				return
 			}
-			buf = append(buf, make([]byte, c.block)...)[:len(buf)]
+			buf = slices.Grow(buf, c.block)
 		}
 		if rerr == io.EOF {
 			if len(buf) > 0 {
-				send(snapJob{data: buf, line: lines, first: first})
+				send(snapJob{data: buf, line: lines})
 			}
 			return
 		}
 		if rerr != nil {
 			// The records before the last empty line are whole: their
 			// errors come first, as in a sequential read.
-			if cut = lastEmptyLine(buf); cut > 0 && !send(snapJob{data: buf[:cut], line: lines, first: first}) {
+			if cut = lastEmptyLine(buf); cut > 0 && !send(snapJob{data: buf[:cut], line: lines}) {
 				return
 			}
 			send(snapJob{err: rerr})
@@ -269,7 +270,7 @@ func cutBlocks(r io.Reader, c snapCut, send func(snapJob) bool) {
 		}
 		carry = buf[cut:]
 		block := buf[:cut:cut]
-		if !send(snapJob{data: block, line: lines, first: first}) {
+		if !send(snapJob{data: block, line: lines}) {
 			return
 		}
 		lines += bytes.Count(block, []byte{'\n'})
@@ -303,7 +304,7 @@ func parseSnapPart(j snapJob, names *nameTable, arenap *[]byte) *snapPart {
 		in = bytes.NewReader(j.data)
 	}
 	var rd *ldif.Reader
-	if j.first {
+	if j.line == 0 {
 		rd = ldif.NewReader(in)
 	} else {
 		rd = ldif.NewReaderAt(in, j.line)

@@ -184,10 +184,9 @@ type decodeBuf struct {
 	values  []string
 }
 
+// reset makes the whole buffer free again: decodeIn sets every field it
+// hands out.
 func (b *decodeBuf) reset() {
-	clear(b.entries)
-	clear(b.list)
-	clear(b.attrs)
 	b.entries, b.list, b.attrs, b.values = b.entries[:0], b.list[:0], b.attrs[:0], b.values[:0]
 }
 
