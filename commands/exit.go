@@ -126,6 +126,10 @@ func hintOf(err error) string {
 	if errors.As(err, &replica) {
 		return replica.Hint()
 	}
+	var caFile *directory.CAFileError
+	if errors.As(err, &caFile) {
+		return caFile.Hint()
+	}
 	var notWritten *directory.NotWrittenError
 	if errors.As(err, &notWritten) {
 		return "run the command again when the server answers: it writes what is missing"

@@ -1,9 +1,9 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -11,6 +11,7 @@ import (
 
 	"github.com/cpactl/cpactl/config"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/osfile"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/prompt"
 	"github.com/cpactl/cpactl/quote"
@@ -189,6 +190,22 @@ func firstOf(values ...string) string {
 	return ""
 }
 
+// passwordSource is what -y may be: a regular file or a pipe (-y /dev/stdin
+// fed by a pipe, -y <(pass show ldap)), of a password alone.
+var passwordSource = osfile.Source{Max: 4 * osfile.KiB, Pipes: true}
+
+// fileError says why a file read whole cannot be used: "password file
+// /dev/zero is a character device, ...", or "cannot read password file:
+// open ...: no such file or directory".
+func fileError(what string, err error) string {
+	var kind *osfile.KindError
+	var large *osfile.TooLargeError
+	if errors.As(err, &kind) || errors.As(err, &large) {
+		return what + " " + err.Error()
+	}
+	return fmt.Sprintf("cannot read %s: %v", what, err)
+}
+
 // password finds the bind password: -y FILE, -W (terminal prompt), or
 // CPACTL_BIND_PASSWORD. There is no password flag: it would land in argv.
 func (g *Globals) password() (string, error) {
@@ -197,9 +214,10 @@ func (g *Globals) password() (string, error) {
 	}
 	switch {
 	case g.PasswordFile != "":
-		b, err := os.ReadFile(g.PasswordFile)
+		b, _, err := passwordSource.Read(g.PasswordFile)
 		if err != nil {
-			return "", errorf("", "cannot read password file: %v", err)
+			return "", errorf("write the password alone in a file of mode 0600, or use -W or CPACTL_BIND_PASSWORD",
+				"%s", fileError("password file", err))
 		}
 		return strings.TrimRight(string(b), "\r\n"), nil
 	case g.PromptPassword:

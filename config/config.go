@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/cpactl/cpactl/internal/osfile"
 )
 
 // Context is one named set of connection settings. Empty fields are not
@@ -129,19 +131,29 @@ var contextKeys = []string{"name", "url", "base", "bind-dn", "starttls", "ca-fil
 var fileKeys = []string{"current-context", "contexts"}
 
 // Load reads and checks the file at path. A file that does not exist is an
-// empty configuration. A password key anywhere (password, bind_password,
+// empty configuration; one that is not a regular file (a device, a pipe)
+// or is larger than 1 MiB is refused before it is read. A password key anywhere (password, bind_password,
 // bindPassword, ...), an unknown key, a context without a name or twice
 // the same name, a bad timeout and YAML that does not parse are *Errors.
 func Load(path string) (*File, error) {
-	raw, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	raw, _, err := source.Read(path)
+	var kind *osfile.KindError
+	var large *osfile.TooLargeError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return &File{}, nil
-	}
-	if err != nil {
+	case errors.As(err, &kind), errors.As(err, &large):
+		return nil, fmt.Errorf("config file %w", err)
+	case err != nil:
 		return nil, &Error{Path: path, Msg: err.Error()}
 	}
 	return parse(path, raw)
 }
+
+// source is what the configuration file may be: a regular file (cpactl
+// replaces it when it writes it) of at most 1 MiB, which holds thousands
+// of contexts.
+var source = osfile.Source{Max: osfile.MiB}
 
 func parse(path string, raw []byte) (*File, error) {
 	failAt := func(line int, format string, args ...any) error {
