@@ -314,36 +314,25 @@ func typeError(path string, raw []byte, err error) error {
 }
 
 // Save writes f to path atomically (a temporary file in the same
-// directory, then a rename), mode 0600, creating the directory with mode
-// 0700 when it is missing.
+// directory, synced, then a rename), mode 0600, creating the directory
+// with mode 0700 when it is missing. A symbolic link is followed to the
+// file it names, which is replaced (the link stays); a path that is not a
+// regular file is refused. A failure is an *osfile.WriteError.
 func Save(path string, f *File) error {
 	b, err := yaml.Marshal(f)
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".config-*.yaml")
+	out, err := osfile.Create(path, osfile.Options{Perm: 0o600, Sync: true, RegularOnly: true})
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // after the rename: nothing to remove
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
+	defer out.Discard()
+	if _, err := out.Write(b); err != nil {
 		return err
 	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return out.Commit()
 }
