@@ -189,6 +189,9 @@ func (g *Globals) setContext(cmd *cobra.Command, name string) error {
 	c.Name = name
 	if changed("url") {
 		c.URL = splitURLs(g.URLs)
+		if err := checkURLs("-H", c.URL); err != nil {
+			return err
+		}
 	}
 	if changed("base") {
 		c.Base = g.Base

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cpactl/cpactl/config"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/ldapuri"
 	"github.com/cpactl/cpactl/internal/osfile"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/prompt"
@@ -135,17 +136,24 @@ func (g *Globals) resolveSettings(cmd *cobra.Command) error {
 	}
 	env := func(name string) string { return strings.TrimSpace(g.Getenv(name)) }
 	changed := cmd.Flags().Changed
+	from := "-H"
 	if !changed("url") {
 		switch {
 		case env("CPACTL_URL") != "":
-			g.URLs = []string{env("CPACTL_URL")}
+			g.URLs, from = []string{env("CPACTL_URL")}, "CPACTL_URL"
 		case len(ctx.URL) > 0:
-			g.URLs = ctx.URL
+			g.URLs, from = ctx.URL, fmt.Sprintf("context %q", ctx.Name)
 		case env("LDAPURI") != "":
-			g.URLs = []string{env("LDAPURI")}
+			g.URLs, from = []string{env("LDAPURI")}, "LDAPURI"
 		}
 	}
 	g.URLs = splitURLs(g.URLs)
+	if err := checkURLs(from, g.URLs); err != nil {
+		return err
+	}
+	if err := ldapuri.Check("--write-url", g.WriteURL); err != nil {
+		return err
+	}
 	g.baseExplicit = changed("base")
 	if !g.baseExplicit {
 		g.Base = firstOf(env("CPACTL_BASE"), ctx.Base, env("LDAPBASE"))
@@ -178,6 +186,17 @@ func splitURLs(values []string) []string {
 		urls = append(urls, strings.FieldsFunc(u, func(r rune) bool { return r == ' ' || r == ',' })...)
 	}
 	return urls
+}
+
+// checkURLs refuses a URI with a user name or password before "@" (LDAP
+// URIs have none), naming where it came from and never echoing it.
+func checkURLs(from string, urls []string) error {
+	for _, u := range urls {
+		if err := ldapuri.Check(from, u); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // firstOf returns the first value that is not empty.

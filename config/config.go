@@ -24,6 +24,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/cpactl/cpactl/internal/ldapuri"
 	"github.com/cpactl/cpactl/internal/osfile"
 )
 
@@ -200,6 +201,11 @@ func parse(path string, raw []byte) (*File, error) {
 			return nil, failAt(lineOf(raw, "name", c.Name, true), "context %q is given twice", c.Name)
 		}
 		seen[c.Name] = true
+		for _, u := range c.URL {
+			if err := ldapuri.Check(fmt.Sprintf("context %q", c.Name), u); err != nil {
+				return nil, failAt(lineWith(raw, u), "%v; remove it and bind with -D DN (bind-dn) and -y FILE, -W or CPACTL_BIND_PASSWORD", err)
+			}
+		}
 		if c.Timeout != "" {
 			if d, err := time.ParseDuration(c.Timeout); err != nil || d <= 0 {
 				return nil, failAt(lineOf(raw, "timeout", c.Timeout, false), "context %q: timeout %q is not a duration such as 5s or 1m", c.Name, c.Timeout)
@@ -262,6 +268,16 @@ func lineOf(raw []byte, key, value string, last bool) int {
 		}
 	}
 	return found
+}
+
+// lineWith finds the first line that holds s; 0 when none does.
+func lineWith(raw []byte, s string) int {
+	for i, line := range strings.Split(string(raw), "\n") {
+		if strings.Contains(line, s) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // yamlLine finds "line N:" in a YAML parser's message.

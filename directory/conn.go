@@ -18,6 +18,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/internal/ldapuri"
 	"github.com/cpactl/cpactl/internal/osfile"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -145,6 +146,9 @@ func Dial(opts Options) (*Conn, error) {
 }
 
 func checkURL(raw string) (*url.URL, error) {
+	if err := ldapuri.Check("URI", raw); err != nil {
+		return nil, err // before anything that would echo it
+	}
 	if strings.HasPrefix(raw, "ldapi://") {
 		return &url.URL{Scheme: "ldapi"}, nil
 	}
