@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cpactl/cpactl/config"
 	"github.com/cpactl/cpactl/directory"
@@ -41,6 +42,10 @@ type Globals struct {
 	// (--context, CPACTL_CONTEXT, else the file's current context).
 	Context  string
 	WriteURL string
+	// Strict refuses a configuration file others could change instead of
+	// warning (--strict; on by default when CI is set, see strict).
+	Strict     bool
+	strictFlag *pflag.Flag
 
 	IO       IOStreams
 	Prompter prompt.Prompter
@@ -80,6 +85,20 @@ func (g *Globals) addFlags(cmd *cobra.Command) {
 	f.DurationVar(&g.Timeout, "timeout", 10*time.Second, "time limit for connecting and for each request")
 	f.StringVar(&g.Context, "context", "", "the context of the config file to connect with (env CPACTL_CONTEXT; default: its current context; see cpactl config --help)")
 	f.StringVar(&g.WriteURL, "write-url", "", "the provider's URI when -H names read-only replicas: writes they refuse go there (docs/replication.md)")
+	f.BoolVar(&g.Strict, "strict", false, "refuse, instead of a warning, a config file other users can write or another user owns (the default when CI is set; --strict=false to only warn)")
+	g.strictFlag = f.Lookup("strict")
+}
+
+// strict reports whether a config file others could change is refused:
+// --strict when given (true or false), else whether cpactl runs in CI: the
+// CI variable set, as GitHub Actions, GitLab CI and most others set it
+// (CI=true), to anything but "false" or "0".
+func (g *Globals) strict() bool {
+	if g.Strict || (g.strictFlag != nil && g.strictFlag.Changed) {
+		return g.Strict
+	}
+	ci := strings.ToLower(strings.TrimSpace(g.Getenv("CI")))
+	return ci != "" && ci != "false" && ci != "0"
 }
 
 // configPath is where the configuration file is (docs/config.md).
@@ -95,6 +114,17 @@ func (g *Globals) loadConfig() (*config.File, string, error) {
 	f, err := config.Load(path)
 	if err != nil {
 		return nil, path, errorf("fix the file, or point CPACTL_CONFIG at another one", "%v", err)
+	}
+	if u := f.Unsafe; u != nil {
+		fix := "chmod go-w " + quote.Shell(path)
+		if u.Owner >= 0 {
+			fix = "use a file of your own: copy it, chmod 600 the copy and point CPACTL_CONFIG at it"
+		}
+		if g.strict() {
+			return nil, path, &Failure{Code: ExitError, Err: u,
+				Hint: fix + " (cpactl refuses such a file with --strict and when CI is set)"}
+		}
+		g.warn("%v; %s (--strict and CI refuse it)", u, fix)
 	}
 	return f, path, nil
 }

@@ -71,6 +71,30 @@ func (c Context) TimeoutDuration() time.Duration {
 type File struct {
 	CurrentContext string    `json:"current-context,omitempty"`
 	Contexts       []Context `json:"contexts"`
+	// Unsafe, set by Load, says why users other than the one running
+	// cpactl could change the file (nil when they cannot): the caller
+	// warns or refuses.
+	Unsafe *UnsafeError `json:"-"`
+}
+
+// UnsafeError is a configuration file that others could change: it is
+// writable by its group or by others (Owner -1), or owned by another user
+// than the one running cpactl (User) and root. It names the server that
+// receives the bind password, so whoever can change it can send the
+// password elsewhere.
+type UnsafeError struct {
+	Path  string
+	Mode  fs.FileMode // its permission bits
+	Owner int         // the uid that owns it; -1 when it is writable by others
+	User  int         // the uid running cpactl, when Owner is set
+}
+
+func (e *UnsafeError) Error() string {
+	why := fmt.Sprintf("other users can write it (mode %04o)", e.Mode)
+	if e.Owner >= 0 {
+		why = fmt.Sprintf("it is owned by uid %d, not by you (uid %d) or root", e.Owner, e.User)
+	}
+	return fmt.Sprintf("config file %s: %s, and it names the server your bind password goes to", e.Path, why)
 }
 
 // Lookup returns the named context (names compare exactly, as kubectl's).
@@ -133,11 +157,12 @@ var fileKeys = []string{"current-context", "contexts"}
 
 // Load reads and checks the file at path. A file that does not exist is an
 // empty configuration; one that is not a regular file (a device, a pipe)
-// or is larger than 1 MiB is refused before it is read. A password key anywhere (password, bind_password,
+// or is larger than 1 MiB is refused before it is read. A file others
+// could change is read, with File.Unsafe set. A password key anywhere (password, bind_password,
 // bindPassword, ...), an unknown key, a context without a name or twice
 // the same name, a bad timeout and YAML that does not parse are *Errors.
 func Load(path string) (*File, error) {
-	raw, _, err := source.Read(path)
+	raw, fi, err := source.Read(path)
 	var kind *osfile.KindError
 	var large *osfile.TooLargeError
 	switch {
@@ -148,7 +173,12 @@ func Load(path string) (*File, error) {
 	case err != nil:
 		return nil, &Error{Path: path, Msg: err.Error()}
 	}
-	return parse(path, raw)
+	f, err := parse(path, raw)
+	if err != nil {
+		return nil, err
+	}
+	f.Unsafe = exposure(path, fi)
+	return f, nil
 }
 
 // source is what the configuration file may be: a regular file (cpactl
