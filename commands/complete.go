@@ -345,6 +345,7 @@ func (g *Globals) completeAssign(kind string) cobra.CompletionFunc {
 func (g *Globals) lookupNames(cmd *cobra.Command, read func(*directory.Store) ([]string, error)) []string {
 	q := *g // a copy: completion changes nothing of the command's globals
 	q.IO.Err = io.Discard
+	q.Strict = true // no connection on a config file others could change: no one sees a warning here
 	if q.resolveSettings(cmd) != nil || q.PromptPassword {
 		return nil
 	}
@@ -377,7 +378,9 @@ func (g *Globals) lookupNames(cmd *cobra.Command, read func(*directory.Store) ([
 // completeContexts completes the names of the configuration file's
 // contexts.
 func (g *Globals) completeContexts(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	f, _, err := g.loadConfig()
+	q := *g
+	q.IO.Err = io.Discard // no warning in a shell's completion
+	f, _, err := q.loadConfig()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

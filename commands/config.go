@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/config"
+	"github.com/cpactl/cpactl/internal/osfile"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/quote"
 )
@@ -187,6 +189,9 @@ func (g *Globals) setContext(cmd *cobra.Command, name string) error {
 	c.Name = name
 	if changed("url") {
 		c.URL = splitURLs(g.URLs)
+		if err := checkURLs("-H", c.URL); err != nil {
+			return err
+		}
 	}
 	if changed("base") {
 		c.Base = g.Base
@@ -248,6 +253,10 @@ func contextValue(c config.Context, flag string) string {
 // saveConfig writes the configuration file; a failure names it.
 func (g *Globals) saveConfig(path string, f *config.File) error {
 	if err := config.Save(path, f); err != nil {
+		var we *osfile.WriteError
+		if errors.As(err, &we) {
+			err = we.Err // the path is named once
+		}
 		return errorf("check that the directory is writable, or point CPACTL_CONFIG elsewhere", "cannot write config file %s: %v", path, err)
 	}
 	return nil

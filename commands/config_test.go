@@ -239,3 +239,29 @@ func TestContextBaseDoesNotApplyToSnapshots(t *testing.T) {
 		t.Errorf("CPACTL_BASE on a snapshot: exit %d, want %d", code, ExitNotFound)
 	}
 }
+
+// set-context writes through a symbolic link to the configuration file (a
+// dotfiles repository): the file it leads to is replaced atomically, the
+// link stays (docs/config.md).
+func TestSetContextKeepsALinkedConfig(t *testing.T) {
+	dir := t.TempDir()
+	target := contextFile(t, fullContext)
+	link := filepath.Join(dir, "config.yaml")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"CPACTL_CONFIG": link}
+	if code, out, errOut := runEnv(t, env, "config", "use-context", "other"); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	b, err := os.ReadFile(target)
+	if err != nil || !strings.Contains(string(b), "current-context: other") {
+		t.Errorf("the linked file holds %q (%v)", b, err)
+	}
+	if fi, err := os.Stat(target); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the linked file's mode is %v (%v)", fi.Mode(), err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/ldapuri"
 	"github.com/cpactl/cpactl/prompt"
 )
 
@@ -125,6 +126,14 @@ func hintOf(err error) string {
 	var replica *directory.ReplicaError
 	if errors.As(err, &replica) {
 		return replica.Hint()
+	}
+	var userinfo *ldapuri.Error
+	if errors.As(err, &userinfo) {
+		return userinfo.Hint()
+	}
+	var caFile *directory.CAFileError
+	if errors.As(err, &caFile) {
+		return caFile.Hint()
 	}
 	var notWritten *directory.NotWrittenError
 	if errors.As(err, &notWritten) {

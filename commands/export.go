@@ -1,9 +1,6 @@
 package commands
 
 import (
-	"os"
-	"path/filepath"
-
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/reconcile"
@@ -63,29 +60,25 @@ func (o *exportOptions) run() error {
 		o.noteLeftOut(x)
 		return err
 	}
-	// Write to a temporary file and rename it, so a failure never leaves a
-	// half-written snapshot behind.
-	tmp, err := os.CreateTemp(filepath.Dir(o.File), ".cpactl-export-*")
+	// A regular file is replaced only when the whole snapshot is written,
+	// so a failure never leaves half of one behind (docs/conventions.md).
+	out, err := createOutput(o.File, 0o600)
 	if err != nil {
-		return errorf("", "cannot write %s: %v", o.File, err)
+		return err
 	}
-	defer os.Remove(tmp.Name())
+	defer out.Discard()
 	x := reconcile.NewExporter(st.DIT)
 	done := o.g.track(st, "reading", "entries", 0)
-	n, err := st.Export(tmp, x.Keep)
+	n, err := st.Export(out, x.Keep)
 	done()
 	if err == nil && n == 0 {
 		err = errNothingToExport(st.DIT.Base)
 	}
+	if err == nil {
+		err = out.Commit()
+	}
 	if err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), o.File); err != nil {
-		return errorf("", "cannot write %s: %v", o.File, err)
+		return outputFailed(err)
 	}
 	o.g.report("exported %d entries to %s", n, o.File)
 	o.noteLeftOut(x)

@@ -2,8 +2,6 @@ package commands
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -117,28 +115,19 @@ func (o *generateOptions) run(cfg generate.Config) error {
 		_, err := generate.Write(o.g.IO.Out, cfg)
 		return o.failed(err)
 	}
-	// Write to a temporary file and rename it, so a failure never leaves a
-	// half-written federation behind.
-	tmp, err := os.CreateTemp(filepath.Dir(o.File), ".cpactl-generate-*")
+	// A regular file is replaced only when the whole federation is
+	// written, so a failure never leaves half of one behind.
+	out, err := createOutput(o.File, 0o644)
 	if err != nil {
-		return errorf("", "cannot write %s: %v", o.File, err)
+		return err
 	}
-	defer os.Remove(tmp.Name())
-	n, err := generate.Write(tmp, cfg)
+	defer out.Discard()
+	n, err := generate.Write(out, cfg)
+	if err == nil {
+		err = out.Commit()
+	}
 	if err != nil {
-		tmp.Close()
 		return o.failed(err)
-	}
-	// CreateTemp makes the file private; synthetic data need not be.
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return errorf("", "cannot write %s: %v", o.File, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return errorf("", "cannot write %s: %v", o.File, err)
-	}
-	if err := os.Rename(tmp.Name(), o.File); err != nil {
-		return errorf("", "cannot write %s: %v", o.File, err)
 	}
 	o.g.report("generated %d entries (seed %d) in %s", n, cfg.Seed, o.File)
 	return nil
@@ -155,9 +144,8 @@ func (o *generateOptions) failed(err error) error {
 	if errors.As(err, &refused) {
 		return errorf("", "%v", err)
 	}
-	where := "standard output"
 	if o.File != "" {
-		where = o.File
+		return outputFailed(err)
 	}
-	return errorf("", "cannot write %s: %v", where, err)
+	return errorf("", "cannot write standard output: %v", err)
 }

@@ -1,16 +1,19 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cpactl/cpactl/config"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/ldapuri"
+	"github.com/cpactl/cpactl/internal/osfile"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/prompt"
 	"github.com/cpactl/cpactl/quote"
@@ -39,6 +42,10 @@ type Globals struct {
 	// (--context, CPACTL_CONTEXT, else the file's current context).
 	Context  string
 	WriteURL string
+	// Strict refuses a configuration file others could change instead of
+	// warning (--strict; on by default when CI is set, see strict).
+	Strict     bool
+	strictFlag *pflag.Flag
 
 	IO       IOStreams
 	Prompter prompt.Prompter
@@ -78,6 +85,20 @@ func (g *Globals) addFlags(cmd *cobra.Command) {
 	f.DurationVar(&g.Timeout, "timeout", 10*time.Second, "time limit for connecting and for each request")
 	f.StringVar(&g.Context, "context", "", "the context of the config file to connect with (env CPACTL_CONTEXT; default: its current context; see cpactl config --help)")
 	f.StringVar(&g.WriteURL, "write-url", "", "the provider's URI when -H names read-only replicas: writes they refuse go there (docs/replication.md)")
+	f.BoolVar(&g.Strict, "strict", false, "refuse, instead of a warning, a config file other users can write or another user owns (the default when CI is set; --strict=false to only warn)")
+	g.strictFlag = f.Lookup("strict")
+}
+
+// strict reports whether a config file others could change is refused:
+// --strict when given (true or false), else whether cpactl runs in CI: the
+// CI variable set, as GitHub Actions, GitLab CI and most others set it
+// (CI=true), to anything but "false" or "0".
+func (g *Globals) strict() bool {
+	if g.Strict || (g.strictFlag != nil && g.strictFlag.Changed) {
+		return g.Strict
+	}
+	ci := strings.ToLower(strings.TrimSpace(g.Getenv("CI")))
+	return ci != "" && ci != "false" && ci != "0"
 }
 
 // configPath is where the configuration file is (docs/config.md).
@@ -93,6 +114,17 @@ func (g *Globals) loadConfig() (*config.File, string, error) {
 	f, err := config.Load(path)
 	if err != nil {
 		return nil, path, errorf("fix the file, or point CPACTL_CONFIG at another one", "%v", err)
+	}
+	if u := f.Unsafe; u != nil {
+		fix := "chmod go-w " + quote.Shell(path)
+		if u.Owner >= 0 {
+			fix = "use a file of your own: copy it, chmod 600 the copy and point CPACTL_CONFIG at it"
+		}
+		if g.strict() {
+			return nil, path, &Failure{Code: ExitError, Err: u,
+				Hint: fix + " (cpactl refuses such a file with --strict and when CI is set)"}
+		}
+		g.warn("%v; %s (--strict and CI refuse it)", u, fix)
 	}
 	return f, path, nil
 }
@@ -134,17 +166,24 @@ func (g *Globals) resolveSettings(cmd *cobra.Command) error {
 	}
 	env := func(name string) string { return strings.TrimSpace(g.Getenv(name)) }
 	changed := cmd.Flags().Changed
+	from := "-H"
 	if !changed("url") {
 		switch {
 		case env("CPACTL_URL") != "":
-			g.URLs = []string{env("CPACTL_URL")}
+			g.URLs, from = []string{env("CPACTL_URL")}, "CPACTL_URL"
 		case len(ctx.URL) > 0:
-			g.URLs = ctx.URL
+			g.URLs, from = ctx.URL, fmt.Sprintf("context %q", ctx.Name)
 		case env("LDAPURI") != "":
-			g.URLs = []string{env("LDAPURI")}
+			g.URLs, from = []string{env("LDAPURI")}, "LDAPURI"
 		}
 	}
 	g.URLs = splitURLs(g.URLs)
+	if err := checkURLs(from, g.URLs); err != nil {
+		return err
+	}
+	if err := ldapuri.Check("--write-url", g.WriteURL); err != nil {
+		return err
+	}
 	g.baseExplicit = changed("base")
 	if !g.baseExplicit {
 		g.Base = firstOf(env("CPACTL_BASE"), ctx.Base, env("LDAPBASE"))
@@ -179,6 +218,17 @@ func splitURLs(values []string) []string {
 	return urls
 }
 
+// checkURLs refuses a URI with a user name or password before "@" (LDAP
+// URIs have none), naming where it came from and never echoing it.
+func checkURLs(from string, urls []string) error {
+	for _, u := range urls {
+		if err := ldapuri.Check(from, u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // firstOf returns the first value that is not empty.
 func firstOf(values ...string) string {
 	for _, v := range values {
@@ -189,6 +239,22 @@ func firstOf(values ...string) string {
 	return ""
 }
 
+// passwordSource is what -y may be: a regular file or a pipe (-y /dev/stdin
+// fed by a pipe, -y <(pass show ldap)), of a password alone.
+var passwordSource = osfile.Source{Max: 4 * osfile.KiB, Pipes: true}
+
+// fileError says why a file read whole cannot be used: "password file
+// /dev/zero is a character device, ...", or "cannot read password file:
+// open ...: no such file or directory".
+func fileError(what string, err error) string {
+	var kind *osfile.KindError
+	var large *osfile.TooLargeError
+	if errors.As(err, &kind) || errors.As(err, &large) {
+		return what + " " + err.Error()
+	}
+	return fmt.Sprintf("cannot read %s: %v", what, err)
+}
+
 // password finds the bind password: -y FILE, -W (terminal prompt), or
 // CPACTL_BIND_PASSWORD. There is no password flag: it would land in argv.
 func (g *Globals) password() (string, error) {
@@ -197,9 +263,10 @@ func (g *Globals) password() (string, error) {
 	}
 	switch {
 	case g.PasswordFile != "":
-		b, err := os.ReadFile(g.PasswordFile)
+		b, _, err := passwordSource.Read(g.PasswordFile)
 		if err != nil {
-			return "", errorf("", "cannot read password file: %v", err)
+			return "", errorf("write the password alone in a file of mode 0600, or use -W or CPACTL_BIND_PASSWORD",
+				"%s", fileError("password file", err))
 		}
 		return strings.TrimRight(string(b), "\r\n"), nil
 	case g.PromptPassword:

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -69,7 +68,15 @@ func (o *schemaPrintOptions) run() error {
 	}
 	text := render(o.Database)
 	if o.File != "" {
-		return os.WriteFile(o.File, []byte(text), 0o644)
+		out, err := createOutput(o.File, 0o644)
+		if err != nil {
+			return err
+		}
+		defer out.Discard()
+		if _, err = io.WriteString(out, text); err == nil {
+			err = out.Commit()
+		}
+		return outputFailed(err)
 	}
 	_, err := io.WriteString(o.g.IO.Out, text)
 	return err

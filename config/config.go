@@ -23,6 +23,9 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/cpactl/cpactl/internal/ldapuri"
+	"github.com/cpactl/cpactl/internal/osfile"
 )
 
 // Context is one named set of connection settings. Empty fields are not
@@ -68,6 +71,30 @@ func (c Context) TimeoutDuration() time.Duration {
 type File struct {
 	CurrentContext string    `json:"current-context,omitempty"`
 	Contexts       []Context `json:"contexts"`
+	// Unsafe, set by Load, says why users other than the one running
+	// cpactl could change the file (nil when they cannot): the caller
+	// warns or refuses.
+	Unsafe *UnsafeError `json:"-"`
+}
+
+// UnsafeError is a configuration file that others could change: it is
+// writable by its group or by others (Owner -1), or owned by another user
+// than the one running cpactl (User) and root. It names the server that
+// receives the bind password, so whoever can change it can send the
+// password elsewhere.
+type UnsafeError struct {
+	Path  string
+	Mode  fs.FileMode // its permission bits
+	Owner int         // the uid that owns it; -1 when it is writable by others
+	User  int         // the uid running cpactl, when Owner is set
+}
+
+func (e *UnsafeError) Error() string {
+	why := fmt.Sprintf("other users can write it (mode %04o)", e.Mode)
+	if e.Owner >= 0 {
+		why = fmt.Sprintf("it is owned by uid %d, not by you (uid %d) or root", e.Owner, e.User)
+	}
+	return fmt.Sprintf("config file %s: %s, and it names the server your bind password goes to", e.Path, why)
 }
 
 // Lookup returns the named context (names compare exactly, as kubectl's).
@@ -129,19 +156,35 @@ var contextKeys = []string{"name", "url", "base", "bind-dn", "starttls", "ca-fil
 var fileKeys = []string{"current-context", "contexts"}
 
 // Load reads and checks the file at path. A file that does not exist is an
-// empty configuration. A password key anywhere (password, bind_password,
+// empty configuration; one that is not a regular file (a device, a pipe)
+// or is larger than 1 MiB is refused before it is read. A file others
+// could change is read, with File.Unsafe set. A password key anywhere (password, bind_password,
 // bindPassword, ...), an unknown key, a context without a name or twice
 // the same name, a bad timeout and YAML that does not parse are *Errors.
 func Load(path string) (*File, error) {
-	raw, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	raw, fi, err := source.Read(path)
+	var kind *osfile.KindError
+	var large *osfile.TooLargeError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return &File{}, nil
-	}
-	if err != nil {
+	case errors.As(err, &kind), errors.As(err, &large):
+		return nil, fmt.Errorf("config file %w", err)
+	case err != nil:
 		return nil, &Error{Path: path, Msg: err.Error()}
 	}
-	return parse(path, raw)
+	f, err := parse(path, raw)
+	if err != nil {
+		return nil, err
+	}
+	f.Unsafe = exposure(path, fi)
+	return f, nil
 }
+
+// source is what the configuration file may be: a regular file (cpactl
+// replaces it when it writes it) of at most 1 MiB, which holds thousands
+// of contexts.
+var source = osfile.Source{Max: osfile.MiB}
 
 func parse(path string, raw []byte) (*File, error) {
 	failAt := func(line int, format string, args ...any) error {
@@ -188,6 +231,11 @@ func parse(path string, raw []byte) (*File, error) {
 			return nil, failAt(lineOf(raw, "name", c.Name, true), "context %q is given twice", c.Name)
 		}
 		seen[c.Name] = true
+		for _, u := range c.URL {
+			if err := ldapuri.Check(fmt.Sprintf("context %q", c.Name), u); err != nil {
+				return nil, failAt(lineWith(raw, u), "%v; remove it and bind with -D DN (bind-dn) and -y FILE, -W or CPACTL_BIND_PASSWORD", err)
+			}
+		}
 		if c.Timeout != "" {
 			if d, err := time.ParseDuration(c.Timeout); err != nil || d <= 0 {
 				return nil, failAt(lineOf(raw, "timeout", c.Timeout, false), "context %q: timeout %q is not a duration such as 5s or 1m", c.Name, c.Timeout)
@@ -252,6 +300,16 @@ func lineOf(raw []byte, key, value string, last bool) int {
 	return found
 }
 
+// lineWith finds the first line that holds s; 0 when none does.
+func lineWith(raw []byte, s string) int {
+	for i, line := range strings.Split(string(raw), "\n") {
+		if strings.Contains(line, s) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
 // yamlLine finds "line N:" in a YAML parser's message.
 var yamlLine = regexp.MustCompile(`line (\d+): `)
 
@@ -302,36 +360,25 @@ func typeError(path string, raw []byte, err error) error {
 }
 
 // Save writes f to path atomically (a temporary file in the same
-// directory, then a rename), mode 0600, creating the directory with mode
-// 0700 when it is missing.
+// directory, synced, then a rename), mode 0600, creating the directory
+// with mode 0700 when it is missing. A symbolic link is followed to the
+// file it names, which is replaced (the link stays); a path that is not a
+// regular file is refused. A failure is an *osfile.WriteError.
 func Save(path string, f *File) error {
 	b, err := yaml.Marshal(f)
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".config-*.yaml")
+	out, err := osfile.Create(path, osfile.Options{Perm: 0o600, Sync: true, RegularOnly: true})
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // after the rename: nothing to remove
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
+	defer out.Discard()
+	if _, err := out.Write(b); err != nil {
 		return err
 	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return out.Commit()
 }

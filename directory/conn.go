@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +18,8 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/internal/ldapuri"
+	"github.com/cpactl/cpactl/internal/osfile"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -145,6 +146,9 @@ func Dial(opts Options) (*Conn, error) {
 }
 
 func checkURL(raw string) (*url.URL, error) {
+	if err := ldapuri.Check("URI", raw); err != nil {
+		return nil, err // before anything that would echo it
+	}
 	if strings.HasPrefix(raw, "ldapi://") {
 		return &url.URL{Scheme: "ldapi"}, nil
 	}
@@ -218,20 +222,51 @@ func (e *AuthError) Error() string {
 
 func (e *AuthError) Unwrap() error { return e.Err }
 
+// caFile is what --ca-file may be: a PEM bundle (a few hundred kB for
+// every public CA) in a regular file or a pipe (--ca-file <(vault ...)).
+var caFile = osfile.Source{Max: 4 * osfile.MiB, Pipes: true}
+
 func tlsConfigFor(opts Options) (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: opts.InsecureSkipVerify}
 	if opts.CAFile != "" {
-		pem, err := os.ReadFile(opts.CAFile)
+		pem, _, err := caFile.Read(opts.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read --ca-file: %v", err)
+			return nil, &CAFileError{Path: opts.CAFile, Err: err}
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--ca-file %s holds no PEM certificate", opts.CAFile)
+			return nil, &CAFileError{Path: opts.CAFile}
 		}
 		cfg.RootCAs = pool
 	}
 	return cfg, nil
+}
+
+// CAFileError is a --ca-file that cannot be used (exit code 1): it cannot
+// be read, is not a file of PEM certificates (a device, a directory), is
+// larger than 4 MiB, or holds no certificate (Err nil).
+type CAFileError struct {
+	Path string
+	Err  error
+}
+
+func (e *CAFileError) Error() string {
+	var kind *osfile.KindError
+	var large *osfile.TooLargeError
+	switch {
+	case e.Err == nil:
+		return fmt.Sprintf("--ca-file %s holds no PEM certificate", e.Path)
+	case errors.As(e.Err, &kind), errors.As(e.Err, &large):
+		return "--ca-file " + e.Err.Error()
+	}
+	return fmt.Sprintf("cannot read --ca-file: %v", e.Err)
+}
+
+func (e *CAFileError) Unwrap() error { return e.Err }
+
+// Hint says what --ca-file takes.
+func (e *CAFileError) Hint() string {
+	return "pass --ca-file the PEM file of the CA(s) that signed the server's certificate"
 }
 
 // tlsHint makes certificate failures say so plainly: the three a client
