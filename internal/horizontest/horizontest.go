@@ -96,6 +96,8 @@ type Faults struct {
 	// none).
 	Throttle   int
 	RetryAfter string
+	// ThrottlePod limits Throttle to the server of this pod.
+	ThrottlePod string
 	// ExpireAfter: after this many authenticated GETs (all servers), every
 	// access token issued so far expires (401), once: a token that
 	// expires in the middle of a pull.
@@ -307,7 +309,7 @@ func (f *Federation) handler(me podFixture) http.Handler {
 			return
 		}
 		f.mu.Lock()
-		throttled := f.faults.Throttle > 0
+		throttled := f.faults.Throttle > 0 && (f.faults.ThrottlePod == "" || f.faults.ThrottlePod == me.Name)
 		if throttled {
 			f.faults.Throttle--
 		}

@@ -82,7 +82,7 @@ func TestTrimSwagger(t *testing.T) {
 		"$comment": "Excerpt of the Horizon Server REST API description (OpenAPI 3.0.1, info.version 2512): the components.schemas reachable from the schemas cpactl reads and sends, unchanged. " +
 			"Source: https://github.com/euc-dev/horizon-apis, file docs/horizon-server/versions/2512/rest-api-swagger-docs.json, commit 7132d79b5f93958926e424664b8c4a2a67b447f0. " +
 			"Licensed under CC BY 4.0 (LICENSE-CC-BY-4.0.txt beside this file); written by TestTrimSwagger in schema_test.go.",
-		"x-schemas": names,
+		"x-schemas":  names,
 		"components": map[string]any{"schemas": kept},
 	}
 	enc, err := json.MarshalIndent(out, "", " ")
