@@ -192,24 +192,45 @@ func firstOf(values ...string) string {
 // password finds the bind password: -y FILE, -W (terminal prompt), or
 // CPACTL_BIND_PASSWORD. There is no password flag: it would land in argv.
 func (g *Globals) password() (string, error) {
-	if g.PromptPassword && g.PasswordFile != "" {
+	return g.secret(g.PromptPassword, g.PasswordFile, "CPACTL_BIND_PASSWORD",
+		fmt.Sprintf("Enter LDAP password for %s:", g.BindDN))
+}
+
+// maxPasswordFile bounds what -y reads.
+const maxPasswordFile = 64 << 10
+
+// secret reads a password from one source: the file (-y; a trailing
+// newline is not part of it), the terminal (-W, asking message), else the
+// environment variable env (empty when unset). The LDAP bind and the
+// Horizon login share it; neither has a password flag, which would land in
+// argv.
+func (g *Globals) secret(promptFor bool, file, env, message string) (string, error) {
+	if promptFor && file != "" {
 		return "", errorf("pass the password one way", "-W and -y both given")
 	}
 	switch {
-	case g.PasswordFile != "":
-		b, err := os.ReadFile(g.PasswordFile)
+	case file != "":
+		f, err := os.Open(file)
 		if err != nil {
 			return "", errorf("", "cannot read password file: %v", err)
 		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, maxPasswordFile+1))
+		if err != nil {
+			return "", errorf("", "cannot read password file: %v", err)
+		}
+		if len(b) > maxPasswordFile {
+			return "", errorf("put only the password in the file", "password file %s is larger than 64 KiB", file)
+		}
 		return strings.TrimRight(string(b), "\r\n"), nil
-	case g.PromptPassword:
-		pw, err := g.ReadPassword(fmt.Sprintf("Enter LDAP password for %s:", g.BindDN))
+	case promptFor:
+		pw, err := g.ReadPassword(message)
 		if err != nil {
 			return "", errorf("", "%v", err)
 		}
 		return pw, nil
 	}
-	return g.Getenv("CPACTL_BIND_PASSWORD"), nil
+	return g.Getenv(env), nil
 }
 
 func (g *Globals) dialOptions() (directory.Options, error) {
