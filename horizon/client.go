@@ -156,9 +156,6 @@ func readCAFile(path string) (*x509.CertPool, error) {
 // refreshes, retries and logouts included).
 func (c *Client) Requests() int64 { return c.requests.Load() }
 
-// PageSize is the size of the pages the client asks for.
-func (c *Client) PageSize() int { return c.cfg.PageSize }
-
 // BaseURL turns what an admin types (https://cs.example.com,
 // https://cs.example.com/rest/) into the REST base,
 // https://cs.example.com/rest. Only https is accepted.

@@ -1,7 +1,6 @@
 package horizon
 
 import (
-	"errors"
 	"fmt"
 )
 
@@ -122,10 +121,6 @@ type TargetError struct {
 }
 
 func (e *TargetError) Error() string { return fmt.Sprintf("%s: %s", e.Dir, e.Reason) }
-
-// errNotPaged is returned by a page past the end of a list (HTTP 400 on a
-// page after the first): the list is complete.
-var errPastEnd = errors.New("page past the end")
 
 // serverSaid renders the server's error_key and error_message, if any.
 func serverSaid(key, msg string) string {

@@ -102,10 +102,7 @@ const (
 // hasMore reads HAS_MORE_RECORDS: present (with any value but "false")
 // means another page follows; absent means this is the last one.
 func hasMore(h http.Header) bool {
-	vs, ok := h[hasMoreHeader]
-	if !ok {
-		vs = h.Values(hasMoreHeader) // canonical spelling Has_more_records
-	}
+	vs := h.Values(hasMoreHeader) // Has_more_records once read
 	if len(vs) == 0 {
 		return false
 	}

@@ -62,9 +62,9 @@ func TestPagingHeaders(t *testing.T) {
 		more  bool
 		total int64
 	}{
-		{http.Header{"HAS_MORE_RECORDS": {"true"}, "X-Total-Count": {"12"}}, true, 12},
+		{http.Header{"Has_more_records": {"true"}, "X-Total-Count": {"12"}}, true, 12},
 		{http.Header{"Has_more_records": {""}}, true, -1},
-		{http.Header{"HAS_MORE_RECORDS": {"false"}}, false, -1},
+		{http.Header{"Has_more_records": {"false"}}, false, -1},
 		{http.Header{"X-Total-Count": {"-4"}}, false, -1},
 		{http.Header{}, false, -1},
 	} {
