@@ -54,7 +54,7 @@ var nameFlags = map[string]string{
 var memberFlags = []string{"members"}
 
 // fileFlags take a file name: the shell completes files.
-var fileFlags = []string{"from", "password-file", "ca-file", "output-file", "with"}
+var fileFlags = []string{"from", "password-file", "ca-file", "output-file", "output-dir", "with"}
 
 // lower spells stored values as the flags are usually written.
 func lower(values []string) []string {

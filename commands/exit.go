@@ -1,12 +1,14 @@
 package commands
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/horizon"
 	"github.com/cpactl/cpactl/internal/ldapuri"
 	"github.com/cpactl/cpactl/prompt"
 )
@@ -31,8 +33,8 @@ var exitCodeHelp = []struct {
 	{ExitOK, "success"},
 	{ExitError, "error: bad input (the message names the flag or value), a server that cannot be reached or does not answer within --timeout, refused operation; nothing was written (also when a write's answer was lost and a re-read shows it was not applied: \"not written\")"},
 	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings, `impact` when a request moves; `status`: a replica unreachable or lagging"},
-	{ExitNotFound, "a named object (site, pod, user, entitlement, ...) does not exist, or the base DN (-b) or the layout `cpactl init` creates"},
-	{ExitAuth, "authentication failed or access refused (bind, insufficient access)"},
+	{ExitNotFound, "a named object (site, pod, user, entitlement, ...) does not exist, or the base DN (-b) or the layout `cpactl init` creates; a Horizon server without an API the federation needs (404)"},
+	{ExitAuth, "authentication failed or access refused (bind, insufficient access; a Horizon login or privilege refused)"},
 	{ExitConflict, "conflict: someone else changed the object first; re-read and retry"},
 	{ExitNoSession, "resolve: the request would get no session (DENIED, UNAVAILABLE, NO_CAPACITY)"},
 	{ExitUnknown, "a write's outcome is unknown: it was sent, no answer came, and a re-read on a fresh connection could not tell (check with `cpactl diff`); when the re-read finds the write in place the command succeeds (exit 0) with a note on stderr"},
@@ -80,7 +82,18 @@ func ExitCode(err error) int {
 	var auth *directory.AuthError
 	var unknown *directory.OutcomeUnknownError
 	var notWritten *directory.NotWrittenError
+	var hzAuth *horizon.AuthError
+	var hzNotFound *horizon.NotFoundError
+	var hzUnknownPod *horizon.UnknownPodError
 	switch {
+	case errors.As(err, &hzUnknownPod):
+		return ExitNotFound
+	case errors.As(err, &hzAuth):
+		return ExitAuth
+	case errors.As(err, &hzNotFound):
+		return ExitNotFound
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
 	case errors.As(err, &notWritten):
 		return ExitError // a re-read shows nothing was applied
 	case errors.As(err, &unknown):
@@ -139,6 +152,9 @@ func hintOf(err error) string {
 	if errors.As(err, &notWritten) {
 		return "run the command again when the server answers: it writes what is missing"
 	}
+	if h := horizonHint(err); h != "" {
+		return h
+	}
 	var unknown *directory.OutcomeUnknownError
 	if errors.As(err, &unknown) {
 		return "run `cpactl diff` (or the show command) to see whether it was applied, then apply again if needed"
@@ -153,4 +169,38 @@ func oneLine(err error) string {
 		msg = strings.ToLower(msg[:1]) + msg[1:]
 	}
 	return msg
+}
+
+// horizonHint says how to fix a failed Horizon pull.
+func horizonHint(err error) string {
+	var (
+		unreachable *horizon.UnreachableError
+		auth        *horizon.AuthError
+		notFound    *horizon.NotFoundError
+		throttled   *horizon.ThrottledError
+		missing     *horizon.MissingPodsError
+		unknownPod  *horizon.UnknownPodError
+		target      *horizon.TargetError
+	)
+	switch {
+	case errors.As(err, &missing):
+		return "check the pods' Connection Servers, pass --pod-url POD=https://HOST if this machine reaches them by another name, or --allow-missing-pod POD to pull without them"
+	case errors.As(err, &unknownPod):
+		return "name pods as the federation does (see its pods above)"
+	case errors.As(err, &target):
+		return target.Hint
+	case errors.As(err, &unreachable) && unreachable.Certificate:
+		return "pass --ca-file with the CA that signed the Connection Server's certificate"
+	case errors.As(err, &unreachable):
+		return "check --url (https://HOST of a Connection Server) and that this machine reaches its port 443; --timeout allows a slow server more time"
+	case errors.As(err, &auth) && auth.Status == 403:
+		return "the REST account needs Administrators (Read only) on the root federated access group"
+	case errors.As(err, &auth):
+		return "check --domain, --user and the password (-W, -y FILE or " + horizonPasswordEnv + "); Horizon takes no UPN"
+	case errors.As(err, &notFound):
+		return "the Connection Server does not have this API: it may be older than Horizon 8 2512"
+	case errors.As(err, &throttled):
+		return "Horizon's API throttling refused the pull: run it again later, or with a larger --page-size"
+	}
+	return ""
 }

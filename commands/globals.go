@@ -258,25 +258,35 @@ func fileError(what string, err error) string {
 // password finds the bind password: -y FILE, -W (terminal prompt), or
 // CPACTL_BIND_PASSWORD. There is no password flag: it would land in argv.
 func (g *Globals) password() (string, error) {
-	if g.PromptPassword && g.PasswordFile != "" {
+	return g.secret(g.PromptPassword, g.PasswordFile, "CPACTL_BIND_PASSWORD",
+		fmt.Sprintf("Enter LDAP password for %s:", g.BindDN))
+}
+
+// secret reads a password from one source: the file (-y; a trailing
+// newline is not part of it), the terminal (-W, asking message), else the
+// environment variable env (empty when unset). The LDAP bind and the
+// Horizon login share it; neither has a password flag, which would land in
+// argv.
+func (g *Globals) secret(promptFor bool, file, env, message string) (string, error) {
+	if promptFor && file != "" {
 		return "", errorf("pass the password one way", "-W and -y both given")
 	}
 	switch {
-	case g.PasswordFile != "":
-		b, _, err := passwordSource.Read(g.PasswordFile)
+	case file != "":
+		b, _, err := passwordSource.Read(file)
 		if err != nil {
-			return "", errorf("write the password alone in a file of mode 0600, or use -W or CPACTL_BIND_PASSWORD",
+			return "", errorf("write the password alone in a file of mode 0600, or use -W or "+env,
 				"%s", fileError("password file", err))
 		}
 		return strings.TrimRight(string(b), "\r\n"), nil
-	case g.PromptPassword:
-		pw, err := g.ReadPassword(fmt.Sprintf("Enter LDAP password for %s:", g.BindDN))
+	case promptFor:
+		pw, err := g.ReadPassword(message)
 		if err != nil {
 			return "", errorf("", "%v", err)
 		}
 		return pw, nil
 	}
-	return g.Getenv("CPACTL_BIND_PASSWORD"), nil
+	return g.Getenv(env), nil
 }
 
 func (g *Globals) dialOptions() (directory.Options, error) {

@@ -1,9 +1,12 @@
 package commands
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/cpactl/cpactl/directory"
@@ -17,6 +20,9 @@ import (
 // flight it waits for its answer (at most the commit deadline), unless a
 // second signal comes on again.
 func Interrupted(stderr io.Writer, again <-chan os.Signal) int {
+	if stopped, ok := stopInterruptible(stderr, again); ok {
+		return stopped
+	}
 	if !directory.CommitInFlight() {
 		fmt.Fprintln(stderr, "cpactl: interrupted")
 		return ExitInterrupted
@@ -38,4 +44,63 @@ func Interrupted(stderr io.Writer, again <-chan os.Signal) int {
 	}
 	fmt.Fprintln(stderr, "cpactl: interrupted after the commit ended (its result is above, or check with `cpactl diff`)")
 	return ExitInterrupted
+}
+
+// running is the command in progress that must be stopped, not killed, on
+// Ctrl-C: a Horizon pull logs out of every server and removes its
+// temporary directory when its context is cancelled.
+var running struct {
+	sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// stopWait bounds how long Ctrl-C waits for a stopped command's cleanup
+// (a logout per server, each bounded by --timeout).
+var stopWait = 30 * time.Second
+
+// interruptible runs fn with a context that Ctrl-C cancels (Interrupted),
+// and waits for fn to return before the process exits. A cancelled fn's
+// error is reported as an interruption (exit 130).
+func (g *Globals) interruptible(fn func(ctx context.Context) error) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	running.Lock()
+	running.cancel, running.done = cancel, done
+	running.Unlock()
+	defer func() {
+		running.Lock()
+		running.cancel, running.done = nil, nil
+		running.Unlock()
+		cancel()
+		close(done)
+	}()
+	err := fn(ctx)
+	if err != nil && errors.Is(err, context.Canceled) {
+		return silentExit(ExitInterrupted) // Interrupted says so
+	}
+	return err
+}
+
+// stopInterruptible cancels the interruptible command in progress, if
+// any, and waits for it to clean up (at most stopWait, or until a second
+// signal).
+func stopInterruptible(stderr io.Writer, again <-chan os.Signal) (int, bool) {
+	running.Lock()
+	cancel, done := running.cancel, running.done
+	running.Unlock()
+	if cancel == nil {
+		return 0, false
+	}
+	fmt.Fprintln(stderr, "cpactl: interrupted: logging out and removing what was half written (interrupt again to quit now)")
+	cancel()
+	select {
+	case <-done:
+		fmt.Fprintln(stderr, "cpactl: interrupted: nothing written, every session logged out")
+	case <-again:
+		fmt.Fprintln(stderr, "cpactl: interrupted again: sessions may stay open until they time out, and a .cpactl-* directory may be left beside the pull")
+	case <-time.After(stopWait):
+		fmt.Fprintln(stderr, "cpactl: the cleanup did not end in time: sessions may stay open until they time out")
+	}
+	return ExitInterrupted, true
 }

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/cpactl/cpactl/commands"
+	"github.com/cpactl/cpactl/internal/horizontest"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 )
 
@@ -27,6 +30,11 @@ func TestMain(m *testing.M) {
 //	ROOTDN, ROOTPW                                               for ldapsearch/ldapadd
 //	FIXTURES                                                     the repository's fixtures/
 //
+// A script whose name contains "horizon" also gets the test Horizon
+// federation of seed-000 (internal/horizontest), with HORIZON_URL (the
+// Connection Server of india-pod-1), HORIZON_URL_<pod> for each pod (dashes
+// as underscores: HORIZON_URL_uk_pod_1), HORIZON_CA_FILE and
+// HORIZON_PASSWORD, and the commands horizonfault and nosecret.
 // A script whose name contains "noschema" gets a slapd without cpactl's
 // schema; one whose name contains "tls" gets ldaps and StartTLS, with
 // LDAPS_URL, CA_FILE and OTHER_CA_FILE.
@@ -44,7 +52,11 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: false,
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"stripwhatif": stripWhatIf},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"stripwhatif":  stripWhatIf,
+			"horizonfault": horizonFault,
+			"nosecret":     noSecret,
+		},
 		Setup: func(env *testscript.Env) error {
 			name := filepath.Base(env.WorkDir)
 			cfg := slapdtest.Config{}
@@ -73,6 +85,9 @@ func TestScripts(t *testing.T) {
 			}
 			// Keep ldap-utils from reading the machine's ldap.conf.
 			env.Setenv("LDAPNOINIT", "1")
+			if strings.Contains(name, "horizon") {
+				return startHorizon(env)
+			}
 			return nil
 		},
 	})
@@ -102,5 +117,93 @@ func stripWhatIf(ts *testscript.TestScript, neg bool, args []string) {
 		b, err := json.MarshalIndent(d, "", "  ")
 		ts.Check(err)
 		ts.Check(os.WriteFile(ts.MkAbs(name), append(b, '\n'), 0o644))
+	}
+}
+
+// startHorizon starts the test Horizon federation for a script.
+func startHorizon(env *testscript.Env) error {
+	f, err := horizontest.New("seed-000", env.WorkDir)
+	if err != nil {
+		return err
+	}
+	env.Defer(f.Close)
+	env.Values["horizon"] = f
+	env.Setenv("HORIZON_URL", f.URL("india-pod-1"))
+	for _, p := range f.Pods() {
+		env.Setenv("HORIZON_URL_"+strings.ReplaceAll(p, "-", "_"), f.URL(p))
+	}
+	env.Setenv("HORIZON_CA_FILE", f.CAFile)
+	env.Setenv("HORIZON_PASSWORD", horizontest.Password)
+	return nil
+}
+
+// horizonFault injects a fault into the script's test Horizon:
+//
+//	horizonfault stop POD          the pod's server stops answering
+//	horizonfault older             no /federation/v3/sites (a server before 2512)
+//	horizonfault throttle N        the next N requests answer 429 (retry after 0 s)
+//	horizonfault expire N          access tokens expire after N reads
+//	horizonfault refuse-login      logins answer 401
+//	horizonfault sessions POD N    N more sessions in POD
+//	horizonfault none              no fault
+func horizonFault(ts *testscript.TestScript, neg bool, args []string) {
+	f, ok := ts.Value("horizon").(*horizontest.Federation)
+	if neg || !ok || len(args) == 0 {
+		ts.Fatalf("usage: horizonfault stop POD|older|throttle N|expire N|refuse-login|sessions POD N|none (in a horizon script)")
+	}
+	num := func(s string) int {
+		n, err := strconv.Atoi(s)
+		ts.Check(err)
+		return n
+	}
+	switch {
+	case args[0] == "stop" && len(args) == 2:
+		f.Stop(args[1])
+	case args[0] == "older":
+		f.SetFaults(horizontest.Faults{NoV3Sites: true})
+	case args[0] == "throttle" && len(args) == 2:
+		f.SetFaults(horizontest.Faults{Throttle: num(args[1]), RetryAfter: "0"})
+	case args[0] == "expire" && len(args) == 2:
+		f.SetFaults(horizontest.Faults{ExpireAfter: num(args[1])})
+	case args[0] == "refuse-login":
+		f.SetFaults(horizontest.Faults{LoginRefused: true})
+	case args[0] == "sessions" && len(args) == 3:
+		f.AddSessions(args[1], num(args[2]))
+	case args[0] == "none":
+		f.SetFaults(horizontest.Faults{})
+	default:
+		ts.Fatalf("horizonfault: unknown fault %q", args)
+	}
+}
+
+// noSecret fails when the test Horizon's password, or a token, is in any
+// file under the directories named (or in the files named).
+func noSecret(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: nosecret PATH...")
+	}
+	secrets := [][]byte{[]byte(horizontest.Password), []byte("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9")}
+	files := 0
+	for _, a := range args {
+		err := filepath.WalkDir(ts.MkAbs(a), func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			files++
+			for _, s := range secrets {
+				if bytes.Contains(b, s) {
+					ts.Fatalf("%s holds a secret", path)
+				}
+			}
+			return nil
+		})
+		ts.Check(err)
+	}
+	if files == 0 {
+		ts.Fatalf("nosecret: no file under %v", args)
 	}
 }

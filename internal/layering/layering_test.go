@@ -33,6 +33,7 @@ func TestLayers(t *testing.T) {
 		{"lint", "lint reads records, not the directory", [][]string{ldap, cobra}},
 		{"internal/nesting", "the walker is generic over its nodes", [][]string{ldap, cobra, {"github.com/cpactl/"}}},
 		{"config", "the configuration file is read and written without LDAP or a command line", [][]string{ldap, cobra}},
+		{"horizon", "the Horizon REST access knows no LDAP and no command line", [][]string{ldap, cobra, {"github.com/cpactl/cpactl/directory", "github.com/cpactl/cpactl/ldapschema"}}},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			files, err := filepath.Glob(filepath.Join("..", "..", tc.dir, "*.go"))

@@ -1,0 +1,114 @@
+package horizontest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// SchemaFile is the trimmed copy of the 2512 swagger's schemas (the
+// components reachable from what the test server answers and what cpactl
+// sends), under testdata/ with its source and licence beside it
+// (testdata/SWAGGER-SOURCE.md, testdata/LICENSE-CC-BY-4.0.txt).
+// TestTrimSwagger writes it from the full swagger.
+const SchemaFile = "swagger-2512-schemas.json"
+
+// Schemas validates JSON bodies against the swagger's schemas, strictly:
+// an object may hold only the properties its schema names (the swagger
+// leaves additionalProperties open, which would let a misspelt field
+// through), and every enum, type, required list and bound applies.
+type Schemas struct {
+	mu    sync.Mutex
+	c     *jsonschema.Compiler
+	cache map[string]*jsonschema.Schema
+}
+
+const schemaURL = "https://cpactl.invalid/horizon/" + SchemaFile
+
+// LoadSchemas reads the trimmed schema file.
+func LoadSchemas() (*Schemas, error) {
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(Dir("x")), SchemaFile))
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", SchemaFile, err)
+	}
+	strict(doc)
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft4) // OpenAPI 3.0's schemas are draft 4/5 (boolean exclusiveMinimum)
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		return nil, err
+	}
+	return &Schemas{c: c, cache: map[string]*jsonschema.Schema{}}, nil
+}
+
+// strict sets additionalProperties false on every object schema that
+// names its properties and says nothing of others.
+func strict(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		if _, ok := x["properties"].(map[string]any); ok {
+			if _, set := x["additionalProperties"]; !set {
+				x["additionalProperties"] = false
+			}
+		}
+		for k, sub := range x {
+			if k == "example" || k == "enum" {
+				continue
+			}
+			strict(sub)
+		}
+	case []any:
+		for _, sub := range x {
+			strict(sub)
+		}
+	}
+}
+
+// compile returns the schema of name (a components.schemas key), or of
+// an array of it.
+func (s *Schemas) compile(name string, array bool) (*jsonschema.Schema, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := name
+	if array {
+		key = "[]" + name
+	}
+	if sch, ok := s.cache[key]; ok {
+		return sch, nil
+	}
+	ref := schemaURL + "#/components/schemas/" + name
+	loc := ref
+	if array {
+		loc = "https://cpactl.invalid/horizon/list/" + name
+		if err := s.c.AddResource(loc, map[string]any{"type": "array", "items": map[string]any{"$ref": ref}}); err != nil {
+			return nil, err
+		}
+	}
+	sch, err := s.c.Compile(loc)
+	if err != nil {
+		return nil, err
+	}
+	s.cache[key] = sch
+	return sch, nil
+}
+
+// Check validates body against the schema name (an array of it when
+// array): nil, or an error naming each failing field.
+func (s *Schemas) Check(name string, array bool, body []byte) error {
+	sch, err := s.compile(name, array)
+	if err != nil {
+		return err
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	return sch.Validate(inst)
+}
