@@ -1,0 +1,154 @@
+package horizon
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// DirWriter writes a pull directory the way Pull does (and `cpactl
+// generate --format horizon`, which writes one without a server): into a
+// temporary directory beside the target, every file synced, the manifest
+// last, renamed to the target by Commit. Until Commit the target is left
+// as it was; Discard removes the temporary directory.
+type DirWriter struct {
+	target string
+	tmp    string
+	done   bool
+}
+
+// NewDirWriter checks the target (CheckTarget: it does not exist, is
+// empty, or with replace holds a pull) and creates the temporary
+// directory beside it.
+func NewDirWriter(dir string, replace bool) (*DirWriter, error) {
+	if err := CheckTarget(dir, replace); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), ".cpactl-horizon-pull-*")
+	if err != nil {
+		return nil, fmt.Errorf("cannot write beside %s: %w", dir, err)
+	}
+	return &DirWriter{target: dir, tmp: tmp}, nil
+}
+
+// Create creates a file of the pull, name slash-separated and relative to
+// the directory (global/sites.json), 0600 in directories 0700.
+func (d *DirWriter) Create(name string) (*FileWriter, error) {
+	if !localName(name) {
+		return nil, fmt.Errorf("file name %q leaves the directory", name)
+	}
+	full := filepath.Join(d.tmp, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	fw := &FileWriter{f: f, sum: sha256.New(), name: full}
+	fw.w = bufio.NewWriterSize(io.MultiWriter(f, fw.sum, &fw.n), 64<<10)
+	return fw, nil
+}
+
+// Mkdir creates a directory of the pull (a pod's, which may hold no file).
+func (d *DirWriter) Mkdir(name string) error {
+	if !localName(name) {
+		return fmt.Errorf("directory name %q leaves the directory", name)
+	}
+	return os.MkdirAll(filepath.Join(d.tmp, filepath.FromSlash(name)), 0o700)
+}
+
+// Commit writes m as manifest.json and renames the directory to the
+// target (an earlier pull there is replaced).
+func (d *DirWriter) Commit(m *Manifest) error {
+	f, err := d.Create(ManifestFile)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		f.Abort()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := install(d.tmp, d.target); err != nil {
+		return err
+	}
+	d.done = true
+	return nil
+}
+
+// Discard removes the temporary directory, unless Commit installed it.
+func (d *DirWriter) Discard() {
+	if !d.done {
+		os.RemoveAll(d.tmp)
+	}
+}
+
+// FileWriter is a file of a pull being written: buffered, hashed and
+// counted, synced before it is closed.
+type FileWriter struct {
+	f    *os.File
+	w    *bufio.Writer
+	sum  hash.Hash
+	n    byteCounter
+	name string
+}
+
+type byteCounter int64
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
+}
+
+func (fw *FileWriter) Write(b []byte) (int, error) { return fw.w.Write(b) }
+
+// WriteString writes s.
+func (fw *FileWriter) WriteString(s string) (int, error) { return fw.w.WriteString(s) }
+
+// Close flushes, syncs and closes the file.
+func (fw *FileWriter) Close() error {
+	err := fw.w.Flush()
+	if err == nil {
+		err = fw.f.Sync()
+	}
+	if cerr := fw.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Abort closes and removes the file.
+func (fw *FileWriter) Abort() {
+	fw.f.Close()
+	os.Remove(fw.name)
+}
+
+// Bytes is the number of bytes written so far (all of them once closed).
+func (fw *FileWriter) Bytes() int64 { return int64(fw.n) }
+
+// SHA256 is the hex SHA-256 of what was written (after Close).
+func (fw *FileWriter) SHA256() string { return hex.EncodeToString(fw.sum.Sum(nil)) }
+
+// PodDir is the directory of the pod at place i (from 0) of
+// /federation/v1/pods: pods/01-NAME, the name reduced to [A-Za-z0-9._-].
+func PodDir(i int, name string) string { return fmt.Sprintf("pods/%02d-%s", i+1, slug(name)) }
+
+// PageName is the name of page (or batch) n of an endpoint's read in dir
+// (global, or a pod's directory); n 0 is an unpaged read.
+func PageName(dir, endpoint string, n int) string {
+	if n == 0 {
+		return fmt.Sprintf("%s/%s.json", dir, endpoint)
+	}
+	return fmt.Sprintf("%s/%s.%04d.json", dir, endpoint, n)
+}
