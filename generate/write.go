@@ -374,10 +374,11 @@ func (p *plan) writeAssignments(emit Emit) error {
 
 // sessionPlan is one session, as indexes: user, entitlement, pool, host
 // of the pool's farm (-1 for none), hosting and brokering pod, client
-// computer (-1 for none).
+// computer (-1 for none), the pod assignment of a dedicated user's session
+// (-1 for none).
 type sessionPlan struct {
-	user, ge, pool, host, pod, brokering, client int
-	connected                                    bool
+	user, ge, pool, host, pod, brokering, client, assignment int
+	connected                                                bool
 }
 
 // sessionID is session k's ID.
@@ -415,9 +416,10 @@ func (p *plan) eachSession(fn func(k int, sp sessionPlan) error) error {
 	dedicated := p.dedicatedSessions()
 	stride := coprimeStride(p.cfg.Assignments)
 	for k := 0; k < n; k++ {
-		sp := sessionPlan{host: -1}
+		sp := sessionPlan{host: -1, assignment: -1}
 		if k < dedicated {
-			as := p.assignmentOf(k * stride % p.cfg.Assignments)
+			sp.assignment = k * stride % p.cfg.Assignments
+			as := p.assignmentOf(sp.assignment)
 			sp.user, sp.ge, sp.pool = as.user, as.ge, as.pool
 		} else {
 			sp.ge = pick(r, p.sessionGEs)

@@ -140,6 +140,10 @@ func (fw *FileWriter) Bytes() int64 { return int64(fw.n) }
 // SHA256 is the hex SHA-256 of what was written (after Close).
 func (fw *FileWriter) SHA256() string { return hex.EncodeToString(fw.sum.Sum(nil)) }
 
+// MetricsBatch is how many desktop pool ids one request for their metrics
+// names (desktop-pool-metrics.0001.json holds the first batch).
+const MetricsBatch = metricsBatch
+
 // PodDir is the directory of the pod at place i (from 0) of
 // /federation/v1/pods: pods/01-NAME, the name reduced to [A-Za-z0-9._-].
 func PodDir(i int, name string) string { return fmt.Sprintf("pods/%02d-%s", i+1, slug(name)) }

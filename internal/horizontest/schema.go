@@ -112,3 +112,11 @@ func (s *Schemas) Check(name string, array bool, body []byte) error {
 	}
 	return sch.Validate(inst)
 }
+
+// SchemaOf returns the swagger schema of the answer to a GET of path
+// (under /rest; a pod id in place of {id}), and whether the answer is an
+// array of it, as Routes list them.
+func SchemaOf(path string) (schema string, array bool, ok bool) {
+	r, _, ok := match(path)
+	return r.Schema, r.Array, ok
+}
