@@ -1087,8 +1087,8 @@ func (h *horizonWriter) writePod(i int) error {
 			rp := restDesktopPool{ID: h.id("pool", j), Name: pool.Name, DisplayName: pool.Name, Description: pool.Description,
 				Enabled: pool.Enabled, Type: "AUTOMATED", Source: "INSTANT_CLONE", UserAssignment: "FLOATING", SessionType: "DESKTOP",
 				NumMachines: pool.Capacity, NumSessions: pool.Sessions, NamingMethod: "PATTERN", AccessGroupID: h.accessGroup()}
-			if pool.Dedicated {
-				rp.UserAssignment = "DEDICATED"
+			if pool.Dedicated && pool.Kind == ldapschema.KindDesktop {
+				rp.UserAssignment = "DEDICATED" // RDS desktop pools are floating
 			}
 			if pool.Kind == ldapschema.KindRDSDesktop {
 				rp.Type, rp.Source, rp.NamingMethod = "RDS", "RDS", ""
