@@ -5,22 +5,27 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // DirWriter writes a pull directory the way Pull does (and `cpactl
 // generate --format horizon`, which writes one without a server): into a
-// temporary directory beside the target, every file synced, the manifest
-// last, renamed to the target by Commit. Until Commit the target is left
-// as it was; Discard removes the temporary directory.
+// temporary directory beside the target; Commit syncs every file (several
+// at a time: one by one, the disk's flushes would take longer than the
+// writing), writes the manifest last and renames the directory to the
+// target. Until Commit the target is left as it was; Discard removes the
+// temporary directory.
 type DirWriter struct {
 	target string
 	tmp    string
 	done   bool
+	files  []string // written, to be synced
 }
 
 // NewDirWriter checks the target (CheckTarget: it does not exist, is
@@ -51,6 +56,7 @@ func (d *DirWriter) Create(name string) (*FileWriter, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.files = append(d.files, full)
 	fw := &FileWriter{f: f, sum: sha256.New(), name: full}
 	fw.w = bufio.NewWriterSize(io.MultiWriter(f, fw.sum, &fw.n), 64<<10)
 	return fw, nil
@@ -64,9 +70,12 @@ func (d *DirWriter) Mkdir(name string) error {
 	return os.MkdirAll(filepath.Join(d.tmp, filepath.FromSlash(name)), 0o700)
 }
 
-// Commit writes m as manifest.json and renames the directory to the
-// target (an earlier pull there is replaced).
+// Commit syncs the files, writes m as manifest.json and renames the
+// directory to the target (an earlier pull there is replaced).
 func (d *DirWriter) Commit(m *Manifest) error {
+	if err := syncAll(d.files); err != nil {
+		return err
+	}
 	f, err := d.Create(ManifestFile)
 	if err != nil {
 		return err
@@ -78,6 +87,9 @@ func (d *DirWriter) Commit(m *Manifest) error {
 		return err
 	}
 	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := syncAll([]string{filepath.Join(d.tmp, ManifestFile)}); err != nil {
 		return err
 	}
 	if err := install(d.tmp, d.target); err != nil {
@@ -95,7 +107,7 @@ func (d *DirWriter) Discard() {
 }
 
 // FileWriter is a file of a pull being written: buffered, hashed and
-// counted, synced before it is closed.
+// counted.
 type FileWriter struct {
 	f    *os.File
 	w    *bufio.Writer
@@ -116,12 +128,9 @@ func (fw *FileWriter) Write(b []byte) (int, error) { return fw.w.Write(b) }
 // WriteString writes s.
 func (fw *FileWriter) WriteString(s string) (int, error) { return fw.w.WriteString(s) }
 
-// Close flushes, syncs and closes the file.
+// Close flushes and closes the file (Commit syncs it).
 func (fw *FileWriter) Close() error {
 	err := fw.w.Flush()
-	if err == nil {
-		err = fw.f.Sync()
-	}
 	if cerr := fw.f.Close(); err == nil {
 		err = cerr
 	}
@@ -143,6 +152,51 @@ func (fw *FileWriter) SHA256() string { return hex.EncodeToString(fw.sum.Sum(nil
 // MetricsBatch is how many desktop pool ids one request for their metrics
 // names (desktop-pool-metrics.0001.json holds the first batch).
 const MetricsBatch = metricsBatch
+
+// syncAll syncs the files, 16 at a time.
+func syncAll(names []string) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	next := make(chan string)
+	for w := 0; w < min(16, len(names)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for name := range next {
+				err := syncFile(name)
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, n := range names {
+		next <- n
+	}
+	close(next)
+	wg.Wait()
+	return first
+}
+
+func syncFile(name string) error {
+	f, err := os.Open(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // aborted and removed
+	}
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // PodDir is the directory of the pod at place i (from 0) of
 // /federation/v1/pods: pods/01-NAME, the name reduced to [A-Za-z0-9._-].

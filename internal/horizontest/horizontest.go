@@ -12,6 +12,11 @@
 // fixtures/resolve-seed-000.ldif: the same sites (India ranking UK then
 // US), pods, Connection Servers, pools and their capacity and sessions,
 // the entitlement, users and groups with SIDs.
+//
+// NewPull serves any pull directory instead (one `cpactl horizon pull`
+// wrote, or `cpactl generate --format horizon`), each request answered
+// from its files, pages included (pull.go); cmd/horizon-serve runs it as
+// a process for scripts/bench.
 package horizontest
 
 import (
@@ -131,6 +136,7 @@ type Request struct {
 type Federation struct {
 	dir  string
 	pods []podFixture
+	pull *pullSource // answering from a pull directory (NewPull), not fixtures
 	// CAFile is a PEM file of the CA of every server's certificate (for
 	// --ca-file).
 	CAFile string
@@ -191,6 +197,14 @@ func New(name, tmp string) (*Federation, error) {
 	if err := json.Unmarshal(b, &f.pods); err != nil {
 		return nil, fmt.Errorf("pods.json: %w", err)
 	}
+	if err := f.start(tmp); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// start starts a TLS server per pod and writes the CA file into tmp.
+func (f *Federation) start(tmp string) error {
 	for _, p := range f.pods {
 		srv := httptest.NewUnstartedServer(f.handler(p))
 		srv.StartTLS()
@@ -200,11 +214,11 @@ func New(name, tmp string) (*Federation, error) {
 			pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
 			if err := os.WriteFile(f.CAFile, pemBytes, 0o600); err != nil {
 				f.Close()
-				return nil, err
+				return err
 			}
 		}
 	}
-	return f, nil
+	return nil
 }
 
 // Close stops every server.
@@ -469,6 +483,14 @@ func (f *Federation) get(w http.ResponseWriter, r *http.Request, me podFixture, 
 	f.mu.Lock()
 	faults := f.faults
 	f.mu.Unlock()
+	if f.pull != nil {
+		if faults.NoV3Sites && (rest == "/federation/v3/sites" || strings.HasPrefix(rest, "/inventory/v7/global-")) {
+			apiError(w, http.StatusNotFound, "common.not.found", "Resource not found")
+			return
+		}
+		f.getPull(w, r, me, rest, faults)
+		return
+	}
 	route, podID, ok := match(rest)
 	if !ok || (faults.NoV3Sites && (rest == "/federation/v3/sites" || strings.HasPrefix(rest, "/inventory/v7/global-"))) {
 		apiError(w, http.StatusNotFound, "common.not.found", "Resource not found")
