@@ -16,9 +16,8 @@ import (
 
 // DirWriter writes a pull directory the way Pull does (and `cpactl
 // generate --format horizon`, which writes one without a server): into a
-// temporary directory beside the target; Commit syncs every file (several
-// at a time: one by one, the disk's flushes would take longer than the
-// writing), writes the manifest last and renames the directory to the
+// temporary directory beside the target; Commit syncs every file (sixteen
+// at a time), writes the manifest last and renames the directory to the
 // target. Until Commit the target is left as it was; Discard removes the
 // temporary directory.
 type DirWriter struct {
