@@ -42,11 +42,6 @@ func each[T any](r pullReader, endpoint, pod string, fn func(T)) {
 	}
 }
 
-type restRef struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
 // fromPull rebuilds, for each kind, one line per object ("key: fields"),
 // as summarize does from the records of an LDIF.
 func fromPull(t *testing.T, dir string) map[string][]string {
@@ -221,12 +216,11 @@ func fromPull(t *testing.T, dir string) map[string][]string {
 			add("hosts", "%s/%s/%s: %q load=%d sessions=%d enabled=%v", pn, farmName[h.FarmID], h.Name, h.Description, load, h.Sessions, h.Enabled)
 		})
 		type metrics struct {
-			ID                      string
-			Machines                int `json:"num_machines"`
-			Occupancy               int `json:"occupancy_count"`
-			Connected, Disconnected int
-			NumConnected            int `json:"num_connected_sessions"`
-			NumDisconnected         int `json:"num_disconnected_sessions"`
+			ID              string
+			Machines        int `json:"num_machines"`
+			Occupancy       int `json:"occupancy_count"`
+			NumConnected    int `json:"num_connected_sessions"`
+			NumDisconnected int `json:"num_disconnected_sessions"`
 		}
 		mets := map[string]metrics{}
 		each(r, "desktop-pool-metrics", pod.ID, func(x metrics) { mets[x.ID] = x })
@@ -313,17 +307,17 @@ func fromPull(t *testing.T, dir string) map[string][]string {
 	})
 	for _, pod := range m.Pods {
 		each(r, "global-sessions", pod.ID, func(s struct {
-			ID, UserID, PodID string
-			User              string                 `json:"user_id"`
-			DesktopGE         string                 `json:"global_desktop_entitlement_id"`
-			AppGEs            []string               `json:"global_application_entitlement_ids"`
-			Pod               string                 `json:"pod_id"`
-			Brokering         string                 `json:"brokering_pod_id"`
-			Pool              string                 `json:"desktop_pool_id"`
-			RDSServer         string                 `json:"rds_server_id"`
-			Applications      []string               `json:"application_names"`
-			State             string                 `json:"session_state"`
-			Client            *struct{ Name string } `json:"client_data"`
+			ID           string
+			User         string                 `json:"user_id"`
+			DesktopGE    string                 `json:"global_desktop_entitlement_id"`
+			AppGEs       []string               `json:"global_application_entitlement_ids"`
+			Pod          string                 `json:"pod_id"`
+			Brokering    string                 `json:"brokering_pod_id"`
+			Pool         string                 `json:"desktop_pool_id"`
+			RDSServer    string                 `json:"rds_server_id"`
+			Applications []string               `json:"application_names"`
+			State        string                 `json:"session_state"`
+			Client       *struct{ Name string } `json:"client_data"`
 		}) {
 			ge := s.DesktopGE
 			pool := poolByID[s.Pool]
