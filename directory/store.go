@@ -267,15 +267,31 @@ func (s *Store) Update(dn string, changes []ldap.Change) error {
 	return nil
 }
 
-// Settings reads cn=Common; a missing entry means every default.
+// Settings reads cn=Common. A missing cn=Common in the layout means every
+// default; a missing base or layout is a *LayoutError, as for every read:
+// the server's matched DN tells them apart (the layout is there when it is
+// cn=Common's parent). A base the bind may not read is hidden as missing.
 func (s *Store) Settings() (ldapschema.SettingsRecord, error) {
-	e, err := s.Entry(s.DIT.Settings())
-	if err != nil {
-		return ldapschema.SettingsRecord{}, err
+	dn := s.DIT.Settings()
+	res, err := s.Client.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
+		AnyEntry, objectAttrs, nil))
+	var e *ldap.Entry
+	var le *ldap.Error
+	switch {
+	case IsCode(err, ldap.LDAPResultNoSuchObject) && errors.As(err, &le) &&
+		ldapschema.NormalizeDN(le.MatchedDN) == ldapschema.NormalizeDN(s.DIT.Global()):
+		// The layout without cn=Common: the defaults are in force.
+	case IsCode(err, ldap.LDAPResultNoSuchObject):
+		return ldapschema.SettingsRecord{}, s.layoutError(dn, err)
+	case err != nil:
+		return ldapschema.SettingsRecord{}, opError(err, "reading %s", dn)
+	case len(res.Entries) > 0:
+		e = res.Entries[0]
+		s.remember(e)
 	}
 	rec, err := ldapschema.SettingsFromEntry(e)
 	if e == nil {
-		rec.DN = s.DIT.Settings()
+		rec.DN = dn
 	}
 	return rec, err
 }
