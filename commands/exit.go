@@ -126,6 +126,10 @@ func hintOf(err error) string {
 	if errors.As(err, &replica) {
 		return replica.Hint()
 	}
+	var authRequired *directory.AuthRequiredError
+	if errors.As(err, &authRequired) {
+		return authRequired.Hint()
+	}
 	var notWritten *directory.NotWrittenError
 	if errors.As(err, &notWritten) {
 		return "run the command again when the server answers: it writes what is missing"
