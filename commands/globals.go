@@ -215,7 +215,7 @@ func (g *Globals) password() (string, error) {
 func (g *Globals) dialOptions() (directory.Options, error) {
 	opts := directory.Options{URLs: g.URLs, BindDN: g.BindDN, StartTLS: g.StartTLS, CAFile: g.CAFile,
 		InsecureSkipVerify: g.InsecureSkipVerify, Timeout: g.Timeout, WriteURL: g.WriteURL,
-		Note: func(msg string) { fmt.Fprintln(g.IO.Err, "note: "+msg) }}
+		Note: func(msg string) { g.note("%s", msg) }}
 	if g.BindDN != "" {
 		pw, err := g.password()
 		if err != nil {
@@ -253,7 +253,7 @@ func (g *Globals) Store() (*directory.Store, func(), error) {
 		return nil, nil, err
 	}
 	st := directory.NewStore(c, g.Base)
-	st.Note = func(msg string) { fmt.Fprintln(g.IO.Err, "note: "+msg) }
+	st.Note = func(msg string) { g.note("%s", msg) }
 	return st, func() { c.Close() }, nil
 }
 

@@ -97,7 +97,7 @@ func (g *Globals) leftBehind(missing error, found int) error {
 	if found == 0 {
 		return missing
 	}
-	fmt.Fprintf(g.IO.Err, "note: %s: listing the records it left behind\n", missing)
+	g.note("%s: listing the records it left behind", missing)
 	return nil
 }
 

@@ -148,7 +148,7 @@ func (o *statusOptions) run() error {
 	}
 	if !report.Healthy {
 		for _, problem := range report.Problems {
-			fmt.Fprintf(o.g.IO.Err, "cpactl: %s\n", problem)
+			output.Fprintf(o.g.IO.Err, "cpactl: %s\n", problem)
 		}
 		return silentExit(ExitDiff)
 	}
