@@ -11,6 +11,7 @@ import (
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/lint"
+	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/quote"
 	"github.com/cpactl/cpactl/reconcile"
 )
@@ -200,7 +201,7 @@ func (c fileCheck) lint(snap *directory.Snapshot, base string) error {
 		return nil
 	}
 	for _, f := range findings {
-		fmt.Fprintf(c.errOut, "  %s %s: %s: %s\n", f.Kind, f.Object, f.Check, f.Message)
+		output.Fprintf(c.errOut, "  %s %s: %s: %s\n", f.Kind, f.Object, f.Check, f.Message)
 	}
 	n := len(findings)
 	if c.force {
@@ -214,7 +215,7 @@ func (c fileCheck) lint(snap *directory.Snapshot, base string) error {
 // refuse lists problems on stderr and fails with exit 1.
 func (c fileCheck) refuse(problems []reconcile.Problem, hint string) error {
 	for _, p := range problems {
-		fmt.Fprintf(c.errOut, "  %s\n", p)
+		output.Fprintf(c.errOut, "  %s\n", p)
 	}
 	n := len(problems)
 	return errorf(hint, "%s: %d %s; nothing was written", c.file, n, plural(n, "problem", "problems"))
@@ -224,7 +225,7 @@ func (c fileCheck) refuse(problems []reconcile.Problem, hint string) error {
 func (o *applyOptions) confirmDeletes(plan *reconcile.Plan) error {
 	if o.g.Interactive != nil && o.g.Interactive() && !o.Yes {
 		for _, w := range plan.Writes {
-			fmt.Fprintf(o.g.IO.Err, "  %s\n", w.Planned())
+			output.Fprintf(o.g.IO.Err, "  %s\n", w.Planned())
 		}
 	}
 	question := fmt.Sprintf("Apply %s, deleting %d %s?", o.File, plan.Deletes, plural(plan.Deletes, "object", "objects"))
@@ -248,6 +249,6 @@ func (o *applyOptions) noteKept(plan *reconcile.Plan) {
 		names = append(names, k.Object())
 	}
 	n := len(plan.Kept)
-	fmt.Fprintf(o.g.IO.Err, "note: %d %s only in the directory, kept (--prune deletes %s): %s\n", n,
+	o.g.note("%d %s only in the directory, kept (--prune deletes %s): %s", n,
 		plural(n, "object is", "objects are"), plural(n, "it", "them"), strings.Join(names, ", "))
 }

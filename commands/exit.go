@@ -148,6 +148,10 @@ func hintOf(err error) string {
 	if errors.As(err, &caFile) {
 		return caFile.Hint()
 	}
+	var authRequired *directory.AuthRequiredError
+	if errors.As(err, &authRequired) {
+		return authRequired.Hint()
+	}
 	var notWritten *directory.NotWrittenError
 	if errors.As(err, &notWritten) {
 		return "run the command again when the server answers: it writes what is missing"

@@ -292,7 +292,7 @@ func (g *Globals) secret(promptFor bool, file, env, message string) (string, err
 func (g *Globals) dialOptions() (directory.Options, error) {
 	opts := directory.Options{URLs: g.URLs, BindDN: g.BindDN, StartTLS: g.StartTLS, CAFile: g.CAFile,
 		InsecureSkipVerify: g.InsecureSkipVerify, Timeout: g.Timeout, WriteURL: g.WriteURL,
-		Note: func(msg string) { fmt.Fprintln(g.IO.Err, "note: "+msg) }}
+		Note: func(msg string) { g.note("%s", msg) }}
 	if g.BindDN != "" {
 		pw, err := g.password()
 		if err != nil {
@@ -330,7 +330,7 @@ func (g *Globals) Store() (*directory.Store, func(), error) {
 		return nil, nil, err
 	}
 	st := directory.NewStore(c, g.Base)
-	st.Note = func(msg string) { fmt.Fprintln(g.IO.Err, "note: "+msg) }
+	st.Note = func(msg string) { g.note("%s", msg) }
 	return st, func() { c.Close() }, nil
 }
 

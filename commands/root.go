@@ -18,6 +18,7 @@ import (
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/prompt"
+	"github.com/cpactl/cpactl/quote"
 )
 
 // Main runs cpactl with args and returns the process exit code. It is the
@@ -44,9 +45,11 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	if errors.As(err, &ee) && ee.Err == nil {
 		return code // the command's output already explained
 	}
-	fmt.Fprintf(errOut, "cpactl: %s\n", oneLine(err))
+	// Errors quote names and values from the directory and files: the
+	// lines are rendered by quote.Visible, as tables are.
+	fmt.Fprintf(errOut, "cpactl: %s\n", quote.Visible(oneLine(err)))
 	if hint := hintOf(err); hint != "" {
-		fmt.Fprintf(errOut, "hint: %s\n", hint)
+		fmt.Fprintf(errOut, "hint: %s\n", quote.Visible(hint))
 	}
 	return code
 }
@@ -339,12 +342,18 @@ func (w *writeFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&w.DryRun, "dry-run", false, "validate and show what would change, write nothing")
 }
 
-// report prints a write's result line to stdout.
+// report prints a write's result line to stdout, its values rendered
+// visibly (output.Fprintf).
 func (g *Globals) report(format string, args ...any) {
-	fmt.Fprintf(g.IO.Out, format+"\n", args...)
+	output.Fprintf(g.IO.Out, format+"\n", args...)
 }
 
-// warn prints a warning to stderr.
+// warn prints a warning to stderr, its values rendered visibly.
 func (g *Globals) warn(format string, args ...any) {
-	fmt.Fprintf(g.IO.Err, "warning: "+format+"\n", args...)
+	output.Fprintf(g.IO.Err, "warning: "+format+"\n", args...)
+}
+
+// note prints a note to stderr, its values rendered visibly.
+func (g *Globals) note(format string, args ...any) {
+	output.Fprintf(g.IO.Err, "note: "+format+"\n", args...)
 }

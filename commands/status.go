@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -34,6 +35,8 @@ assertion no entry matches). A read-only replica refuses it as a write
 (a referral to its provider, or "shadow context", 53): consumer. A server
 that takes writes is the provider, or a mirror when another URI takes
 writes too or its contextCSN holds changes of more than one server ID.
+A base outside every naming context of the servers is a wrong -b, not a
+replica: exit 3, naming the naming contexts they hold.
 Lag is the provider's newest change of each server ID minus the replica's
 (docs/replication.md).
 
@@ -92,6 +95,9 @@ func (o *statusOptions) run() error {
 		return errorf("pass every replica and the provider: -H ldap://replica,ldap://provider", "no server given")
 	}
 	servers := directory.ReplicationStatus(opts, o.g.Base)
+	if err := baseOutsideAll(servers); err != nil {
+		return err
+	}
 	report := statusReport{Servers: []serverStatusJSON{}, MaxLagSeconds: o.MaxLag.Seconds(), Problems: []string{}}
 	providers := 0
 	for _, s := range servers {
@@ -142,7 +148,7 @@ func (o *statusOptions) run() error {
 	}
 	if !report.Healthy {
 		for _, problem := range report.Problems {
-			fmt.Fprintf(o.g.IO.Err, "cpactl: %s\n", problem)
+			output.Fprintf(o.g.IO.Err, "cpactl: %s\n", problem)
 		}
 		return silentExit(ExitDiff)
 	}
@@ -168,4 +174,22 @@ func statusTable(w io.Writer, r statusReport) error {
 		rows = append(rows, []string{s.URL, yes[s.Reachable], yes[s.Bound], role, strings.Join(csns, " "), lag, s.Error})
 	}
 	return output.Rows(w, []string{"URL", "REACHABLE", "BOUND", "ROLE", "CONTEXT CSN", "LAG", "ERROR"}, rows)
+}
+
+// baseOutsideAll returns the error of a base that lies outside the naming
+// contexts of every server that answered (a wrong -b, exit 3, not a
+// replication problem); nil when a server holds it, or none answered.
+func baseOutsideAll(servers []directory.ServerStatus) error {
+	var outside error
+	for _, s := range servers {
+		var layout *directory.LayoutError
+		switch {
+		case !s.Bound:
+		case errors.As(s.Err, &layout) && len(layout.Contexts) > 0:
+			outside = s.Err
+		default:
+			return nil
+		}
+	}
+	return outside
 }

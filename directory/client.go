@@ -109,6 +109,10 @@ func describe(err error) string {
 	if errors.As(err, &replica) {
 		return replica.Error() // it describes the provider's error itself
 	}
+	var auth *AuthRequiredError
+	if errors.As(err, &auth) {
+		return auth.Error() // it describes the server's answer itself
+	}
 	if !errors.As(err, &le) {
 		return err.Error()
 	}

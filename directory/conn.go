@@ -565,10 +565,24 @@ func (c *Conn) startTxn(b *bulkConn) (*bulkTxn, error) {
 	case err == nil:
 		return t, nil
 	case errors.As(err, &le) && le.ResultCode < ldap.ErrorNetwork:
-		return nil, fmt.Errorf("cannot start a transaction (the server needs back-mdb with transactions): %s", describe(err))
+		return nil, opError(c.startRefused(err), "cannot start a transaction")
 	}
 	c.dropBulk(b)
 	return nil, fmt.Errorf("cannot start a transaction: %s", describe(err))
+}
+
+// startRefused explains the server's refusal of Start Transaction by its
+// result code: a refusal of who the connection is (an anonymous one
+// above all) is an *AuthRequiredError; an unknown operation, an
+// unavailable critical extension or unwilling to perform say the server
+// has no transactions; anything else keeps its code.
+func (c *Conn) startRefused(err error) error {
+	switch {
+	case IsCode(err, ldap.LDAPResultProtocolError), IsCode(err, ldap.LDAPResultUnavailableCriticalExtension),
+		IsCode(err, ldap.LDAPResultUnwillingToPerform):
+		return fmt.Errorf("the server needs back-mdb with transactions (RFC 5805): %w", err)
+	}
+	return authRequired(err, c.anonymous())
 }
 
 func (c *Conn) requestTimeout() time.Duration {
