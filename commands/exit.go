@@ -28,7 +28,7 @@ var exitCodeHelp = []struct {
 	text string
 }{
 	{ExitOK, "success"},
-	{ExitError, "error: bad input (the message names the flag or value), a server that cannot be reached or does not answer within --timeout, refused operation; nothing was written (also when a write's answer was lost and a re-read shows it was not applied: \"not written\")"},
+	{ExitError, "error: bad input (the message names the flag or value), a server that cannot be reached, closes the connection or does not answer within --timeout, refused operation; nothing was written (also when a write's answer was lost and a re-read shows it was not applied: \"not written\")"},
 	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings, `impact` when a request moves; `status`: a replica unreachable or lagging"},
 	{ExitNotFound, "a named object (site, pod, user, entitlement, ...) does not exist, or the base DN (-b) or the layout `cpactl init` creates"},
 	{ExitAuth, "authentication failed or access refused (bind, insufficient access)"},
@@ -133,6 +133,10 @@ func hintOf(err error) string {
 	var unknown *directory.OutcomeUnknownError
 	if errors.As(err, &unknown) {
 		return "run `cpactl diff` (or the show command) to see whether it was applied, then apply again if needed"
+	}
+	var closed *directory.ClosedError
+	if errors.As(err, &closed) {
+		return closed.Hint()
 	}
 	return ""
 }

@@ -137,6 +137,13 @@ func Dial(opts Options) (*Conn, error) {
 				lastErr = &NoAnswerError{URL: raw, Timeout: timeout, Op: "bind"}
 				continue
 			}
+			if broke := connectionBroke(err); broke != nil {
+				// Closed or reset before the bind's answer: a server that
+				// cannot be used (a connection limit, a TLS-only port, a
+				// proxy with nothing behind it), not a refused bind.
+				lastErr = &ClosedError{URL: raw, Op: "bind", Err: broke}
+				continue
+			}
 			return nil, err
 		}
 		return &Conn{conn: c, URL: raw, timeout: timeout, opts: opts}, nil
@@ -192,6 +199,46 @@ func (e *NoAnswerError) Error() string {
 func noAnswer(err error, start time.Time, timeout time.Duration) bool {
 	var le *ldap.Error
 	return errors.As(err, &le) && le.ResultCode == ldap.ErrorNetwork && time.Since(start) >= timeout*9/10
+}
+
+// ClosedError says the server took the connection, then closed or reset
+// it before answering a request (exit code 1): a server that cannot be
+// used, never an authentication failure. Dial goes on to the next URI.
+type ClosedError struct {
+	URL string
+	Op  string // bind
+	Err error
+}
+
+func (e *ClosedError) Error() string {
+	return fmt.Sprintf("%s: the server closed the connection during the %s (%s)", e.URL, e.Op, describe(e.Err))
+}
+
+func (e *ClosedError) Unwrap() error { return e.Err }
+
+// Hint says what makes a server close a connection it accepted.
+func (e *ClosedError) Hint() string {
+	return "check that the URI names the server's LDAP port (ldaps:// for a port that speaks TLS from the start) and the server's log " +
+		"(a connection limit, a TLS requirement, a proxy with no server behind it); -H takes several URIs, tried in order"
+}
+
+// connectionBroke returns the failure of a bind whose connection broke
+// (closed, reset) before the server answered: go-ldap's network error, or
+// its reader's plain error ("unable to read LDAP response packet: EOF");
+// nil for a bind the server answered, or refused to send.
+func connectionBroke(err error) error {
+	var auth *AuthError
+	if !errors.As(err, &auth) {
+		return nil
+	}
+	var le *ldap.Error
+	switch {
+	case !errors.As(auth.Err, &le):
+		return auth.Err
+	case le.ResultCode == ldap.ErrorNetwork:
+		return le
+	}
+	return nil
 }
 
 // answered turns a client-side timeout of op into a NoAnswerError.
