@@ -20,6 +20,7 @@ const (
 	ExitConflict    = 5   // someone else changed the object first
 	ExitNoSession   = 6   // resolve: the request would get no session
 	ExitUnknown     = 7   // a write's outcome is unknown (no answer came)
+	ExitPartial     = 8   // partly written, consistent: run the command again to finish
 	ExitInterrupted = 130 // interrupted
 )
 
@@ -35,7 +36,8 @@ var exitCodeHelp = []struct {
 	{ExitConflict, "conflict: someone else changed the object first; re-read and retry"},
 	{ExitNoSession, "resolve: the request would get no session (DENIED, UNAVAILABLE, NO_CAPACITY)"},
 	{ExitUnknown, "a write's outcome is unknown: it was sent, no answer came, and a re-read on a fresh connection could not tell (check with `cpactl diff`); when the re-read finds the write in place the command succeeds (exit 0) with a note on stderr"},
-	{ExitInterrupted, "interrupted (Ctrl-C)"},
+	{ExitPartial, "partly written: a change made in steps (several transactions, or the moves of deleted subtrees) stopped part way, on an error or an interrupt; the steps before it are written and the directory is consistent: run the command again to finish (the message names the step and why it stopped)"},
+	{ExitInterrupted, "interrupted (Ctrl-C, SIGTERM) with nothing more written: a transaction being sent is aborted and its answer awaited first; a commit in flight is awaited, and when it completes the change the command exits 0 with a note"},
 }
 
 // Failure carries an exit code, the one-line error and an optional hint.
@@ -79,12 +81,18 @@ func ExitCode(err error) int {
 	var auth *directory.AuthError
 	var unknown *directory.OutcomeUnknownError
 	var notWritten *directory.NotWrittenError
+	var partial *directory.PartialError
+	var interrupted *directory.InterruptedError
 	switch {
+	case errors.As(err, &notWritten) && errors.As(err, &partial):
+		return ExitPartial // the step in doubt was not written, those before it were
 	case errors.As(err, &notWritten):
 		return ExitError // a re-read shows nothing was applied
 	case errors.As(err, &unknown):
 		return ExitUnknown
-	case errors.Is(err, prompt.ErrInterrupted):
+	case errors.As(err, &partial):
+		return ExitPartial
+	case errors.Is(err, prompt.ErrInterrupted), errors.As(err, &interrupted):
 		return ExitInterrupted
 	case errors.As(err, &nf), errors.As(err, &bnf), errors.As(err, &layout):
 		return ExitNotFound
@@ -133,6 +141,10 @@ func hintOf(err error) string {
 	var unknown *directory.OutcomeUnknownError
 	if errors.As(err, &unknown) {
 		return "run `cpactl diff` (or the show command) to see whether it was applied, then apply again if needed"
+	}
+	var partial *directory.PartialError
+	if errors.As(err, &partial) {
+		return "run the command again to finish: it writes only what is missing"
 	}
 	var closed *directory.ClosedError
 	if errors.As(err, &closed) {

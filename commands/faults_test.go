@@ -65,3 +65,36 @@ func TestBindConnectionBreakGoesToNextURI(t *testing.T) {
 		})
 	}
 }
+
+// TestTrashNotEmptiedAfterACompleteChange (issue 22, item 7): a change
+// that deletes a subtree moves it to the trash and empties the trash
+// afterwards. When emptying fails (here the connection breaks on the
+// first delete in the trash) the change itself is complete: exit 0, the
+// usual output, and a note on what is left and how to remove it.
+func TestTrashNotEmptiedAfterACompleteChange(t *testing.T) {
+	srv := slapdtest.Start(t, slapdtest.Config{LDIF: demoLDIF(t)})
+	args := rootArgs(t, srv, srv.URL)
+	for _, cmd := range [][]string{{"pod", "create", "trashpod", "--site", "UK"}, {"cs", "create", "cs-trash", "--pod", "trashpod"}} {
+		if code, _, stderr := run(t, append(args, cmd...)...); code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", cmd, code, stderr)
+		}
+	}
+	proxy := startDropProxy(t, strings.TrimPrefix(srv.URL, "ldap://"))
+	proxy.arm(tagDelRequest, tagDelResponse, "ou=Trash", dropBefore, 0)
+	code, stdout, stderr := run(t, append(rootArgs(t, srv, proxy.URL()), "apply", "../fixtures/demo.ldif", "--prune", "--yes")...)
+	if !proxy.didFire() {
+		t.Fatalf("the trash was not emptied (exit %d): %s", code, stderr)
+	}
+	if code != ExitOK {
+		t.Fatalf("exit %d, want 0: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "deleted pod trashpod") {
+		t.Errorf("stdout does not report the delete: %q", stdout)
+	}
+	if !strings.Contains(stderr, "note: the change is complete, but emptying ou=Trash,") {
+		t.Errorf("stderr lacks the note on the trash: %q", stderr)
+	}
+	if code, stdout, stderr := run(t, append(args, "diff", "../fixtures/demo.ldif")...); code != ExitOK {
+		t.Errorf("diff: exit %d: %s%s", code, stdout, stderr)
+	}
+}

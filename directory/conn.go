@@ -533,7 +533,9 @@ var ErrMoveInTransaction = errors.New("slapd cannot move an entry to another par
 // transaction is aborted and nothing is written; otherwise it is
 // committed, and the server applies every write or none. The commit has
 // its own deadline (CommitTimeout); a commit that gets no answer in time,
-// or loses its connection, is an *OutcomeUnknownError.
+// or loses its connection, is an *OutcomeUnknownError. On StopChanges the
+// writer stops sending and the transaction is aborted, its answer awaited:
+// an *InterruptedError.
 //
 // A transaction runs on the provider only: on a read-only replica (found
 // with a write probe before the transaction starts) the connection first
@@ -551,21 +553,30 @@ func (c *Conn) Transaction(fn func(w Writer) error) error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	noteTimeout(c.requestTimeout())
 	t, err := c.startTxn(b)
 	if err != nil {
 		return err
 	}
+	openTxns.Add(1)
+	defer openTxns.Add(-1)
 	err = fn(t)
+	if err == nil && stopAsked.Load() {
+		err = errStopped // an interrupt: abort rather than commit
+	}
+	var ended error
 	if t.lost == nil {
-		ended := t.end(err == nil, settle, CommitTimeout(c.timeout))
-		err = cmp.Or(err, ended)
+		ended = t.end(err == nil, settle, CommitTimeout(c.timeout))
 	}
 	if t.lost != nil {
 		// The connection was closed, and with it the transaction if it
 		// had not ended: the next use opens a fresh one.
 		c.dropBulk(b)
 	}
-	return cmp.Or(err, t.lost)
+	if errors.Is(err, errStopped) {
+		return &InterruptedError{Transaction: true, Abort: cmp.Or(ended, t.lost)}
+	}
+	return cmp.Or(err, ended, t.lost)
 }
 
 // startTxn sends Start Transaction on b; b is dropped when it got no
