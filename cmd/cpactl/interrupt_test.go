@@ -4,16 +4,20 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/go-ldap/ldap/v3"
 
@@ -328,20 +332,28 @@ func federationFile(t *testing.T, srv *slapdtest.Server, sessions string) string
 // not exist), read on a connection of its own: slapd answers.
 func entriesUnder(t *testing.T, srv *slapdtest.Server) int {
 	t.Helper()
-	c, err := srv.Dial()
+	n, err := countEntries(srv)
 	if err != nil {
 		t.Fatalf("slapd does not answer: %v", err)
+	}
+	return n
+}
+
+func countEntries(srv *slapdtest.Server) (int, error) {
+	c, err := srv.Dial()
+	if err != nil {
+		return 0, err
 	}
 	defer c.Close()
 	res, err := c.Search(ldap.NewSearchRequest(srv.Base, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases, 0, 0, false,
 		"(objectClass=*)", []string{"1.1"}, nil))
 	if ldap.IsErrorWithCode(err, ldap.LDAPResultNoSuchObject) {
-		return 0
+		return 0, nil
 	}
 	if err != nil {
-		t.Fatalf("slapd does not answer: %v", err)
+		return 0, err
 	}
-	return len(res.Entries)
+	return len(res.Entries), nil
 }
 
 // alive fails the test when slapd exited.
@@ -518,4 +530,115 @@ func TestSlapdKilledInTransaction2Of3(t *testing.T) {
 		t.Errorf("%d entries in the directory, want the %d of the first transaction", n, txns[0])
 	}
 	finishes(t, srv, file)
+}
+
+// TestFaultExperiment repeats a fault at random moments of an apply and
+// counts the outcomes; it is the experiment behind the counts in
+// docs/topology.md. Set CPACTL_FAULT_EXPERIMENT=MODE,N: MODE interrupt
+// sends SIGINT to cpactl at a random add (100-3,000) of an apply of 3,169
+// entries in one transaction; MODE held does so and holds slapd's answers
+// from cpactl until cpactl printed that it was interrupted (what
+// TestInterruptAbortsTheOpenTransaction does); MODE kill kills slapd (-9) at a random add
+// (1-3,900) of the second of three transactions (8,500 entries), then
+// restarts it; MODE timed sends SIGINT 100-600 ms after cpactl started,
+// connected to slapd directly (as the fault probe of issue 22 did).
+// MODE,LO-HI,N chooses the adds (milliseconds) between which the fault
+// comes:
+//
+//	CPACTL_FAULT_EXPERIMENT=interrupt,40 go test ./cmd/cpactl -run TestFaultExperiment -v
+//	CPACTL_FAULT_EXPERIMENT=interrupt,100-600,42 go test ./cmd/cpactl -run TestFaultExperiment -v
+func TestFaultExperiment(t *testing.T) {
+	spec := os.Getenv("CPACTL_FAULT_EXPERIMENT")
+	if spec == "" {
+		t.Skip("set CPACTL_FAULT_EXPERIMENT=MODE,N to run")
+	}
+	parts := strings.Split(spec, ",")
+	mode := parts[0]
+	n, err := strconv.Atoi(parts[len(parts)-1])
+	if err != nil || len(parts) < 2 || (mode != "interrupt" && mode != "held" && mode != "kill" && mode != "timed") {
+		t.Fatalf("CPACTL_FAULT_EXPERIMENT=%q: want interrupt,N, kill,N or timed,N (or MODE,LO-HI,N)", spec)
+	}
+	sessions, starts, lo, hi := "3000", 1, 100, 3000
+	switch mode {
+	case "kill":
+		sessions, starts, lo, hi = "8300", 2, 1, 3900
+	case "timed":
+		lo, hi = 100, 600
+	}
+	if len(parts) == 3 {
+		// The adds between which the fault comes.
+		l, h, _ := strings.Cut(parts[1], "-")
+		lo, err = strconv.Atoi(l)
+		if err == nil {
+			hi, err = strconv.Atoi(h)
+		}
+		if err != nil || lo < 1 || hi < lo {
+			t.Fatalf("CPACTL_FAULT_EXPERIMENT=%q: bad range %q", spec, parts[1])
+		}
+	}
+	var file string
+	outcomes := map[string]int{}
+	for i := 0; i < n; i++ {
+		srv, err := slapdtest.New(slapdtest.Config{Threads: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if file == "" {
+			file = federationFile(t, srv, sessions)
+		}
+		at := lo + rand.IntN(hi-lo+1)
+		pid := srv.PID()
+		var cpactl atomic.Pointer[os.Process]
+		proxy := startFaultProxy(t, srv.URL, func(p *faultProxy, r txnRequest) {
+			if r.tag != tagAddRequest || r.starts != starts || r.adds != at {
+				return
+			}
+			switch mode {
+			case "kill":
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			case "held":
+				interrupt(t, p, cpactl.Load())
+			default:
+				_ = cpactl.Load().Signal(os.Interrupt)
+			}
+		})
+		url := proxy.URL()
+		if mode == "timed" {
+			url = srv.URL
+		}
+		run := startCpactl(t, srv, url, "apply", file)
+		cpactl.Store(run.cmd.Process)
+		if mode == "held" {
+			run.releaseOnLine(proxy, "interrupted")
+		}
+		if mode == "timed" {
+			time.AfterFunc(time.Duration(at)*time.Millisecond, func() { _ = run.cmd.Process.Signal(os.Interrupt) })
+		}
+		code, _, stderr := run.wait(t)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		crashed, _ := srv.Exited()
+		if mode == "kill" {
+			srv.Halt()
+			if err := srv.Restart(); err != nil {
+				t.Fatal(err)
+			}
+			crashed = false
+		}
+		written, err := countEntries(srv)
+		if err != nil {
+			written, crashed = -1, true // slapd went down after cpactl exited
+		}
+		txns, _, _ := proxy.transactions()
+		want := 0 // written before the fault
+		if mode == "kill" && len(txns) > 0 {
+			want = txns[0]
+		}
+		outcome := fmt.Sprintf("exit %d, slapd crashed %v, written as expected %v", code, crashed, written == want)
+		outcomes[outcome]++
+		t.Logf("try %d, add %d: %s; %d entries (want %d); %s", i+1, at, outcome, written, want, lines[len(lines)-1])
+		_ = srv.Stop()
+	}
+	for o, k := range outcomes {
+		t.Logf("%d of %d: %s", k, n, o)
+	}
 }
