@@ -52,7 +52,13 @@ size; --atomic writes up to 20,000 in one, and refuses, writing nothing,
 a plan the server cannot take in one. Each modify asserts the values it
 read, so a concurrent change fails the whole apply with exit 5. Running
 apply again prints "unchanged". Deletes ask for confirmation on a terminal
-and need --yes elsewhere.`,
+and need --yes elsewhere.
+
+An apply in several transactions that stops part way (an error, a server
+that went down, Ctrl-C) exits 8: the transactions before it are written
+and the directory is consistent; run it again to finish. Ctrl-C aborts
+the transaction being sent (nothing of it is written: exit 130 when it
+was the first) and waits for a commit in flight.`,
 		Example: `  cpactl export -O federation.ldif
   $EDITOR federation.ldif
   cpactl diff federation.ldif

@@ -23,6 +23,7 @@ const (
 	ExitConflict    = 5   // someone else changed the object first
 	ExitNoSession   = 6   // resolve: the request would get no session
 	ExitUnknown     = 7   // a write's outcome is unknown (no answer came)
+	ExitPartial     = 8   // partly written, consistent: run the command again to finish
 	ExitInterrupted = 130 // interrupted
 )
 
@@ -31,14 +32,15 @@ var exitCodeHelp = []struct {
 	text string
 }{
 	{ExitOK, "success"},
-	{ExitError, "error: bad input (the message names the flag or value), a server that cannot be reached or does not answer within --timeout, refused operation; nothing was written (also when a write's answer was lost and a re-read shows it was not applied: \"not written\")"},
+	{ExitError, "error: bad input (the message names the flag or value), a server that cannot be reached, closes the connection or does not answer within --timeout, refused operation; nothing was written (also when a write's answer was lost and a re-read shows it was not applied: \"not written\")"},
 	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings, `impact` when a request moves; `status`: a replica unreachable or lagging"},
 	{ExitNotFound, "a named object (site, pod, user, entitlement, ...) does not exist, or the base DN (-b) or the layout `cpactl init` creates; a Horizon server without an API the federation needs (404)"},
 	{ExitAuth, "authentication failed or access refused (bind, insufficient access; a Horizon login or privilege refused)"},
 	{ExitConflict, "conflict: someone else changed the object first; re-read and retry"},
 	{ExitNoSession, "resolve: the request would get no session (DENIED, UNAVAILABLE, NO_CAPACITY)"},
 	{ExitUnknown, "a write's outcome is unknown: it was sent, no answer came, and a re-read on a fresh connection could not tell (check with `cpactl diff`); when the re-read finds the write in place the command succeeds (exit 0) with a note on stderr"},
-	{ExitInterrupted, "interrupted (Ctrl-C)"},
+	{ExitPartial, "partly written: a change made in steps (several transactions, or the moves of deleted subtrees) stopped part way, on an error or an interrupt; the steps before it are written and the directory is consistent: run the command again to finish (the message names the step and why it stopped)"},
+	{ExitInterrupted, "interrupted (Ctrl-C, SIGTERM) with nothing more written: a transaction being sent is aborted and its answer awaited first; a commit in flight is awaited, and when it completes the change the command exits 0 with a note"},
 }
 
 // Failure carries an exit code, the one-line error and an optional hint.
@@ -82,24 +84,26 @@ func ExitCode(err error) int {
 	var auth *directory.AuthError
 	var unknown *directory.OutcomeUnknownError
 	var notWritten *directory.NotWrittenError
+	var partial *directory.PartialError
+	var interrupted *directory.InterruptedError
 	var hzAuth *horizon.AuthError
 	var hzNotFound *horizon.NotFoundError
 	var hzUnknownPod *horizon.UnknownPodError
 	switch {
-	case errors.As(err, &hzUnknownPod):
-		return ExitNotFound
-	case errors.As(err, &hzAuth):
-		return ExitAuth
-	case errors.As(err, &hzNotFound):
-		return ExitNotFound
-	case errors.Is(err, context.Canceled):
-		return ExitInterrupted
+	case errors.As(err, &notWritten) && errors.As(err, &partial):
+		return ExitPartial // the step in doubt was not written, those before it were
 	case errors.As(err, &notWritten):
 		return ExitError // a re-read shows nothing was applied
 	case errors.As(err, &unknown):
 		return ExitUnknown
-	case errors.Is(err, prompt.ErrInterrupted):
+	case errors.As(err, &partial):
+		return ExitPartial
+	case errors.Is(err, prompt.ErrInterrupted), errors.As(err, &interrupted), errors.Is(err, context.Canceled):
 		return ExitInterrupted
+	case errors.As(err, &hzUnknownPod), errors.As(err, &hzNotFound):
+		return ExitNotFound
+	case errors.As(err, &hzAuth):
+		return ExitAuth
 	case errors.As(err, &nf), errors.As(err, &bnf), errors.As(err, &layout):
 		return ExitNotFound
 	case errors.As(err, &conflict):
@@ -162,6 +166,14 @@ func hintOf(err error) string {
 	var unknown *directory.OutcomeUnknownError
 	if errors.As(err, &unknown) {
 		return "run `cpactl diff` (or the show command) to see whether it was applied, then apply again if needed"
+	}
+	var partial *directory.PartialError
+	if errors.As(err, &partial) {
+		return "run the command again to finish: it writes only what is missing"
+	}
+	var closed *directory.ClosedError
+	if errors.As(err, &closed) {
+		return closed.Hint()
 	}
 	return ""
 }

@@ -23,6 +23,8 @@ const (
 	tagModifyResponse  = 0x67
 	tagAddRequest      = 0x68
 	tagAddResponse     = 0x69
+	tagDelRequest      = 0x4a
+	tagDelResponse     = 0x6b
 	tagExtendedRequest = 0x77
 	tagExtendedResp    = 0x78
 )

@@ -24,6 +24,7 @@ import (
 // Main runs cpactl with args and returns the process exit code. It is the
 // only entry point: nothing below it exits the process.
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
+	directory.ResetChanges()
 	setMemoryLimit()
 	g := &Globals{IO: IOStreams{In: in, Out: out, Err: errOut}, Getenv: os.Getenv, ReadPassword: prompt.TerminalPassword}
 	g.Interactive = func() bool { return prompt.Interactive(in, out) }
@@ -38,6 +39,9 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	root.SetErr(errOut)
 	err := root.Execute()
 	if err == nil {
+		if directory.Stopped() {
+			fmt.Fprintln(errOut, noteInterrupted)
+		}
 		return ExitOK
 	}
 	code := ExitCode(err)

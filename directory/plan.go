@@ -187,11 +187,29 @@ func (p *Plan) Empty() bool { return len(p.Writes) == 0 }
 // leaves a dangling reference. A plan of more than TxnWrites writes goes
 // in several transactions, cut where no reference dangles (Transactions
 // says how many). Either way, a run that fails half-way leaves a
-// consistent directory, and running the command again finishes it;
-// Atomic tells beforehand. A store that asks for one transaction
+// consistent directory, and running the command again finishes it (a
+// *PartialError when steps before the failing one were written); Atomic
+// tells beforehand. An interrupt (StopChanges) stops it where the
+// directory is consistent: between steps, or by aborting the transaction
+// being sent (stop.go). A store that asks for one transaction
 // (OneTransaction) takes up to MaxTxnWrites writes in one, and refuses
 // any other plan with a *NotAtomicError before writing anything.
 func (s *Store) ApplyPlan(p *Plan) error {
+	changes.Add(1)
+	defer changes.Add(-1)
+	err := s.applyPlan(p)
+	if err == nil && len(p.Writes) > 0 {
+		changesDone.Store(true)
+	}
+	var interrupted *InterruptedError
+	var partial *PartialError
+	if errors.As(err, &interrupted) && !errors.As(err, &partial) {
+		interrupted.Nothing = true
+	}
+	return err
+}
+
+func (s *Store) applyPlan(p *Plan) error {
 	if s.OneTransaction {
 		if ok, why := s.Atomic(p); !ok {
 			return &NotAtomicError{Why: why}
@@ -202,6 +220,9 @@ func (s *Store) ApplyPlan(p *Plan) error {
 	p.Transactions = 0
 	if len(p.Writes) == 0 {
 		return nil
+	}
+	if err := stopBefore("step", 0, 1); err != nil {
+		return err
 	}
 	if len(p.Writes) == 1 {
 		w := p.Writes[0]
@@ -220,16 +241,15 @@ func (s *Store) ApplyPlan(p *Plan) error {
 	}
 	p.Split = true
 	for i, c := range chunks {
+		if err := stopBefore("transaction", i, len(chunks)); err != nil {
+			return err
+		}
 		part := &Plan{Writes: c, Conflict: p.Conflict}
-		err := s.ApplyPlan(part)
+		err := s.applyPlan(part)
 		p.Transactions += part.Transactions
 		p.Stepwise = p.Stepwise || part.Stepwise
 		if err != nil {
-			if i == 0 {
-				return err
-			}
-			return fmt.Errorf("%w (transaction %d of %d; the %d before it are written and the directory is consistent: run the command again to finish)",
-				err, i+1, len(chunks), i)
+			return stepFailed(err, "transaction", i, len(chunks))
 		}
 	}
 	return nil

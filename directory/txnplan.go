@@ -331,11 +331,15 @@ type waveSender interface {
 // sendAll queues writes in the transaction tx, wave by wave when tx takes
 // waves, else one at a time. fail turns the error of a write into the one
 // returned; with several failing writes in a wave, the first in plan
-// order counts. Every write sent has been answered when it returns.
+// order counts. Every write sent has been answered when it returns. On
+// StopChanges it sends no more writes and fails with errStopped.
 func sendAll(tx Writer, writes []Write, fail func(Write, error) error, sent *progress.Counter) error {
 	p, ok := tx.(waveSender)
 	if !ok {
 		for _, w := range writes {
+			if stopAsked.Load() {
+				return fail(w, errStopped)
+			}
 			if err := w.apply(tx); err != nil {
 				return fail(w, err)
 			}

@@ -11,15 +11,13 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/cpactl/cpactl/commands"
 	"github.com/cpactl/cpactl/internal/horizontest"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"cpactl": func() { os.Exit(commands.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-	})
+	// cpactl is main itself, signal handling included.
+	testscript.Main(m, map[string]func(){"cpactl": main})
 }
 
 // TestScripts runs testdata/script/*.txtar. Each script gets its own slapd
