@@ -29,7 +29,7 @@ var exitCodeHelp = []struct {
 }{
 	{ExitOK, "success"},
 	{ExitError, "error: bad input (the message names the flag or value), a server that cannot be reached or does not answer within --timeout, refused operation; nothing was written (also when a write's answer was lost and a re-read shows it was not applied: \"not written\")"},
-	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings, `impact` when a request moves; `status`: a replica unreachable or lagging"},
+	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings, `impact` when a request moves; `status`: a replica unreachable, lagging, or holding other entries than the provider with its contextCSN; `apply --wait-replicas`: the change is written, but a replica has not caught up when the wait ends, or holds entries the provider does not"},
 	{ExitNotFound, "a named object (site, pod, user, entitlement, ...) does not exist, or the base DN (-b) or the layout `cpactl init` creates"},
 	{ExitAuth, "authentication failed or access refused (bind, insufficient access)"},
 	{ExitConflict, "conflict: someone else changed the object first; re-read and retry"},
@@ -79,7 +79,10 @@ func ExitCode(err error) int {
 	var auth *directory.AuthError
 	var unknown *directory.OutcomeUnknownError
 	var notWritten *directory.NotWrittenError
+	var behind *directory.ReplicasBehindError
 	switch {
+	case errors.As(err, &behind):
+		return ExitDiff // written; a replica differs from the provider
 	case errors.As(err, &notWritten):
 		return ExitError // a re-read shows nothing was applied
 	case errors.As(err, &unknown):
@@ -133,6 +136,10 @@ func hintOf(err error) string {
 	var unknown *directory.OutcomeUnknownError
 	if errors.As(err, &unknown) {
 		return "run `cpactl diff` (or the show command) to see whether it was applied, then apply again if needed"
+	}
+	var behind *directory.ReplicasBehindError
+	if errors.As(err, &behind) {
+		return "check with `cpactl status`; a replica that holds entries the provider does not must be re-initialised (docs/replication.md)"
 	}
 	return ""
 }

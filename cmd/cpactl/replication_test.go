@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -600,5 +601,76 @@ func TestStatusSeesShortConsumer(t *testing.T) {
 	code, report, errOut = statusJSON(t, env, hosts)
 	if code != 0 || server(t, report, 0)["content_matches"] != true {
 		t.Errorf("status after re-initialising: exit %d %s %v", code, errOut, server(t, report, 0))
+	}
+}
+
+// TestWaitReplicasCompletesShortConsumer: the same fault with `apply
+// --wait-replicas`: apply waits until the consumer holds the provider's
+// contextCSN, finds it short by content, has the provider send the
+// entries it lacks again, and exits 0 once it holds them all.
+func TestWaitReplicasCompletesShortConsumer(t *testing.T) {
+	r := slapdtest.StartReplicated(t, slapdtest.Config{WithBase: true, Debug: "256"}, slapdtest.ReplicaOptions{})
+	p, c := r.Provider, r.Consumers[0]
+	env := rootEnv(p)
+	file := filepath.Join(t.TempDir(), "federation.ldif")
+	if err := os.WriteFile(file, []byte(federationLDIF(2000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hosts := []string{"-H", c.URL + "," + p.URL}
+	code, _, errOut := restartDuringCommit(t, p, c, func() (int, string, string) {
+		return cpactlMain(append(hosts, "apply", "--atomic", "--wait-replicas=30s", file), env)
+	})
+	want := entryCount(t, p)
+	if code != 0 || !strings.Contains(errOut, "replicas: "+c.URL+" lacked ") ||
+		!strings.Contains(errOut, fmt.Sprintf("it holds the provider's %d entries", want)) {
+		t.Fatalf("apply --wait-replicas: exit %d %s", code, errOut)
+	}
+	if got := entryCount(t, c); got != want {
+		t.Fatalf("after apply --wait-replicas the consumer holds %d entries, the provider %d", got, want)
+	}
+	if code, report, errOut := statusJSON(t, env, hosts); code != 0 || server(t, report, 0)["content_matches"] != true {
+		t.Errorf("status: exit %d %s %v", code, errOut, server(t, report, 0))
+	}
+	// Nothing to write: it only checks.
+	code, _, errOut = cpactlMain(append(hosts, "apply", "--wait-replicas", file), env)
+	if code != 0 || !strings.Contains(errOut, fmt.Sprintf("replicas: %s holds the provider's %d entries", c.URL, want)) {
+		t.Errorf("apply --wait-replicas, unchanged: exit %d %s", code, errOut)
+	}
+}
+
+// TestWaitReplicasBounded: a replica that does not catch up within the
+// wait (stopped) makes apply --wait-replicas exit 2 naming it, with the
+// change written on the provider; --wait-replicas with one server in -H
+// is refused before anything is written.
+func TestWaitReplicasBounded(t *testing.T) {
+	r := replicated(t, slapdtest.ReplicaOptions{}, "")
+	p, c := r.Provider, r.Consumers[0]
+	env := rootEnv(p)
+	hosts := []string{"-H", c.URL + "," + p.URL, "--timeout", "1s"}
+	file := filepath.Join(t.TempDir(), "desired.ldif")
+	if code, _, errOut := cpactlMain(append(hosts, "export", "-O", file), env); code != 0 {
+		t.Fatalf("export: %d %s", code, errOut)
+	}
+	text, _ := os.ReadFile(file)
+	text = append(text, []byte("\ndn: "+ldapschema.DIT{Base: p.Base}.Site("Mars")+"\nobjectClass: top\nobjectClass: pae-Site\ncn: Mars\n")...)
+	if err := os.WriteFile(file, text, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := cpactlMain([]string{"-H", p.URL, "apply", "--wait-replicas", file}, env)
+	if code != 1 || !strings.Contains(errOut, "--wait-replicas waits for the other servers of -H, and -H names 1") || hasSite(t, p, "Mars") {
+		t.Fatalf("--wait-replicas with one server: exit %d %s", code, errOut)
+	}
+	c.Halt()
+	start := time.Now()
+	code, _, errOut = cpactlMain(append(hosts, "apply", "--wait-replicas=1s", file), env)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("apply --wait-replicas=1s took %s", d)
+	}
+	if code != 2 || !strings.Contains(errOut, "the change is written on the provider, but after 1s: "+c.URL+": ") ||
+		!strings.Contains(errOut, "hint: check with `cpactl status`") {
+		t.Errorf("apply with the replica stopped: exit %d %s", code, errOut)
+	}
+	if !hasSite(t, p, "Mars") {
+		t.Error("the change was not written")
 	}
 }
