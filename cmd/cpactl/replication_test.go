@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -672,5 +673,65 @@ func TestWaitReplicasBounded(t *testing.T) {
 	}
 	if !hasSite(t, p, "Mars") {
 		t.Error("the change was not written")
+	}
+}
+
+// TestStatusSeesRefusedTransaction: slapd 2.5's syncprov sends a
+// consumer each write of a transaction as the commit executes it, so a
+// transaction the provider refuses at its last write (the site exists)
+// leaves its first writes on the consumer, with the provider's
+// contextCSN. status sees the extra entries; apply --wait-replicas
+// cannot send a delete for them and says to re-initialise.
+func TestStatusSeesRefusedTransaction(t *testing.T) {
+	r := replicated(t, slapdtest.ReplicaOptions{}, "")
+	p, c := r.Provider, r.Consumers[0]
+	env := rootEnv(p)
+	conn, err := directory.Dial(directory.Options{URLs: []string{p.URL}, BindDN: p.RootDN, Password: slapdtest.RootPassword, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	dit := ldapschema.DIT{Base: p.Base}
+	site := func(name string) *ldap.AddRequest {
+		req := ldap.NewAddRequest(dit.Site(name), nil)
+		req.Attribute("objectClass", []string{"top", "pae-Site"})
+		req.Attribute("cn", []string{name})
+		return req
+	}
+	err = conn.Transaction(func(w directory.Writer) error {
+		for i := range 20 {
+			if err := w.Add(site(fmt.Sprintf("phantom-%02d", i))); err != nil {
+				return err
+			}
+		}
+		return w.Add(site("UK"))
+	})
+	if !ldap.IsErrorWithCode(err, ldap.LDAPResultEntryAlreadyExists) {
+		t.Fatalf("the transaction: %v, want entry already exists", err)
+	}
+	if hasSite(t, p, "phantom-00") {
+		t.Fatal("the refused transaction was written on the provider")
+	}
+	time.Sleep(time.Second) // the consumer receives what syncprov sent
+	if err := r.WaitReplicated(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !hasSite(t, c, "phantom-00") {
+		t.Fatal("the refused transaction's writes did not reach the consumer: slapd no longer sends them (update docs/replication.md)")
+	}
+	hosts := []string{"-H", c.URL + "," + p.URL}
+	code, report, errOut := statusJSON(t, env, hosts)
+	if cons := server(t, report, 0); code != 2 || cons["content_matches"] != false ||
+		!strings.Contains(errOut, c.URL+" holds other entries than the provider "+p.URL+", with the same contextCSN, in ou=Sites (") {
+		t.Errorf("status: exit %d %s %v", code, errOut, cons)
+	}
+	// Nothing to write, and the extra entries cannot be sent away.
+	file := filepath.Join(t.TempDir(), "current.ldif")
+	if code, _, errOut := cpactlMain([]string{"-H", p.URL, "export", "-O", file}, env); code != 0 {
+		t.Fatalf("export: %d %s", code, errOut)
+	}
+	code, _, errOut = cpactlMain(append(hosts, "--timeout", "2s", "apply", "--wait-replicas=5s", file), env)
+	if code != 2 || !strings.Contains(errOut, c.URL+" holds entries the provider does not ("+dit.Site("phantom-00")) {
+		t.Errorf("apply --wait-replicas: exit %d %s", code, errOut)
 	}
 }
