@@ -69,6 +69,15 @@ func containerKey(dn, nbase string) string {
 		return ""
 	}
 	rel := n[:len(n)-len(nbase)-1]
+	// The comma before the base must separate RDNs: not escaped by an odd
+	// run of backslashes ("cn=a\,dc=..." is one value).
+	slashes := 0
+	for i := len(rel) - 1; i >= 0 && rel[i] == '\\'; i-- {
+		slashes++
+	}
+	if slashes%2 == 1 {
+		return ""
+	}
 	// The last RDN of rel: after its last comma that no backslash escapes.
 	last := 0
 	for i := 0; i < len(rel); i++ {

@@ -1,6 +1,13 @@
 package directory
 
-import "testing"
+import (
+	"regexp"
+	"testing"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/ldapschema"
+)
 
 func TestContainerKey(t *testing.T) {
 	const nbase = "dc=vdiglobal,dc=vmware,dc=int"
@@ -16,6 +23,7 @@ func TestContainerKey(t *testing.T) {
 		{"cn=Common,ou=Global,ou=Properties,dc=vdiglobal,dc=vmware,dc=int", "ou=properties," + nbase},
 		{"dc=other,dc=example", ""},
 		{"dc=xvdiglobal,dc=vmware,dc=int", ""},
+		{`cn=a\,dc=vdiglobal,dc=vmware,dc=int`, ""},
 	} {
 		if got := containerKey(tc.dn, nbase); got != tc.want {
 			t.Errorf("containerKey(%q) = %q, want %q", tc.dn, got, tc.want)
@@ -77,4 +85,42 @@ func TestCompareContent(t *testing.T) {
 			}
 		}
 	}
+}
+
+var attributeType = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9-]*|[0-9]+(\.[0-9]+)*)$`)
+
+// FuzzContainerKey checks the container of a DN (one scan of its
+// normalized form) against a walk up its parents.
+func FuzzContainerKey(f *testing.F) {
+	const base = "dc=vdiglobal,dc=vmware,dc=int"
+	for _, seed := range []string{base, "cn=UK,ou=Sites," + base, `cn=a\,b,ou=x\\,` + base, `cn=h,cn=f,cn=p,ou=Pods,` + base,
+		`cn=#41,ou=a+cn=b,` + base, `CN=x, OU=Y ,` + base, "dc=other", `ou=a\2Cb,` + base} {
+		f.Add(seed)
+	}
+	nbase := ldapschema.NormalizeDN(base)
+	f.Fuzz(func(t *testing.T, dn string) {
+		parsed, err := ldap.ParseDN(dn)
+		if err != nil {
+			return // servers send DNs that parse
+		}
+		for _, r := range parsed.RDNs {
+			for _, a := range r.Attributes {
+				if !attributeType.MatchString(a.Type) {
+					return // and whose types are names or OIDs (RFC 4512)
+				}
+			}
+		}
+		want := ""
+		if ldapschema.NormalizeDN(dn) == nbase {
+			want = nbase
+		}
+		for p := dn; want == "" && p != ""; p = ldapschema.ParentOf(p) {
+			if parent := ldapschema.ParentOf(p); parent != "" && ldapschema.NormalizeDN(parent) == nbase {
+				want = ldapschema.NormalizeDN(p)
+			}
+		}
+		if got := containerKey(dn, nbase); got != want {
+			t.Errorf("containerKey(%q) = %q, walking up the parents gives %q", dn, got, want)
+		}
+	})
 }
