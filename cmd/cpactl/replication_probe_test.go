@@ -78,7 +78,9 @@ func probeTry(t *testing.T, file string, atomic, fresh, wait bool, at time.Durat
 	p, c := r.Provider, r.Consumers[0]
 	defer func() { _ = c.Stop(); _ = p.Stop() }()
 	env := rootEnv(p)
-	args := []string{"-H", c.URL + "," + p.URL, "apply", file}
+	// The provider first: apply reads and writes there, as the probe did
+	// (-H provider); --wait-replicas waits for the consumer after it.
+	args := []string{"-H", p.URL + "," + c.URL, "apply", file}
 	if atomic {
 		args = append(args, "--atomic")
 	}
