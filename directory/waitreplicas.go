@@ -128,32 +128,51 @@ func waitReplica(opts Options, provider *Conn, base, u string, deadline time.Tim
 	check := ReplicaCheck{URL: u}
 	one := opts
 	one.URLs, one.Note, one.WriteURL = []string{u}, nil, ""
-	replica, err := Dial(one)
-	if err != nil {
-		check.Err = err
-		return check
-	}
-	defer replica.Close()
+	var replica *Conn
+	defer func() {
+		if replica != nil {
+			replica.Close()
+		}
+	}()
 	resends := 0
 	for {
-		done, err := compareOnce(provider, replica, base, &check)
-		switch {
-		case err != nil:
-			check.Err = err
-		case done:
-			return check
-		case len(check.Differs) > 0 && resends < maxResends:
-			// Same contextCSN, other entries: have them sent again.
-			resends++
-			res, err := resend(provider, replica, base, check.Differs)
-			check.Resent += res.resent
-			check.Extra = res.extra
-			if err != nil {
+		// A replica that does not answer (starting, restarting) is asked
+		// again until the wait ends; a refused bind is final.
+		if replica == nil {
+			var err error
+			var auth *AuthError
+			if replica, err = Dial(one); errors.As(err, &auth) {
 				check.Err = err
 				return check
+			} else if err != nil {
+				check.Err, replica = err, nil
 			}
-			if res.resent == 0 {
-				return check // nothing a write can send: extra entries only
+		}
+		if replica != nil {
+			done, err := compareOnce(provider, replica, base, &check)
+			switch {
+			case err != nil:
+				check.Err = err
+				replica.Close()
+				replica = nil // dial again
+			case done:
+				check.Err = nil
+				return check
+			case len(check.Differs) > 0 && resends < maxResends:
+				// Same contextCSN, other entries: have them sent again.
+				resends++
+				res, err := resend(provider, replica, base, check.Differs)
+				check.Resent += res.resent
+				check.Extra = res.extra
+				if err != nil {
+					check.Err = err
+					return check
+				}
+				if res.resent == 0 {
+					return check // nothing a write can send: extra entries only
+				}
+			default:
+				check.Err = nil
 			}
 		}
 		if time.Now().After(deadline) {

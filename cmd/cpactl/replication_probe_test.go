@@ -117,7 +117,10 @@ func probeTry(t *testing.T, file string, atomic, fresh, wait bool, at time.Durat
 	res := <-done
 	took := time.Since(start)
 	if err := r.WaitReplicated(60 * time.Second); err != nil {
-		return false, fmt.Sprintf("not caught up: %v", err)
+		pDown, pErr := p.Exited()
+		cDown, cErr := c.Exited()
+		return false, fmt.Sprintf("not caught up (apply exit %d; provider exited: %v %v; consumer exited: %v %v): %v",
+			res.code, pDown, pErr, cDown, cErr, err)
 	}
 	want, got := entryCount(t, p), entryCount(t, c)
 	scode, _, _ := cpactlMain([]string{"-H", c.URL + "," + p.URL, "status"}, env)
