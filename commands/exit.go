@@ -33,7 +33,7 @@ var exitCodeHelp = []struct {
 }{
 	{ExitOK, "success"},
 	{ExitError, "error: bad input (the message names the flag or value), a server that cannot be reached, closes the connection or does not answer within --timeout, refused operation; nothing was written (also when a write's answer was lost and a re-read shows it was not applied: \"not written\")"},
-	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings, `impact` when a request moves; `status`: a replica unreachable or lagging"},
+	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings, `impact` when a request moves; `status`: a replica unreachable, lagging, or holding other entries than the provider with its contextCSN; `apply --wait-replicas`: the change is written, but a replica has not caught up when the wait ends, or holds entries the provider does not"},
 	{ExitNotFound, "a named object (site, pod, user, entitlement, ...) does not exist, or the base DN (-b) or the layout `cpactl init` creates; a Horizon server without an API the federation needs (404)"},
 	{ExitAuth, "authentication failed or access refused (bind, insufficient access; a Horizon login or privilege refused)"},
 	{ExitConflict, "conflict: someone else changed the object first; re-read and retry"},
@@ -89,7 +89,10 @@ func ExitCode(err error) int {
 	var hzAuth *horizon.AuthError
 	var hzNotFound *horizon.NotFoundError
 	var hzUnknownPod *horizon.UnknownPodError
+	var behind *directory.ReplicasBehindError
 	switch {
+	case errors.As(err, &behind):
+		return ExitDiff // written; a replica differs from the provider
 	case errors.As(err, &notWritten) && errors.As(err, &partial):
 		return ExitPartial // the step in doubt was not written, those before it were
 	case errors.As(err, &notWritten):
@@ -174,6 +177,10 @@ func hintOf(err error) string {
 	var closed *directory.ClosedError
 	if errors.As(err, &closed) {
 		return closed.Hint()
+	}
+	var behind *directory.ReplicasBehindError
+	if errors.As(err, &behind) {
+		return "check with `cpactl status`; a replica that holds entries the provider does not must be re-initialised (docs/replication.md)"
 	}
 	return ""
 }
