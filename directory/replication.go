@@ -196,6 +196,21 @@ func serverStatus(opts Options, u, base string, content bool) ServerStatus {
 		st.Err = err
 		return st
 	}
+	// The role first: a base the server does not hold (outside its naming
+	// contexts) is said by the probe, before the content is read.
+	refs, shadow, err := c.probe(base)
+	switch {
+	case err != nil:
+		st.Err = err
+		return st
+	case shadow:
+		st.Role = RoleConsumer
+		if len(refs) > 0 {
+			st.Referral = serverOf(refs[0])
+		}
+	default:
+		st.Role = RoleProvider
+	}
 	if content {
 		if st.Content, err = ReadContent(c, base); err != nil {
 			st.Err = err
@@ -207,18 +222,6 @@ func serverStatus(opts Options, u, base string, content bool) ServerStatus {
 			return st
 		}
 		st.ContentStable = sameCSNs(st.ContextCSN, after)
-	}
-	refs, shadow, err := c.probe(base)
-	switch {
-	case err != nil:
-		st.Err = err
-	case shadow:
-		st.Role = RoleConsumer
-		if len(refs) > 0 {
-			st.Referral = serverOf(refs[0])
-		}
-	default:
-		st.Role = RoleProvider
 	}
 	return st
 }
