@@ -465,6 +465,11 @@ func refattributeChanges(desired, current ldapschema.Attrs) []refAttributeChange
 		if ldapschema.EqualValues(name, d, c) {
 			continue
 		}
+		// Since issue 22: an attribute export leaves out (a password)
+		// that the desired entry lacks is no change.
+		if info, _ := ldapschema.LookupAttribute(name); desired != nil && len(d) == 0 && info.Sensitive {
+			continue
+		}
 		out = append(out, refdescribeChange(name, d, c))
 	}
 	return out
