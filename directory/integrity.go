@@ -194,11 +194,18 @@ func (s *Store) sitesPreferring(names []string) ([]ldapschema.Site, error) {
 	return out, nil
 }
 
-// subtree reads dn and every entry below it, parents first.
+// subtree reads dn and every entry below it, parents first, and remembers
+// their entryCSNs: the delete or rename planned from this read asserts
+// them (assertRead), so an entry changed since, or referred to since (see
+// guard.go), makes it fail. A plan reads the subtree before it searches
+// for referrers.
 func (s *Store) subtree(dn string) ([]*ldap.Entry, error) {
-	entries, err := s.Find(dn, ldap.ScopeWholeSubtree, AnyEntry)
+	entries, err := s.Find(dn, ldap.ScopeWholeSubtree, AnyEntry, objectAttrs...)
 	if err != nil {
 		return nil, err
+	}
+	for _, e := range entries {
+		s.remember(e)
 	}
 	sort.SliceStable(entries, func(i, j int) bool { return depth(entries[i].DN) < depth(entries[j].DN) })
 	return entries, nil

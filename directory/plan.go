@@ -29,6 +29,11 @@ type Write struct {
 	modify *ldap.ModifyRequest
 	rename *ldap.ModifyDNRequest
 	del    *ldap.DelRequest
+
+	// refs, when refsGiven, are the entries the write makes its entry
+	// refer to (Referring); else they are read from its values.
+	refs      []string
+	refsGiven bool
 }
 
 // Done renders the write as a result line: "deleted pod P1".
@@ -111,12 +116,20 @@ type Plan struct {
 	// Split is set by Store.ApplyPlan when the plan was larger than one
 	// transaction takes (TxnWrites) and went in several transactions.
 	Split bool
+
+	// written holds the entries the whole plan writes (normalized DNs),
+	// for the touches of its transactions (Store.touches).
+	written map[string]bool
 }
 
-// assertRead makes the first modify of each object this store read
-// assert it is unchanged since (the entryCSN read, as Update does), unless
-// the write carries its own assertion: a plan computed from what was read
-// fails with a conflict instead of overwriting someone else's change.
+// assertRead makes the first write (modify, rename or delete) of each
+// object this store read assert it is unchanged since (the entryCSN read,
+// as Update does), unless the write carries its own assertion: a plan
+// computed from what was read fails with a conflict instead of
+// overwriting someone else's change. For a rename or a delete, the
+// entryCSN read before its plan searched for referrers: a reference added
+// since (which touches the entry, see guard.go) makes it fail rather
+// than dangle.
 func (s *Store) assertRead(p *Plan) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -132,11 +145,20 @@ func (s *Store) assertRead(p *Plan) {
 		}
 		seen[key] = true
 		csn, ok := s.read[key]
-		if !ok || w.modify == nil || hasAssertion(w.modify.Controls) {
+		var controls *[]ldap.Control
+		switch {
+		case w.modify != nil:
+			controls = &w.modify.Controls
+		case w.rename != nil:
+			controls = &w.rename.Controls
+		case w.del != nil:
+			controls = &w.del.Controls
+		}
+		if !ok || controls == nil || hasAssertion(*controls) {
 			continue
 		}
 		if ctl, err := AssertionControl(Filter(ldapschema.AttrEntryCSN, csn)); err == nil {
-			w.modify.Controls = append(w.modify.Controls, ctl)
+			*controls = append(*controls, ctl)
 		}
 	}
 }
@@ -198,12 +220,22 @@ func (s *Store) ApplyPlan(p *Plan) error {
 		}
 	}
 	s.assertRead(p)
+	return s.applyPlan(p)
+}
+
+// applyPlan is ApplyPlan without adding assertions: the writes of a plan
+// (or of one of its parts), each reference guarded by touches in the
+// transaction that adds it (guard.go).
+func (s *Store) applyPlan(p *Plan) error {
 	p.Stepwise, p.Split = false, false
 	p.Transactions = 0
 	if len(p.Writes) == 0 {
 		return nil
 	}
-	if len(p.Writes) == 1 {
+	if p.written == nil {
+		p.written = writtenDNs(p.Writes)
+	}
+	if len(p.Writes) == 1 && len(s.touches(p.Writes, p.written)) == 0 {
 		w := p.Writes[0]
 		if err := w.apply(s.Client); err != nil {
 			if unanswered(err) {
@@ -220,8 +252,8 @@ func (s *Store) ApplyPlan(p *Plan) error {
 	}
 	p.Split = true
 	for i, c := range chunks {
-		part := &Plan{Writes: c, Conflict: p.Conflict}
-		err := s.ApplyPlan(part)
+		part := &Plan{Writes: c, Conflict: p.Conflict, written: p.written}
+		err := s.applyPlan(part)
 		p.Transactions += part.Transactions
 		p.Stepwise = p.Stepwise || part.Stepwise
 		if err != nil {
@@ -241,15 +273,16 @@ func (p *Plan) failure(what string, err error) error {
 		return err
 	}
 	// A failed assertion, and an entry the plan read that is gone (or a
-	// name it found free that is taken) at write time, mean the same: the
-	// directory changed since the plan was made from it.
+	// name it found free that is taken, or an entry it deletes that got
+	// children) at write time, mean the same: the directory changed since
+	// the plan was made from it.
 	if IsCode(err, ldap.LDAPResultAssertionFailed) || IsCode(err, ldap.LDAPResultNoSuchObject) ||
-		IsCode(err, ldap.LDAPResultEntryAlreadyExists) {
+		IsCode(err, ldap.LDAPResultEntryAlreadyExists) || IsCode(err, ldap.LDAPResultNotAllowedOnNonLeaf) {
 		what := p.Conflict
 		if what == "" {
-			what = "an entry this change rewrites"
+			what = "an entry this change rewrites or refers to"
 		}
-		return &ConflictError{What: what}
+		return &ConflictError{What: what, Err: err}
 	}
 	return &WriteError{What: what, Err: err}
 }
