@@ -6,8 +6,6 @@ package directory
 // an entry renamed or deleted meanwhile.
 
 import (
-	"strings"
-
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/ldapschema"
@@ -85,40 +83,57 @@ func (s *Store) referredDNs(w Write) []string {
 	return out
 }
 
-// touches returns the touches that guard the references writes (one
-// transaction's) add: for each entry referred to, an empty modify of it
-// and of its ancestors that are objects, each entry once. Entries the
-// transaction writes itself are not touched (their own write fails when
-// they are gone, and asserts what was read), nor those it creates (an add,
-// the new name of a rename, and what lies below them). The referred entry
-// (not an ancestor) asserts the entryCSN this store read, unless the plan
-// writes it elsewhere (written: in another of its transactions, which
-// changes the entryCSN); an entry not read is asserted to exist only.
-func (s *Store) touches(writes []Write, written map[string]bool) []Write {
-	mine := map[string]bool{} // entries the transaction writes
-	var created []string      // entries it creates (normalized), with what lies below
+// guardScope is what a whole plan writes, for the touches of each of its
+// transactions: the entries it writes, and those it creates (adds, and
+// the new names of renames). Normalized DNs.
+type guardScope struct {
+	written, created map[string]bool
+}
+
+func scopeOf(writes []Write) *guardScope {
+	g := &guardScope{written: make(map[string]bool, len(writes)), created: map[string]bool{}}
 	for _, w := range writes {
 		k := ldapschema.NormalizeDN(w.DN)
-		mine[k] = true
+		g.written[k] = true
 		switch {
 		case w.add != nil:
-			created = append(created, k)
+			g.created[k] = true
 		case w.rename != nil:
 			parent := w.rename.NewSuperior
 			if parent == "" {
 				parent = ldapschema.ParentOf(w.DN)
 			}
-			created = append(created, ldapschema.NormalizeDN(w.rename.NewRDN+","+parent))
+			g.created[ldapschema.NormalizeDN(w.rename.NewRDN+","+parent)] = true
 		}
 	}
-	isCreated := func(k string) bool {
-		for _, c := range created {
-			if k == c || strings.HasSuffix(k, ","+c) {
-				return true
-			}
+	return g
+}
+
+// createdByPlan reports whether the entry of normalized DN k, or one
+// above it, is one the plan creates: O(depth) look-ups.
+func (g *guardScope) createdByPlan(k string) bool {
+	for ; k != ""; k = ldapschema.NormalizeDN(ldapschema.ParentOf(k)) {
+		if g.created[k] {
+			return true
 		}
-		return false
 	}
+	return false
+}
+
+// touches returns the touches that guard the references writes (one
+// transaction's writes, of a plan whose scope is plan) add: for each entry
+// referred to, an empty modify of it and of its ancestors that are
+// objects, each entry once. Not touched: the entries the transaction
+// writes itself (their own write fails when they are gone, and asserts
+// what was read), and those the plan creates (an add, the new name of a
+// rename, and what lies below them: a plan of several transactions does
+// not guard its references to the entries it added in an earlier one,
+// which no one else has read). The referred entry (not an ancestor)
+// asserts the entryCSN this store read, unless the plan writes it (which
+// changes the entryCSN, in this transaction or another); an entry not
+// read is asserted to exist only. O(r·d) for r references of depth d.
+func (s *Store) touches(writes []Write, plan *guardScope) []Write {
+	mine := writtenDNs(writes)
 	containers := map[string]bool{ldapschema.NormalizeDN(s.DIT.Base): true}
 	for _, c := range s.DIT.Containers() {
 		containers[ldapschema.NormalizeDN(c)] = true
@@ -138,7 +153,7 @@ func (s *Store) touches(writes []Write, written map[string]bool) []Write {
 				}
 				if i, ok := at[k]; ok {
 					touched[i].referred = touched[i].referred || up == 0
-				} else if !mine[k] && !isCreated(k) {
+				} else if !mine[k] && !plan.createdByPlan(k) {
 					at[k] = len(touched)
 					touched = append(touched, touch{dn: dn, referred: up == 0})
 				}
@@ -152,7 +167,7 @@ func (s *Store) touches(writes []Write, written map[string]bool) []Write {
 	for i, t := range touched {
 		req := ldap.NewModifyRequest(t.dn, nil)
 		k := ldapschema.NormalizeDN(t.dn)
-		if csn, ok := s.read[k]; ok && t.referred && !written[k] {
+		if csn, ok := s.read[k]; ok && t.referred && !plan.written[k] {
 			if ctl, err := AssertionControl(Filter(ldapschema.AttrEntryCSN, csn)); err == nil {
 				req.Controls = append(req.Controls, ctl)
 			}

@@ -117,9 +117,9 @@ type Plan struct {
 	// transaction takes (TxnWrites) and went in several transactions.
 	Split bool
 
-	// written holds the entries the whole plan writes (normalized DNs),
-	// for the touches of its transactions (Store.touches).
-	written map[string]bool
+	// scope is what the whole plan writes and creates, for the touches of
+	// its transactions (Store.touches).
+	scope *guardScope
 }
 
 // assertRead makes the first write (modify, rename or delete) of each
@@ -232,10 +232,10 @@ func (s *Store) applyPlan(p *Plan) error {
 	if len(p.Writes) == 0 {
 		return nil
 	}
-	if p.written == nil {
-		p.written = writtenDNs(p.Writes)
+	if p.scope == nil {
+		p.scope = scopeOf(p.Writes)
 	}
-	if len(p.Writes) == 1 && len(s.touches(p.Writes, p.written)) == 0 {
+	if len(p.Writes) == 1 && len(s.touches(p.Writes, p.scope)) == 0 {
 		w := p.Writes[0]
 		if err := w.apply(s.Client); err != nil {
 			if unanswered(err) {
@@ -252,7 +252,7 @@ func (s *Store) applyPlan(p *Plan) error {
 	}
 	p.Split = true
 	for i, c := range chunks {
-		part := &Plan{Writes: c, Conflict: p.Conflict, written: p.written}
+		part := &Plan{Writes: c, Conflict: p.Conflict, scope: p.scope}
 		err := s.applyPlan(part)
 		p.Transactions += part.Transactions
 		p.Stepwise = p.Stepwise || part.Stepwise

@@ -226,7 +226,7 @@ func (s *Store) Add(w Writer, dn string, a ldapschema.Attrs) error {
 // false (w goes alone). A touched entry gone or changed since it was read
 // is a *ConflictError; "already exists" stays visible to IsAlreadyExists.
 func (s *Store) guarded(w Write) (bool, error) {
-	refs := s.touches([]Write{w}, nil)
+	refs := s.touches([]Write{w}, scopeOf([]Write{w}))
 	if len(refs) == 0 {
 		return false, nil
 	}

@@ -93,7 +93,7 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 				add: placeholder(dn).AddRequest(dn)})
 		}
 	}
-	touches := s.touches(writes, p.written)
+	touches := s.touches(writes, p.scope)
 	fail := func(w Write, err error) error {
 		return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)
 	}
