@@ -182,6 +182,10 @@ type refRace struct {
 	breaker, adder []string
 	bothMayWin     bool
 	file           string // written to $DIR/ref-%[1]s.ldif before the race, when set
+	// without, when set, names an entry (DN, %[1]s replaced) that the
+	// export written to $DIR/ref-%[1]s.ldif before the race leaves out:
+	// a whole federation that apply --prune makes the directory match.
+	without string
 }
 
 func refRaces() []refRace {
@@ -256,6 +260,9 @@ func refRaces() []refRace {
 			breaker: renamePod, adder: []string{"assignment", "set", "--user", "u%[1]s", "--entitlement", "E%[1]s", "--pod", "P%[1]s"}},
 		{name: "apply / site rename", setup: [][]string{site}, file: applyPod,
 			breaker: renameSite, adder: []string{"apply", "$DIR/ref-%[1]s.ldif"}},
+		{name: "entitlement add-member / apply --prune", setup: [][]string{user, ge},
+			without: "uid=u%[1]s,ou=People,dc=vdiglobal,dc=vmware,dc=int",
+			breaker: []string{"apply", "$DIR/ref-%[1]s.ldif", "--prune", "--yes", "--force"}, adder: []string{"entitlement", "add-member", "E%[1]s", "--user", "u%[1]s"}},
 	}
 }
 
@@ -310,6 +317,29 @@ func TestReferenceRaces(t *testing.T) {
 				for _, args := range rc.setup {
 					if out, err := cpactlOn(srv, nil, dir, format(args, suffix)...); err != nil {
 						t.Fatalf("%s: setup %q: %v\n%s", rc.name, format(args, suffix), err, out)
+					}
+				}
+				if rc.without != "" {
+					path := filepath.Join(dir, "ref-"+suffix+".ldif")
+					if out, err := cpactlOn(srv, nil, dir, "export", "-O", path); err != nil {
+						t.Fatalf("%s: export: %v\n%s", rc.name, err, out)
+					}
+					exported, err := os.ReadFile(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					blocks := strings.Split(string(exported), "\n\n")
+					var kept []string
+					for _, block := range blocks {
+						if !strings.HasPrefix(block, "dn: "+strings.ReplaceAll(rc.without, "%[1]s", suffix)+"\n") {
+							kept = append(kept, block)
+						}
+					}
+					if len(kept) == len(blocks) {
+						t.Fatalf("%s: the export holds no %s", rc.name, rc.without)
+					}
+					if err := os.WriteFile(path, []byte(strings.Join(kept, "\n\n")), 0o644); err != nil {
+						t.Fatal(err)
 					}
 				}
 				if rc.file != "" {

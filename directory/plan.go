@@ -76,6 +76,35 @@ func (w Write) apply(c Writer) error {
 	return nil
 }
 
+// Asserting returns w with an RFC 4528 assertion of filter added to (a
+// copy of) its request: the write fails with a conflict unless its entry
+// still matches filter (an entryCSN read, for one).
+func (w Write) Asserting(filter string) (Write, error) {
+	ctl, err := AssertionControl(filter)
+	if err != nil {
+		return w, err
+	}
+	switch {
+	case w.add != nil:
+		req := *w.add
+		req.Controls = append(slices.Clone(req.Controls), ctl)
+		w.add = &req
+	case w.modify != nil:
+		req := *w.modify
+		req.Controls = append(slices.Clone(req.Controls), ctl)
+		w.modify = &req
+	case w.rename != nil:
+		req := *w.rename
+		req.Controls = append(slices.Clone(req.Controls), ctl)
+		w.rename = &req
+	case w.del != nil:
+		req := *w.del
+		req.Controls = append(slices.Clone(req.Controls), ctl)
+		w.del = &req
+	}
+	return w, nil
+}
+
 // AddWrite plans adding an entry.
 func AddWrite(verb, object, dn string, a ldapschema.Attrs) Write {
 	return Write{Verb: verb, Object: object, DN: dn, add: a.AddRequest(dn)}

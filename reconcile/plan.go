@@ -81,9 +81,28 @@ func PlanApply(desired, current *State, r *Report, prune bool) (*Plan, []Problem
 		p.Updates++
 	}
 	ordered, breakers := orderDeletes(current.DIT, deletes)
-	p.Add(breakers...)
+	// The first write of each deleted entry asserts the entryCSN read, so
+	// that an entry changed, or referred to (directory/guard.go), since
+	// the read fails the apply with a conflict rather than be deleted
+	// under a new reference.
+	asserted := map[string]bool{}
+	assert := func(w directory.Write) directory.Write {
+		k := ldapschema.NormalizeDN(w.DN)
+		e := current.entries[k]
+		if e == nil || e.csn == "" || asserted[k] {
+			return w
+		}
+		asserted[k] = true
+		if a, err := w.Asserting(directory.Filter(ldapschema.AttrEntryCSN, e.csn)); err == nil {
+			return a
+		}
+		return w
+	}
+	for _, w := range breakers {
+		p.Add(assert(w))
+	}
 	for _, e := range ordered {
-		p.Add(directory.DeleteWrite("delete", e.Object(), e.DN))
+		p.Add(assert(directory.DeleteWrite("delete", e.Object(), e.DN)))
 		p.Deletes++
 	}
 	return p, nil
