@@ -240,6 +240,9 @@ func (d *DeletePlan) Blocked() bool { return len(d.Children) > 0 || len(d.Referr
 // with everything below it and every reference to them.
 func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 	dp := &DeletePlan{}
+	// What a conflict names: the object (changed, or referred to since
+	// it was read), and the preferred lists rewritten.
+	dp.Conflict = kind + " " + name
 	doomed := map[string]*ldap.Entry{} // normalized DN -> entry
 	var doomedOrder []*ldap.Entry
 	round := map[string]int{} // normalized DN -> cascade round that doomed it
@@ -372,7 +375,7 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 		conflicts = append(conflicts, PreferredConflict(site.Name))
 	}
 	if len(conflicts) > 0 {
-		dp.Conflict = strings.Join(conflicts, ", ")
+		dp.Conflict = strings.Join(append([]string{dp.Conflict}, conflicts...), ", ")
 	}
 	// Then the deletes: referrers before what they refer to (later cascade
 	// rounds first), children before parents.
@@ -433,7 +436,7 @@ func (s *Store) PlanRename(kind, name, dn, newName string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{}
+	p := &Plan{Conflict: fmt.Sprintf("%s %s", kind, name)}
 	// Group the rewrites by referrer.
 	type rewrite struct{ attr, from, to string }
 	byEntry := map[string][]rewrite{}
@@ -508,7 +511,7 @@ func (s *Store) PlanRename(kind, name, dn, newName string) (*Plan, error) {
 			p.Add(w)
 			conflicts = append(conflicts, PreferredConflict(site.Name))
 		}
-		p.Conflict = strings.Join(conflicts, ", ")
+		p.Conflict = strings.Join(append([]string{p.Conflict}, conflicts...), ", ")
 	}
 	p.Add(rowRenames...)
 	p.Add(RenameWrite("rename", fmt.Sprintf("%s %s to %s", kind, name, newName), dn, newRDN))

@@ -230,9 +230,20 @@ func (s *Store) guarded(w Write) (bool, error) {
 	if len(refs) == 0 {
 		return false, nil
 	}
-	names := make([]string, len(refs))
-	for i, t := range refs {
-		names[i] = t.DN
+	// The conflict names the entries referred to (not those above them)
+	// by their names: "S1, P1 (which cn=Q,ou=Pods,... refers to)".
+	touched := writtenDNs(refs)
+	var names []string
+	for _, dn := range s.referredDNs(w) {
+		if k := ldapschema.NormalizeDN(dn); touched[k] {
+			delete(touched, k)
+			names = append(names, ldapschema.NameOf(dn))
+		}
+	}
+	if len(names) == 0 {
+		for _, t := range refs {
+			names = append(names, t.DN)
+		}
 	}
 	what := strings.Join(names, ", ") + " (which " + w.DN + " refers to)"
 	if w.add == nil {
