@@ -197,16 +197,59 @@ func (s *Store) FindOne(kind, name, base string, scope int, filter string) (*lda
 // Add adds an entry, turning "already exists" into a clear error.
 //
 // Written directly (not in a transaction), an add whose answer never came
-// is settled by reading it again (written, not written, or unknown).
+// is settled by reading it again (written, not written, or unknown); an
+// add that refers to other entries goes in one transaction with their
+// touches (guarded), and a parent gone meanwhile is a *ConflictError.
 func (s *Store) Add(w Writer, dn string, a ldapschema.Attrs) error {
 	req := a.AddRequest(dn)
+	if s.direct(w) {
+		if ok, err := s.guarded(Write{Verb: "add", Object: dn, DN: dn, add: req}); ok {
+			return err
+		}
+	}
 	if err := w.Add(req); err != nil {
 		if s.direct(w) && unanswered(err) {
 			return s.settle(err, "adding "+dn, []Write{{DN: dn, add: req}})
 		}
+		if s.direct(w) && IsNoSuchObject(err) {
+			// Its parent was read, so it is gone since.
+			return &ConflictError{What: ldapschema.ParentOf(dn), Err: err}
+		}
 		return opError(err, "adding %s", dn)
 	}
 	return nil
+}
+
+// guarded writes w, a write made directly, in one transaction with the
+// touches of the entries it makes its entry refer to (guard.go), and
+// reports true; when it refers to none, it writes nothing and reports
+// false (w goes alone). A touched entry gone or changed since it was read
+// is a *ConflictError; "already exists" stays visible to IsAlreadyExists.
+func (s *Store) guarded(w Write) (bool, error) {
+	refs := s.touches([]Write{w}, scopeOf([]Write{w}))
+	if len(refs) == 0 {
+		return false, nil
+	}
+	// The conflict names the entries referred to (not those above them)
+	// by their names: "S1, P1 (which cn=Q,ou=Pods,... refers to)".
+	touched := writtenDNs(refs)
+	var names []string
+	for _, dn := range s.referredDNs(w) {
+		if k := ldapschema.NormalizeDN(dn); touched[k] {
+			delete(touched, k)
+			names = append(names, ldapschema.NameOf(dn))
+		}
+	}
+	if len(names) == 0 {
+		for _, t := range refs {
+			names = append(names, t.DN)
+		}
+	}
+	what := strings.Join(names, ", ") + " (which " + w.DN + " refers to)"
+	if w.add == nil {
+		what = w.DN + ", or " + what
+	}
+	return true, s.applyPlan(&Plan{Writes: []Write{w}, Conflict: what})
 }
 
 // direct reports whether w is the store's client itself, not a
@@ -221,6 +264,11 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 	}
 	req := ldap.NewModifyRequest(dn, controls)
 	req.Changes = changes
+	if s.direct(w) {
+		if ok, err := s.guarded(Write{Verb: "modify", Object: dn, DN: dn, modify: req}); ok {
+			return err
+		}
+	}
 	if err := w.Modify(req); err != nil {
 		if IsCode(err, ldap.LDAPResultAssertionFailed) {
 			return &ConflictError{What: dn}

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -37,12 +38,21 @@ func (s *Store) applyOne(p *Plan) error {
 			// One modrdn outside a transaction: the subtree leaves the
 			// layout at once.
 			req := s.toTrash(st.move.DN, fmt.Sprintf("%s-%d", run, moved))
+			// The root's delete asserted it is as read: so does its move.
+			req.Controls = slices.Clone(st.move.del.Controls)
 			err := s.Client.ModifyDN(req)
 			moved++
 			s.Progress.Add(1)
 			if unanswered(err) {
 				err = s.settle(err, fmt.Sprintf("the %s of %s", st.move.Verb, st.move.Object),
 					[]Write{{DN: st.move.DN, rename: req}})
+			}
+			if IsAssertionFailed(err) {
+				err = p.failure("", err)
+				if i > 0 {
+					err = fmt.Errorf("%w (step %d of %d; the steps before it are written and the directory is consistent)", err, i+1, len(steps))
+				}
+				return err
 			}
 			if err != nil && !IsCode(err, ldap.LDAPResultNoSuchObject) {
 				return stepFailed(&WriteError{What: fmt.Sprintf("cannot %s %s", st.move.Verb, st.move.Object), Err: err},
@@ -92,6 +102,7 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 				add: placeholder(dn).AddRequest(dn)})
 		}
 	}
+	touches := s.touches(writes, p.scope)
 	fail := func(w Write, err error) error {
 		if errors.Is(err, errStopped) {
 			return err // Transaction aborts and says so
@@ -101,6 +112,11 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 	err := s.Client.Transaction(func(tx Writer) error {
 		// A delete must find its placeholder queued before it.
 		if err := sendAll(tx, placeholders, func(_ Write, err error) error { return err }, nil); err != nil {
+			return err
+		}
+		// The touches keep the references the writes add from dangling
+		// (guard.go); they are not counted as the plan's writes.
+		if err := sendAll(tx, touches, fail, nil); err != nil {
 			return err
 		}
 		return sendAll(tx, writes, fail, s.Progress)
