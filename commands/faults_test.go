@@ -25,7 +25,7 @@ func startBindBreaker(t *testing.T, reset bool) string {
 				return
 			}
 			go func() {
-				_, _, _ = readMessage(c)
+				_, _, _ = slapdtest.ReadMessage(c)
 				if reset {
 					_ = c.(*net.TCPConn).SetLinger(0)
 				}

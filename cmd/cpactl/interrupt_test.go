@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -143,7 +142,7 @@ func (p *faultProxy) serve(client net.Conn) {
 	go func() {
 		defer client.Close()
 		for {
-			msg, _, err := readMessage(server)
+			msg, _, err := slapdtest.ReadMessage(server)
 			if err != nil {
 				return
 			}
@@ -154,7 +153,7 @@ func (p *faultProxy) serve(client net.Conn) {
 		}
 	}()
 	for {
-		msg, tag, err := readMessage(client)
+		msg, tag, err := slapdtest.ReadMessage(client)
 		if err != nil {
 			return
 		}
@@ -190,38 +189,6 @@ func (p *faultProxy) serve(client net.Conn) {
 			return
 		}
 	}
-}
-
-// readMessage reads one BER-framed LDAPMessage and returns it whole with
-// its protocol-op tag.
-func readMessage(r io.Reader) ([]byte, byte, error) {
-	head := make([]byte, 2)
-	if _, err := io.ReadFull(r, head); err != nil {
-		return nil, 0, err
-	}
-	msg := append([]byte(nil), head...)
-	n := int(head[1])
-	if n&0x80 != 0 {
-		lb := make([]byte, n&0x7f)
-		if _, err := io.ReadFull(r, lb); err != nil {
-			return nil, 0, err
-		}
-		msg = append(msg, lb...)
-		n = 0
-		for _, b := range lb {
-			n = n<<8 | int(b)
-		}
-	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(r, body); err != nil {
-		return nil, 0, err
-	}
-	msg = append(msg, body...)
-	// body: messageID INTEGER (02 len value), then the protocol op.
-	if len(body) < 2 || body[0] != 0x02 || 2+int(body[1]) >= len(body) {
-		return nil, 0, errors.New("not an LDAPMessage")
-	}
-	return msg, body[2+int(body[1])], nil
 }
 
 // cpactlRun is a cpactl process running, its stderr watched line by line.
