@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
+	"github.com/dlclark/regexp2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -42,6 +44,7 @@ func LoadSchemas() (*Schemas, error) {
 	strict(doc)
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft4) // OpenAPI 3.0's schemas are draft 4/5 (boolean exclusiveMinimum)
+	c.UseRegexpEngine(javaRegexp)
 	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, err
 	}
@@ -112,3 +115,25 @@ func (s *Schemas) Check(name string, array bool, body []byte) error {
 	}
 	return sch.Validate(inst)
 }
+
+// javaRegexp compiles the swagger's patterns, which are Java's (the
+// update specs' category_folder_name uses lookaheads and (?i:...), which
+// Go's regexp does not have), with regexp2 in its default (.NET) syntax,
+// which has both; a match is bounded in time.
+func javaRegexp(pattern string) (jsonschema.Regexp, error) {
+	re, err := regexp2.Compile(pattern, regexp2.None)
+	if err != nil {
+		return nil, err
+	}
+	re.MatchTimeout = time.Second
+	return (*dotnetRegexp)(re), nil
+}
+
+type dotnetRegexp regexp2.Regexp
+
+func (re *dotnetRegexp) MatchString(s string) bool {
+	ok, err := (*regexp2.Regexp)(re).MatchString(s)
+	return err == nil && ok
+}
+
+func (re *dotnetRegexp) String() string { return (*regexp2.Regexp)(re).String() }

@@ -21,7 +21,7 @@ var sendSchemas = []string{
 	"AuthLogin", "AuthTokens", "AccessToken", "RefreshToken", "APIError",
 	"SiteUpdateSpecV3", "GlobalDesktopEntitlementInfoV7", "GlobalApplicationEntitlementInfoV6",
 	"GlobalDesktopEntitlementUpdateSpecV5", "GlobalApplicationEntitlementUpdateSpecV4",
-	"HomeSiteCreateSpecV2", "HomeSiteUpdateSpecV2",
+	"HomeSiteCreateSpecV2", "HomeSiteUpdateSpecV2", "BulkItemResponseInfo",
 }
 
 // TestTrimSwagger writes testdata/swagger-2512-schemas.json: the
