@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"time"
 
@@ -27,6 +28,7 @@ type Schemas struct {
 	mu    sync.Mutex
 	c     *jsonschema.Compiler
 	cache map[string]*jsonschema.Schema
+	doc   any
 }
 
 const schemaURL = "https://cpactl.invalid/horizon/" + SchemaFile
@@ -48,7 +50,7 @@ func LoadSchemas() (*Schemas, error) {
 	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, err
 	}
-	return &Schemas{c: c, cache: map[string]*jsonschema.Schema{}}, nil
+	return &Schemas{c: c, cache: map[string]*jsonschema.Schema{}, doc: doc}, nil
 }
 
 // strict sets additionalProperties false on every object schema that
@@ -137,3 +139,18 @@ func (re *dotnetRegexp) MatchString(s string) bool {
 }
 
 func (re *dotnetRegexp) String() string { return (*regexp2.Regexp)(re).String() }
+
+// Properties lists the properties schema name declares, sorted.
+func (s *Schemas) Properties(name string) []string {
+	doc, _ := s.doc.(map[string]any)
+	comps, _ := doc["components"].(map[string]any)
+	schemas, _ := comps["schemas"].(map[string]any)
+	sch, _ := schemas[name].(map[string]any)
+	props, _ := sch["properties"].(map[string]any)
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
