@@ -616,4 +616,3 @@ func (m members) holds(id Identity) bool {
 	}
 	return false
 }
-
