@@ -69,6 +69,11 @@ func (o *horizonPushOptions) run() error {
 	if err != nil {
 		return err
 	}
+	if o.From == "" && len(o.g.URLs) == 0 && o.g.OpenStore == nil {
+		// Below `cpactl horizon`, -H is not there: --url is Horizon's.
+		return errorf("name the directory with --context or CPACTL_URL (and CPACTL_BIND_DN, CPACTL_BIND_PASSWORD), or pass --from FILE.ldif (cpactl export)",
+			"no directory given: push reads the desired state from it")
+	}
 	st, closeFn, err := o.g.ReadStore(o.From)
 	if err != nil {
 		return err
