@@ -181,8 +181,6 @@ var (
 		"allow_users_to_choose_machines", "multiple_session_auto_clean", "enable_client_restrictions", "enable_pre_launch",
 		"multi_session_mode", "app_launch_limit_enabled", "entra_sso_enabled", "federated_access_group_id", "cs_restriction_tags",
 		"backup_gae_id", "category_folder_name", "shortcut_locations_v2"}
-	homeSiteFields = []string{"ad_user_or_group_id", "global_desktop_entitlement_id", "global_application_entitlement_id",
-		"site_id", "use_homesite_for_redirection"}
 )
 
 // decodeObject decodes a JSON object keeping numbers as written.

@@ -141,7 +141,7 @@ func (s *Session) settle(ctx context.Context, c Change, lost *LostAnswerError) e
 
 func readBackError(c Change, got map[string]any, err error, wait time.Duration) error {
 	if err != nil {
-		return fmt.Errorf("Horizon accepted it, but reading it back failed: %w", err)
+		return fmt.Errorf("accepted, but reading it back failed: %w", err)
 	}
 	var fs []string
 	for _, f := range c.FieldNames() {
@@ -153,7 +153,7 @@ func readBackError(c Change, got map[string]any, err error, wait time.Duration) 
 	if got == nil && c.after != nil {
 		fs = append(fs, "the object is not there")
 	}
-	return fmt.Errorf("Horizon accepted it, but it does not show after %s: %s", wait, strings.Join(fs, ", "))
+	return fmt.Errorf("accepted, but reading it back for %s does not show it: %s", wait, strings.Join(fs, ", "))
 }
 
 // changedFields names the fields that differ between two picks.

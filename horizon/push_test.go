@@ -246,6 +246,14 @@ func TestPushLostAnswer(t *testing.T) {
 			if !tc.check(err) {
 				t.Fatalf("err = %v", err)
 			}
+			if err != nil && strings.Contains(err.Error(), horizontest.Password) {
+				t.Errorf("the password is in the error: %v", err)
+			}
+			for _, w := range p.writes() {
+				if strings.Contains(string(w.Body), horizontest.Password) {
+					t.Errorf("the password is in a write: %s", w.Body)
+				}
+			}
 			puts := 0
 			for _, w := range p.writes() {
 				if w.Method == "PUT" {
@@ -387,7 +395,7 @@ func TestPushNotPushed(t *testing.T) {
 		"site India: Horizon has no site Mars to rank",
 		"site Mars: Horizon has no site of this name: push does not create sites (create it in Horizon first)",
 		"desktop entitlement Nowhere: Horizon has no global entitlement of this name: push does not create entitlements (create it in Horizon first)",
-		"home site of user CORP\\carol (global): Horizon's AD has no user CORP\\carol",
+		"home site of user CORP\\carol (global): no user CORP\\carol in Horizon's AD",
 	}
 	if !slices.Equal(objects, want) {
 		t.Errorf("not pushed:\n%q\nwant\n%q", objects, want)

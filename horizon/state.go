@@ -255,11 +255,11 @@ func (x *Index) FindIdentity(domain, name string, group bool) (Identity, error) 
 	}
 	switch len(found) {
 	case 0:
-		return Identity{}, fmt.Errorf("Horizon's AD has no %s %s", what, full)
+		return Identity{}, fmt.Errorf("no %s %s in Horizon's AD", what, full)
 	case 1:
 		return found[0], nil
 	}
-	return Identity{}, fmt.Errorf("Horizon's AD has %d %ss named %s (%s, %s, ...): give the %s's domain", len(found), what, full, found[0], found[1], what)
+	return Identity{}, fmt.Errorf("%d %ss named %s in Horizon's AD (%s, %s, ...): give the %s's domain", len(found), what, full, found[0], found[1], what)
 }
 
 // IdentityWanted says which AD identities a read keeps (the list of a

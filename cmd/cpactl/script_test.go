@@ -54,7 +54,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: false,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"stripwhatif":  stripWhatIf,
+			"stripwhatif":   stripWhatIf,
 			"horizonfault":  horizonFault,
 			"horizonwrites": horizonWrites,
 			"nosecret":      noSecret,
