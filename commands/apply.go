@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/lint"
+	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/quote"
 	"github.com/cpactl/cpactl/reconcile"
 )
@@ -23,6 +25,9 @@ type applyOptions struct {
 	Force  bool
 	Yes    bool
 	Atomic bool
+	// WaitReplicas, when positive, is how long to wait after the write for
+	// the other servers of -H to hold the provider's content.
+	WaitReplicas time.Duration
 }
 
 func newApplyCommand(g *Globals) *cobra.Command {
@@ -51,14 +56,34 @@ size; --atomic writes up to 20,000 in one, and refuses, writing nothing,
 a plan the server cannot take in one. Each modify asserts the values it
 read, so a concurrent change fails the whole apply with exit 5. Running
 apply again prints "unchanged". Deletes ask for confirmation on a terminal
-and need --yes elsewhere.`,
+and need --yes elsewhere.
+
+An apply in several transactions that stops part way (an error, a server
+that went down, Ctrl-C) exits 8: the transactions before it are written
+and the directory is consistent; run it again to finish. Ctrl-C aborts
+the transaction being sent (nothing of it is written: exit 130 when it
+was the first) and waits for a commit in flight.
+
+On a replicated directory, --wait-replicas waits (60s, or the duration
+given: --wait-replicas=5m) after the write until every other server of -H
+holds the provider's contextCSN and the same entries (counts and a digest
+per container, as ` + "`cpactl status`" + ` compares them). A replica whose refresh
+started while the provider committed the transaction can hold the
+provider's contextCSN without the transaction's first writes, for good:
+the provider then writes each entry the replica lacks again (a no-op
+replace of objectClass, one plain modify each, which replicates), and
+apply waits for it. Exit 2 when a replica has not caught up when the wait
+ends, or holds entries the provider does not (re-initialise it:
+docs/replication.md); the change itself is written. With an unchanged
+FILE, apply --wait-replicas only checks (and completes) the replicas.`,
 		Example: `  cpactl export -O federation.ldif
   $EDITOR federation.ldif
   cpactl diff federation.ldif
   cpactl apply federation.ldif --dry-run
   cpactl apply federation.ldif
   cpactl apply federation.ldif --prune --yes
-  cpactl apply federation.ldif --atomic`,
+  cpactl apply federation.ldif --atomic
+  cpactl -H ldap://replica1,ldap://replica2,ldap://provider apply federation.ldif --atomic --wait-replicas`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
@@ -70,10 +95,19 @@ and need --yes elsewhere.`,
 	cmd.Flags().BoolVar(&o.Force, "force", false, "apply even when lint finds problems in FILE (cpactl lint --from FILE lists them)")
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, "delete without asking (needed with --prune when stdin or stdout is not a terminal)")
 	cmd.Flags().BoolVar(&o.Atomic, "atomic", false, "all or nothing: write the whole change in one transaction (up to 20,000 writes; slower beyond 4,000), or refuse it, writing nothing, when the server cannot take it in one")
+	cmd.Flags().DurationVar(&o.WaitReplicas, "wait-replicas", 0, "after the write, wait up to this long (60s when given alone) until the other servers of -H hold the provider's entries, having the provider send again what a replica lacks; exit 2 if one does not")
+	cmd.Flags().Lookup("wait-replicas").NoOptDefVal = "60s"
 	return cmd
 }
 
 func (o *applyOptions) run() error {
+	if o.WaitReplicas < 0 {
+		return errorf("pass a positive duration, e.g. --wait-replicas=2m", "--wait-replicas %s is negative", o.WaitReplicas)
+	}
+	if o.WaitReplicas > 0 && len(o.g.URLs) < 2 {
+		return errorf("list the replicas and the provider in -H: -H ldap://replica1,ldap://provider",
+			"--wait-replicas waits for the other servers of -H, and -H names %d", len(o.g.URLs))
+	}
 	check := fileCheck{errOut: o.g.IO.Err, file: o.File, force: o.Force, warn: o.g.warn, g: o.g}
 	_, desired, err := check.desiredState(o.g.Base)
 	if err != nil {
@@ -93,7 +127,7 @@ func (o *applyOptions) run() error {
 	defer o.noteKept(plan)
 	if plan.Empty() {
 		o.g.report("unchanged: the directory matches %s", o.File)
-		return nil
+		return o.waitReplicas(st)
 	}
 	if o.Atomic {
 		// Before the dry run and the confirmation: nothing to confirm
@@ -122,7 +156,30 @@ func (o *applyOptions) run() error {
 	reportPlan(o.g, &plan.Plan, false)
 	warnStepwise(o.g, &plan.Plan)
 	fmt.Fprintf(o.g.IO.Err, "apply: %d added, %d updated, %d deleted\n", plan.Adds, plan.Updates, plan.Deletes)
-	return nil
+	return o.waitReplicas(st)
+}
+
+// waitReplicas runs --wait-replicas: one line on stderr per replica.
+func (o *applyOptions) waitReplicas(st *directory.Store) error {
+	if o.WaitReplicas == 0 {
+		return nil
+	}
+	opts, err := o.g.dialOptions()
+	if err != nil {
+		return err
+	}
+	checks, err := st.WaitReplicas(opts, o.WaitReplicas)
+	for _, c := range checks {
+		if !c.CaughtUp {
+			continue
+		}
+		if c.Resent > 0 {
+			fmt.Fprintf(o.g.IO.Err, "replicas: %s lacked %d entries the provider holds (a refresh during a commit): the provider sent them again; it holds the provider's %d entries\n", c.URL, c.Resent, c.Entries)
+		} else {
+			fmt.Fprintf(o.g.IO.Err, "replicas: %s holds the provider's %d entries\n", c.URL, c.Entries)
+		}
+	}
+	return err
 }
 
 // fileCheck is how apply checks a desired federation file before writing
@@ -200,7 +257,7 @@ func (c fileCheck) lint(snap *directory.Snapshot, base string) error {
 		return nil
 	}
 	for _, f := range findings {
-		fmt.Fprintf(c.errOut, "  %s %s: %s: %s\n", f.Kind, f.Object, f.Check, f.Message)
+		output.Fprintf(c.errOut, "  %s %s: %s: %s\n", f.Kind, f.Object, f.Check, f.Message)
 	}
 	n := len(findings)
 	if c.force {
@@ -214,7 +271,7 @@ func (c fileCheck) lint(snap *directory.Snapshot, base string) error {
 // refuse lists problems on stderr and fails with exit 1.
 func (c fileCheck) refuse(problems []reconcile.Problem, hint string) error {
 	for _, p := range problems {
-		fmt.Fprintf(c.errOut, "  %s\n", p)
+		output.Fprintf(c.errOut, "  %s\n", p)
 	}
 	n := len(problems)
 	return errorf(hint, "%s: %d %s; nothing was written", c.file, n, plural(n, "problem", "problems"))
@@ -224,7 +281,7 @@ func (c fileCheck) refuse(problems []reconcile.Problem, hint string) error {
 func (o *applyOptions) confirmDeletes(plan *reconcile.Plan) error {
 	if o.g.Interactive != nil && o.g.Interactive() && !o.Yes {
 		for _, w := range plan.Writes {
-			fmt.Fprintf(o.g.IO.Err, "  %s\n", w.Planned())
+			output.Fprintf(o.g.IO.Err, "  %s\n", w.Planned())
 		}
 	}
 	question := fmt.Sprintf("Apply %s, deleting %d %s?", o.File, plan.Deletes, plural(plan.Deletes, "object", "objects"))
@@ -248,6 +305,6 @@ func (o *applyOptions) noteKept(plan *reconcile.Plan) {
 		names = append(names, k.Object())
 	}
 	n := len(plan.Kept)
-	fmt.Fprintf(o.g.IO.Err, "note: %d %s only in the directory, kept (--prune deletes %s): %s\n", n,
+	o.g.note("%d %s only in the directory, kept (--prune deletes %s): %s", n,
 		plural(n, "object is", "objects are"), plural(n, "it", "them"), strings.Join(names, ", "))
 }

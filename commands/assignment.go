@@ -67,12 +67,15 @@ func (o *assignmentListOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	filter, err := recordFilter(st, o.User, o.Entitlement, "")
+	filter, missing, err := recordFilter(st, o.User, o.Entitlement, "")
 	if err != nil {
 		return err
 	}
 	rows, err := st.Assignments(filter)
 	if err != nil {
+		return err
+	}
+	if err := o.g.leftBehind(missing, len(rows)); err != nil {
 		return err
 	}
 	views := make([]AssignmentView, 0, len(rows))
@@ -210,11 +213,13 @@ func (o *assignmentDeleteOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	udn, err := userDN(st, o.User)
+	// A user or entitlement deleted by another tool: its assignment can
+	// still be deleted by the name it had.
+	udn, _, err := userDN(st, o.User)
 	if err != nil {
 		return err
 	}
-	gdn, err := entitlementDN(st, o.Entitlement)
+	gdn, _, err := entitlementDN(st, o.Entitlement)
 	if err != nil {
 		return err
 	}

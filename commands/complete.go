@@ -21,6 +21,7 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/progress"
+	"github.com/cpactl/cpactl/quote"
 )
 
 // completionTimeout bounds the lookup of names for one completion,
@@ -311,7 +312,12 @@ func (g *Globals) completeNames(kind string, list bool) cobra.CompletionFunc {
 		})
 		out := make([]cobra.Completion, 0, len(names))
 		for _, n := range names {
-			out = append(out, done+n)
+			// A name holding a control character is not offered: the
+			// shell would show it raw (a line break would even split it
+			// in two candidates), and nobody types it.
+			if quote.Visible(n) == n {
+				out = append(out, done+n)
+			}
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}

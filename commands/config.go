@@ -106,7 +106,7 @@ func newConfigCurrentContextCommand(g *Globals) *cobra.Command {
 			if f.CurrentContext == "" {
 				return errorf("choose one with `cpactl config use-context NAME`", "no current context is set in %s", path)
 			}
-			fmt.Fprintln(g.IO.Out, f.CurrentContext)
+			fmt.Fprintln(g.IO.Out, quote.Visible(f.CurrentContext))
 			return nil
 		},
 	}

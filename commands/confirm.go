@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/output"
 )
 
 // deleteFlags are the flags of every delete command.
@@ -63,9 +64,9 @@ func runDelete(g *Globals, st *directory.Store, kind, name, dn string, f deleteF
 		return err
 	}
 	if plan.Blocked() && !f.Force {
-		fmt.Fprintf(g.IO.Err, "%s %s is referred to by:\n", kind, name)
+		output.Fprintf(g.IO.Err, "%s %s is referred to by:\n", kind, name)
 		for _, r := range append(append([]directory.Referrer(nil), plan.Children...), plan.Referrers...) {
-			fmt.Fprintf(g.IO.Err, "  %s %s: %s\n", r.Kind, r.Name, r.Via)
+			output.Fprintf(g.IO.Err, "  %s %s: %s\n", r.Kind, r.Name, r.Via)
 		}
 		n := len(plan.Children) + len(plan.Referrers)
 		return errorf(forceHint, "cannot delete %s %q: %d %s to it", kind, name, n, plural(n, "entry refers", "entries refer"))
@@ -81,7 +82,7 @@ func runDelete(g *Globals, st *directory.Store, kind, name, dn string, f deleteF
 	if len(plan.Writes) > 1 {
 		if g.Interactive != nil && g.Interactive() && !f.Yes {
 			for _, w := range plan.Writes {
-				fmt.Fprintf(g.IO.Err, "  %s\n", w.Planned())
+				output.Fprintf(g.IO.Err, "  %s\n", w.Planned())
 			}
 		}
 		question = fmt.Sprintf("Delete %s %s and make the %d changes listed?", kind, name, len(plan.Writes))

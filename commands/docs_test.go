@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -96,4 +98,43 @@ func TestDocsRefuseAFile(t *testing.T) {
 		t.Fatalf("exit %d, want 1", code)
 	}
 	assertOneLineError(t, errOut, "it is a file, not a directory")
+}
+
+// TestExitCodesMatchConventions: the codes `cpactl help exit-codes` lists
+// are the codes docs/conventions.md's "Exit codes" paragraph lists, no
+// more and no fewer (a new code documented in one place only fails).
+func TestExitCodesMatchConventions(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "conventions.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	start := strings.Index(doc, "\n## Exit codes\n")
+	if start < 0 {
+		t.Fatal(`docs/conventions.md has no "## Exit codes" section`)
+	}
+	para := doc[start+len("\n## Exit codes\n"):]
+	if end := strings.Index(para, "\n\n"); end >= 0 {
+		para = para[:end]
+	}
+	documented := map[int]bool{}
+	for _, m := range regexp.MustCompile(`[:,]\s+(\d+)\s+[a-z]`).FindAllStringSubmatch(para, -1) {
+		n, _ := strconv.Atoi(m[1])
+		documented[n] = true
+	}
+	helped := map[int]bool{}
+	for _, c := range exitCodeHelp {
+		helped[c.code] = true
+		if !documented[c.code] {
+			t.Errorf("exit %d is in `cpactl help exit-codes` but not in docs/conventions.md's Exit codes", c.code)
+		}
+	}
+	for n := range documented {
+		if !helped[n] {
+			t.Errorf("exit %d is in docs/conventions.md's Exit codes but not in `cpactl help exit-codes`", n)
+		}
+	}
+	if len(helped) < 9 {
+		t.Errorf("only %d codes in the help", len(helped))
+	}
 }

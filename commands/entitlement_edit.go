@@ -99,8 +99,8 @@ func (o *entitlementMembersOptions) effective(p output.Printer, st *directory.St
 		if m.Kind != directory.KindUser {
 			continue
 		}
-		views = append(views, EffectiveMemberView{User: m.Name, DN: r.DN, Direct: r.Chain == nil,
-			Via: orEmpty(membership.Names(r.Chain))})
+		views = append(views, EffectiveMemberView{User: m.Name, DN: r.DN, Direct: r.Direct(),
+			Via: orEmpty(membership.Names(r.Chain()))})
 	}
 	sortBy(views, func(v EffectiveMemberView) string { return v.User })
 	return p.Print(views, func(w io.Writer) error {

@@ -50,7 +50,7 @@ func TestEnvironmentFallbacks(t *testing.T) {
 			[]string{"init"}, 0, ""},
 		{"CPACTL_BASE wins over LDAPBASE",
 			map[string]string{"CPACTL_URL": s.URL, "CPACTL_BIND_DN": s.RootDN, "CPACTL_BIND_PASSWORD": slapdtest.RootPassword, "CPACTL_BASE": other, "LDAPBASE": ldapschema.DefaultBase},
-			[]string{"init"}, 1, other},
+			[]string{"init"}, ExitNotFound, "the base " + other + " is outside every naming context"},
 		{"a bind DN without a password names the ways to give one",
 			map[string]string{"CPACTL_URL": s.URL, "CPACTL_BIND_DN": s.RootDN},
 			[]string{"init"}, 1, "use -W, -y FILE or CPACTL_BIND_PASSWORD"},

@@ -23,6 +23,7 @@ const (
 	ExitConflict    = 5   // someone else changed the object first
 	ExitNoSession   = 6   // resolve: the request would get no session
 	ExitUnknown     = 7   // a write's outcome is unknown (no answer came)
+	ExitPartial     = 8   // partly written, consistent: run the command again to finish
 	ExitInterrupted = 130 // interrupted
 )
 
@@ -31,14 +32,15 @@ var exitCodeHelp = []struct {
 	text string
 }{
 	{ExitOK, "success"},
-	{ExitError, "error: bad input (the message names the flag or value), a server that cannot be reached or does not answer within --timeout, refused operation; nothing was written (also when a write's answer was lost and a re-read shows it was not applied: \"not written\")"},
-	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings, `impact` when a request moves; `status`: a replica unreachable or lagging"},
+	{ExitError, "error: bad input (the message names the flag or value), a server that cannot be reached, closes the connection or does not answer within --timeout, refused operation; nothing was written (also when a write's answer was lost and a re-read shows it was not applied: \"not written\")"},
+	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings, `impact` when a request moves; `status`: a replica unreachable, lagging, or holding other entries than the provider with its contextCSN; `apply --wait-replicas`: the change is written, but a replica has not caught up when the wait ends, or holds entries the provider does not; `horizon push`: writes to make, and no --yes"},
 	{ExitNotFound, "a named object (site, pod, user, entitlement, ...) does not exist, or the base DN (-b) or the layout `cpactl init` creates; a Horizon server without an API the federation needs (404)"},
 	{ExitAuth, "authentication failed or access refused (bind, insufficient access; a Horizon login or privilege refused)"},
-	{ExitConflict, "conflict: someone else changed the object first; re-read and retry"},
+	{ExitConflict, "conflict: someone else changed the object first (for `horizon push`: in Horizon, between the plan and the write); re-read and retry"},
 	{ExitNoSession, "resolve: the request would get no session (DENIED, UNAVAILABLE, NO_CAPACITY)"},
-	{ExitUnknown, "a write's outcome is unknown: it was sent, no answer came, and a re-read on a fresh connection could not tell (check with `cpactl diff`); when the re-read finds the write in place the command succeeds (exit 0) with a note on stderr"},
-	{ExitInterrupted, "interrupted (Ctrl-C)"},
+	{ExitUnknown, "a write's outcome is unknown: it was sent, no answer came, and a re-read on a fresh connection could not tell (check with `cpactl diff`); when the re-read finds the write in place the command succeeds (exit 0) with a note on stderr; for `horizon push`, also a write Horizon accepted that reading it back does not show"},
+	{ExitPartial, "partly written: a change made in steps (several transactions, or the moves of deleted subtrees) stopped part way, on an error or an interrupt; the steps before it are written and the directory is consistent: run the command again to finish (the message names the step and why it stopped)"},
+	{ExitInterrupted, "interrupted (Ctrl-C, SIGTERM) with nothing more written: a transaction being sent is aborted and its answer awaited first; a commit in flight is awaited, and when it completes the change the command exits 0 with a note"},
 }
 
 // Failure carries an exit code, the one-line error and an optional hint.
@@ -82,24 +84,39 @@ func ExitCode(err error) int {
 	var auth *directory.AuthError
 	var unknown *directory.OutcomeUnknownError
 	var notWritten *directory.NotWrittenError
+	var partial *directory.PartialError
+	var interrupted *directory.InterruptedError
 	var hzAuth *horizon.AuthError
 	var hzNotFound *horizon.NotFoundError
 	var hzUnknownPod *horizon.UnknownPodError
+	var behind *directory.ReplicasBehindError
+	var hzChanged *horizon.ChangedError
+	var hzNotWritten *horizon.NotWrittenError
+	var hzUnknown *horizon.OutcomeUnknownError
+	var hzLost *horizon.LostAnswerError
 	switch {
-	case errors.As(err, &hzUnknownPod):
-		return ExitNotFound
-	case errors.As(err, &hzAuth):
-		return ExitAuth
-	case errors.As(err, &hzNotFound):
-		return ExitNotFound
-	case errors.Is(err, context.Canceled):
-		return ExitInterrupted
+	case errors.As(err, &behind):
+		return ExitDiff // written; a replica differs from the provider
+	case errors.As(err, &hzChanged):
+		return ExitConflict
+	case errors.As(err, &hzNotWritten):
+		return ExitError // a read back shows nothing was applied
+	case errors.As(err, &hzUnknown), errors.As(err, &hzLost):
+		return ExitUnknown
+	case errors.As(err, &notWritten) && errors.As(err, &partial):
+		return ExitPartial // the step in doubt was not written, those before it were
 	case errors.As(err, &notWritten):
 		return ExitError // a re-read shows nothing was applied
 	case errors.As(err, &unknown):
 		return ExitUnknown
-	case errors.Is(err, prompt.ErrInterrupted):
+	case errors.As(err, &partial):
+		return ExitPartial
+	case errors.Is(err, prompt.ErrInterrupted), errors.As(err, &interrupted), errors.Is(err, context.Canceled):
 		return ExitInterrupted
+	case errors.As(err, &hzUnknownPod), errors.As(err, &hzNotFound):
+		return ExitNotFound
+	case errors.As(err, &hzAuth):
+		return ExitAuth
 	case errors.As(err, &nf), errors.As(err, &bnf), errors.As(err, &layout):
 		return ExitNotFound
 	case errors.As(err, &conflict):
@@ -148,6 +165,10 @@ func hintOf(err error) string {
 	if errors.As(err, &caFile) {
 		return caFile.Hint()
 	}
+	var authRequired *directory.AuthRequiredError
+	if errors.As(err, &authRequired) {
+		return authRequired.Hint()
+	}
 	var notWritten *directory.NotWrittenError
 	if errors.As(err, &notWritten) {
 		return "run the command again when the server answers: it writes what is missing"
@@ -158,6 +179,18 @@ func hintOf(err error) string {
 	var unknown *directory.OutcomeUnknownError
 	if errors.As(err, &unknown) {
 		return "run `cpactl diff` (or the show command) to see whether it was applied, then apply again if needed"
+	}
+	var partial *directory.PartialError
+	if errors.As(err, &partial) {
+		return "run the command again to finish: it writes only what is missing"
+	}
+	var closed *directory.ClosedError
+	if errors.As(err, &closed) {
+		return closed.Hint()
+	}
+	var behind *directory.ReplicasBehindError
+	if errors.As(err, &behind) {
+		return "check with `cpactl status`; a replica that holds entries the provider does not must be re-initialised (docs/replication.md)"
 	}
 	return ""
 }
@@ -171,9 +204,12 @@ func oneLine(err error) string {
 	return msg
 }
 
-// horizonHint says how to fix a failed Horizon pull.
+// horizonHint says how to fix a failed Horizon pull or push.
 func horizonHint(err error) string {
 	var (
+		changed     *horizon.ChangedError
+		notWritten  *horizon.NotWrittenError
+		outcome     *horizon.OutcomeUnknownError
 		unreachable *horizon.UnreachableError
 		auth        *horizon.AuthError
 		notFound    *horizon.NotFoundError
@@ -183,6 +219,14 @@ func horizonHint(err error) string {
 		target      *horizon.TargetError
 	)
 	switch {
+	case errors.As(err, &changed):
+		return "someone changed it in Horizon meanwhile: run the push again, which reads Horizon afresh and shows the new plan"
+	case errors.As(err, &notWritten):
+		return "run the push again when the server answers: it writes what is missing"
+	case errors.As(err, &outcome):
+		return "run `cpactl horizon push` again without --yes: its plan shows what is still to write"
+	case errors.As(err, &auth) && auth.Status == 403 && !strings.HasPrefix(auth.Op, "GET "):
+		return "pushing needs Administrators (FEDERATED_LDAP_MANAGE) on the root federated access group"
 	case errors.As(err, &missing):
 		return "check the pods' Connection Servers, pass --pod-url POD=https://HOST if this machine reaches them by another name, or --allow-missing-pod POD to pull without them"
 	case errors.As(err, &unknownPod):

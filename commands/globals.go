@@ -46,6 +46,10 @@ type Globals struct {
 	// warning (--strict; on by default when CI is set, see strict).
 	Strict     bool
 	strictFlag *pflag.Flag
+	// ldapFlags are the connection flags above (the root's persistent
+	// flags): below `cpactl horizon`, flags of the same names (--url,
+	// --ca-file, --timeout) speak of Horizon and leave these unset.
+	ldapFlags *pflag.FlagSet
 
 	IO       IOStreams
 	Prompter prompt.Prompter
@@ -87,6 +91,7 @@ func (g *Globals) addFlags(cmd *cobra.Command) {
 	f.StringVar(&g.WriteURL, "write-url", "", "the provider's URI when -H names read-only replicas: writes they refuse go there (docs/replication.md)")
 	f.BoolVar(&g.Strict, "strict", false, "refuse, instead of a warning, a config file other users can write or another user owns (the default when CI is set; --strict=false to only warn)")
 	g.strictFlag = f.Lookup("strict")
+	g.ldapFlags = f
 }
 
 // strict reports whether a config file others could change is refused:
@@ -165,7 +170,15 @@ func (g *Globals) resolveSettings(cmd *cobra.Command) error {
 		return err
 	}
 	env := func(name string) string { return strings.TrimSpace(g.Getenv(name)) }
+	// Whether the LDAP flag name was given: the root's flag, not one of the
+	// same name below `cpactl horizon` (its --url is the Connection Server).
 	changed := cmd.Flags().Changed
+	if g.ldapFlags != nil {
+		changed = func(name string) bool {
+			f := g.ldapFlags.Lookup(name)
+			return f != nil && f.Changed
+		}
+	}
 	from := "-H"
 	if !changed("url") {
 		switch {
@@ -292,7 +305,7 @@ func (g *Globals) secret(promptFor bool, file, env, message string) (string, err
 func (g *Globals) dialOptions() (directory.Options, error) {
 	opts := directory.Options{URLs: g.URLs, BindDN: g.BindDN, StartTLS: g.StartTLS, CAFile: g.CAFile,
 		InsecureSkipVerify: g.InsecureSkipVerify, Timeout: g.Timeout, WriteURL: g.WriteURL,
-		Note: func(msg string) { fmt.Fprintln(g.IO.Err, "note: "+msg) }}
+		Note: func(msg string) { g.note("%s", msg) }}
 	if g.BindDN != "" {
 		pw, err := g.password()
 		if err != nil {
@@ -330,7 +343,7 @@ func (g *Globals) Store() (*directory.Store, func(), error) {
 		return nil, nil, err
 	}
 	st := directory.NewStore(c, g.Base)
-	st.Note = func(msg string) { fmt.Fprintln(g.IO.Err, "note: "+msg) }
+	st.Note = func(msg string) { g.note("%s", msg) }
 	return st, func() { c.Close() }, nil
 }
 

@@ -84,20 +84,23 @@ func newHorizonCommand(g *Globals) *cobra.Command {
 	h := &horizonFlags{}
 	cmd := &cobra.Command{
 		Use:   "horizon",
-		Short: "Read a live federation through the Horizon Server REST API",
+		Short: "Read a live federation through the Horizon Server REST API, and push CPA settings back",
 		Long: `Talks to a live Horizon 8 federation through its documented REST API
-(the 2512 revision): pull reads it, read-only, into a directory.
+(the 2512 revision): pull reads it, read-only, into a directory; push makes
+Horizon match cpactl for what the API can write (preferred sites,
+entitlement flags, home sites).
 
 The REST account logs in with --domain, --user and a password from -W
 (prompt), -y FILE or ` + horizonPasswordEnv + ` (never a flag). Reading needs
 Administrators (Read only) on the root federated access group: with less,
-Horizon silently leaves objects out. Certificates are always checked
+Horizon silently leaves objects out; push needs Administrators. Certificates are always checked
 (--ca-file for a private CA). See docs/horizon.md.`,
 	}
 	h.add(cmd)
 	// --user is the REST account, not a user of the directory.
 	_ = cmd.RegisterFlagCompletionFunc("user", cobra.NoFileCompletions)
 	cmd.AddCommand(newHorizonPullCommand(g, h))
+	cmd.AddCommand(newHorizonPushCommand(g, h))
 	return cmd
 }
 

@@ -207,10 +207,10 @@ func impactTable(w io.Writer, r *impactReport) error {
 			points = append(points, "pod "+cp.Pod)
 		}
 	}
-	fmt.Fprintf(w, "impact: %d of %d requests move (what-if: %s)\n", moved, s.Requests, strings.Join(whatIf, "; "))
+	output.Fprintf(w, "impact: %d of %d requests move (what-if: %s)\n", moved, s.Requests, strings.Join(whatIf, "; "))
 	fmt.Fprintf(w, "unchanged %d, outcome changed %d, site changed %d, pod or pool changed %d\n",
 		s.Unchanged, s.ChangedOutcome, s.ChangedSite, s.ChangedPodOrPool)
-	fmt.Fprintf(w, "connecting through: %s\n", strings.Join(points, ", "))
+	output.Fprintf(w, "connecting through: %s\n", strings.Join(points, ", "))
 	if moved == 0 {
 		return nil
 	}

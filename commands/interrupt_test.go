@@ -3,16 +3,21 @@ package commands
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-ldap/ldap/v3"
+
 	"github.com/cpactl/cpactl/directory"
 )
 
 func TestInterruptedWithoutACommit(t *testing.T) {
+	directory.ResetChanges() // no change made in this process
+	t.Cleanup(directory.ResetChanges)
 	var stderr bytes.Buffer
 	if code := Interrupted(&stderr, make(chan os.Signal)); code != ExitInterrupted {
 		t.Errorf("exit %d, want %d", code, ExitInterrupted)
@@ -69,5 +74,37 @@ func TestInterruptedStopsAPull(t *testing.T) {
 	stderr.Reset()
 	if Interrupted(&stderr, make(chan os.Signal)); stderr.String() != "cpactl: interrupted\n" {
 		t.Errorf("stderr %q", stderr.String())
+	}
+}
+
+// TestExitCodeOfAStoppedChange: one row per rule of what a change that
+// stopped part way exits with (issue 22, item 7).
+func TestExitCodeOfAStoppedChange(t *testing.T) {
+	network := ldap.NewError(ldap.ErrorNetwork, errors.New("EOF"))
+	lost := &directory.OutcomeUnknownError{What: "the commit of the transaction", Err: network}
+	partial := func(err error) error {
+		return &directory.PartialError{Step: 2, Steps: 3, Unit: "transaction", Err: err}
+	}
+	for _, c := range []struct {
+		rule string
+		err  error
+		code int
+	}{
+		{"an aborted transaction, nothing before it: interrupted", &directory.InterruptedError{Transaction: true, Nothing: true}, ExitInterrupted},
+		{"an aborted transaction after a written one: partly written", partial(&directory.InterruptedError{Transaction: true}), ExitPartial},
+		{"a connection broken before the commit, nothing before it: error", &directory.WriteError{What: "the connection broke before the commit", Err: network}, ExitError},
+		{"a connection broken before the commit after a written transaction: partly written", partial(&directory.WriteError{What: "the connection broke before the commit", Err: network}), ExitPartial},
+		{"a lost commit read back as not written, nothing before it: error", &directory.NotWrittenError{What: "the commit", Err: lost}, ExitError},
+		{"a lost commit read back as not written after a written transaction: partly written", partial(&directory.NotWrittenError{What: "the commit", Err: lost}), ExitPartial},
+		{"a lost commit the re-read cannot settle: unknown, written before it or not", partial(lost), ExitUnknown},
+		{"a conflict after a written transaction: partly written", partial(&directory.ConflictError{What: "site UK"}), ExitPartial},
+		{"a server that closed the connection during the bind: error", &directory.ClosedError{URL: "ldap://h", Op: "bind", Err: network}, ExitError},
+	} {
+		if code := ExitCode(c.err); code != c.code {
+			t.Errorf("%s: exit %d, want %d (%v)", c.rule, code, c.code, c.err)
+		}
+		if c.code == ExitPartial && !strings.Contains(hintOf(c.err), "again") {
+			t.Errorf("%s: hint %q does not say to run the command again", c.rule, hintOf(c.err))
+		}
 	}
 }

@@ -2,9 +2,7 @@ package commands
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"strings"
@@ -23,6 +21,8 @@ const (
 	tagModifyResponse  = 0x67
 	tagAddRequest      = 0x68
 	tagAddResponse     = 0x69
+	tagDelRequest      = 0x4a
+	tagDelResponse     = 0x6b
 	tagExtendedRequest = 0x77
 	tagExtendedResp    = 0x78
 )
@@ -97,38 +97,6 @@ func (p *dropProxy) didFire() bool {
 	return p.fired
 }
 
-// readMessage reads one BER-framed LDAPMessage and returns it whole with
-// its protocol-op tag.
-func readMessage(r io.Reader) ([]byte, byte, error) {
-	head := make([]byte, 2)
-	if _, err := io.ReadFull(r, head); err != nil {
-		return nil, 0, err
-	}
-	msg := append([]byte(nil), head...)
-	n := int(head[1])
-	if n&0x80 != 0 {
-		lb := make([]byte, n&0x7f)
-		if _, err := io.ReadFull(r, lb); err != nil {
-			return nil, 0, err
-		}
-		msg = append(msg, lb...)
-		n = 0
-		for _, b := range lb {
-			n = n<<8 | int(b)
-		}
-	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(r, body); err != nil {
-		return nil, 0, err
-	}
-	msg = append(msg, body...)
-	// body: messageID INTEGER (02 len value), then the protocol op.
-	if len(body) < 2 || body[0] != 0x02 || 2+int(body[1]) >= len(body) {
-		return nil, 0, errors.New("not an LDAPMessage")
-	}
-	return msg, body[2+int(body[1])], nil
-}
-
 func (p *dropProxy) serve(client net.Conn) {
 	defer client.Close()
 	server, err := net.Dial("tcp", p.target)
@@ -143,7 +111,7 @@ func (p *dropProxy) serve(client net.Conn) {
 	answered := make(chan struct{})
 	go func() {
 		for {
-			msg, tag, err := readMessage(server)
+			msg, tag, err := slapdtest.ReadMessage(server)
 			if err != nil {
 				client.Close()
 				return
@@ -164,7 +132,7 @@ func (p *dropProxy) serve(client net.Conn) {
 		}
 	}()
 	for {
-		msg, tag, err := readMessage(client)
+		msg, tag, err := slapdtest.ReadMessage(client)
 		if err != nil {
 			return
 		}

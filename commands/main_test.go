@@ -100,6 +100,10 @@ func assertOneLineError(t *testing.T, stderr, want string) {
 func TestTLS(t *testing.T) {
 	s := slapdtest.Start(t, slapdtest.Config{TLS: true, WithBase: true})
 	pw := passwordFile(t, slapdtest.RootPassword)
+	// settings show reads cn=Common: the layout must be there.
+	if code, _, errOut := run(t, "init", "-H", s.URL, "-D", s.RootDN, "-y", pw); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, errOut)
+	}
 	show := func(extra ...string) (int, string) {
 		args := append([]string{"settings", "show", "-D", s.RootDN, "-y", pw}, extra...)
 		code, _, errOut := run(t, args...)

@@ -214,7 +214,7 @@ func (o *sitePreferredOptions) show() error {
 	v := PreferredView{Site: site.Name, PreferredSites: orEmpty(site.PreferredSites)}
 	return p.Print(v, func(w io.Writer) error {
 		if len(v.PreferredSites) == 0 {
-			_, err := fmt.Fprintf(w, "site %s has no preferred sites\n", v.Site)
+			_, err := output.Fprintf(w, "site %s has no preferred sites\n", v.Site)
 			return err
 		}
 		rows := make([][]string, len(v.PreferredSites))
@@ -236,9 +236,9 @@ func askPreferredOrder(p prompt.Prompter, errOut io.Writer, site string, current
 		return nil, false, errorf("create another site first", "site %s is the only site: there is no other site to rank", site)
 	}
 	if len(current) == 0 {
-		fmt.Fprintf(errOut, "Site %s has no preferred sites.\n", site)
+		output.Fprintf(errOut, "Site %s has no preferred sites.\n", site)
 	} else {
-		fmt.Fprintf(errOut, "Current preferred sites of %s: %s\n", site, ranked(current))
+		output.Fprintf(errOut, "Current preferred sites of %s: %s\n", site, ranked(current))
 	}
 	// Candidates: the current list in rank order, then the others by name.
 	var candidates []string

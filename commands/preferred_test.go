@@ -164,6 +164,14 @@ func (c gatedClient) Modify(req *ldap.ModifyRequest) error {
 	return c.Client.Modify(req)
 }
 
+// Transaction holds a write that goes in a transaction (one that adds a
+// reference goes with the touches that guard it) as Modify does.
+func (c gatedClient) Transaction(fn func(directory.Writer) error) error {
+	c.arrived.Done()
+	<-c.gate
+	return c.Client.Transaction(fn)
+}
+
 // TestPreferredConcurrentWriters: two `site preferred --set` runs from the
 // same starting state: exactly one wins, the other exits 5 with a hint to
 // re-read, and the stored list is one of the two whole lists.

@@ -109,14 +109,14 @@ func TestFilesReadWholeAreBounded(t *testing.T) {
 
 // TestPasswordAndCAFromPipes: a password and a CA bundle given as pipes
 // (-y <(pass show ldap), --ca-file <(vault read ...)) are read, within
-// their bounds.
+// their bounds: init binds with them and writes the layout.
 func TestPasswordAndCAFromPipes(t *testing.T) {
 	s := slapdtest.Start(t, slapdtest.Config{TLS: true, WithBase: true})
 	ca, err := os.ReadFile(s.CAFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, _, errOut := run(t, "settings", "show", "-H", s.LDAPSURL, "-D", s.RootDN,
+	code, _, errOut := run(t, "init", "-H", s.LDAPSURL, "-D", s.RootDN,
 		"-y", fifoFeeding(t, slapdtest.RootPassword+"\n", false), "--ca-file", fifoFeeding(t, string(ca), false))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

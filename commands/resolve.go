@@ -505,7 +505,7 @@ type errWriter struct {
 
 func (e *errWriter) printf(format string, args ...any) {
 	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
+		_, e.err = output.Fprintf(e.w, format, args...)
 	}
 }
 

@@ -18,11 +18,13 @@ import (
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/prompt"
+	"github.com/cpactl/cpactl/quote"
 )
 
 // Main runs cpactl with args and returns the process exit code. It is the
 // only entry point: nothing below it exits the process.
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
+	directory.ResetChanges()
 	setMemoryLimit()
 	g := &Globals{IO: IOStreams{In: in, Out: out, Err: errOut}, Getenv: os.Getenv, ReadPassword: prompt.TerminalPassword}
 	g.Interactive = func() bool { return prompt.Interactive(in, out) }
@@ -37,6 +39,9 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	root.SetErr(errOut)
 	err := root.Execute()
 	if err == nil {
+		if directory.Stopped() {
+			fmt.Fprintln(errOut, noteInterrupted)
+		}
 		return ExitOK
 	}
 	code := ExitCode(err)
@@ -44,9 +49,11 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	if errors.As(err, &ee) && ee.Err == nil {
 		return code // the command's output already explained
 	}
-	fmt.Fprintf(errOut, "cpactl: %s\n", oneLine(err))
+	// Errors quote names and values from the directory and files: the
+	// lines are rendered by quote.Visible, as tables are.
+	fmt.Fprintf(errOut, "cpactl: %s\n", quote.Visible(oneLine(err)))
 	if hint := hintOf(err); hint != "" {
-		fmt.Fprintf(errOut, "hint: %s\n", hint)
+		fmt.Fprintf(errOut, "hint: %s\n", quote.Visible(hint))
 	}
 	return code
 }
@@ -339,12 +346,18 @@ func (w *writeFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&w.DryRun, "dry-run", false, "validate and show what would change, write nothing")
 }
 
-// report prints a write's result line to stdout.
+// report prints a write's result line to stdout, its values rendered
+// visibly (output.Fprintf).
 func (g *Globals) report(format string, args ...any) {
-	fmt.Fprintf(g.IO.Out, format+"\n", args...)
+	output.Fprintf(g.IO.Out, format+"\n", args...)
 }
 
-// warn prints a warning to stderr.
+// warn prints a warning to stderr, its values rendered visibly.
 func (g *Globals) warn(format string, args ...any) {
-	fmt.Fprintf(g.IO.Err, "warning: "+format+"\n", args...)
+	output.Fprintf(g.IO.Err, "warning: "+format+"\n", args...)
+}
+
+// note prints a note to stderr, its values rendered visibly.
+func (g *Globals) note(format string, args ...any) {
+	output.Fprintf(g.IO.Err, "note: "+format+"\n", args...)
 }

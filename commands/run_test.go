@@ -25,7 +25,7 @@ var (
 
 // snapshotGlobals returns shared options whose store is the demo fixture,
 // and the buffers of stdout and stderr.
-func snapshotGlobals(t *testing.T) (*Globals, *bytes.Buffer, *bytes.Buffer) {
+func snapshotGlobals(t testing.TB) (*Globals, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
 	demoOnce.Do(func() {
 		b, err := os.ReadFile("../fixtures/demo.ldif")

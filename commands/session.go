@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -49,60 +50,79 @@ func sessionView(s ldapschema.Session) SessionView {
 // recordFilter builds the filter of the --user and --entitlement options
 // of session and assignment lists. A user or entitlement that no longer
 // exists is still matched by the DN it had, so records left behind can be
-// found (and ended).
-func recordFilter(st *directory.Store, user, entitlement, pod string) (string, error) {
+// found (and ended); missing is then its *directory.NotFoundError, which
+// the list returns when it finds no record (exit 3, as every name flag).
+func recordFilter(st *directory.Store, user, entitlement, pod string) (filter string, missing, err error) {
 	var fs []string
 	if user != "" {
-		dn, err := userDN(st, user)
+		dn, gone, err := userDN(st, user)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
+		missing = cmp.Or(missing, gone)
 		fs = append(fs, directory.Filter(ldapschema.AttrUserDN, dn))
 	}
 	if entitlement != "" {
-		dn, err := entitlementDN(st, entitlement)
+		dn, gone, err := entitlementDN(st, entitlement)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
+		missing = cmp.Or(missing, gone)
 		fs = append(fs, directory.Filter(ldapschema.AttrEntitlementDN, dn))
 	}
 	if pod != "" {
 		p, err := st.Pod(pod)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		fs = append(fs, directory.Filter(ldapschema.AttrPodDN, p.DN))
 	}
 	switch len(fs) {
 	case 0:
-		return "", nil
+		return "", missing, nil
 	case 1:
-		return fs[0], nil
+		return fs[0], missing, nil
 	}
-	return directory.And(fs...), nil
+	return directory.And(fs...), missing, nil
+}
+
+// leftBehind is what a record list does when a name flag names no object
+// (missing, from recordFilter): with no record found, the list fails with
+// missing (exit 3); with records, which that object left behind, it
+// lists them and says so on stderr.
+func (g *Globals) leftBehind(missing error, found int) error {
+	if missing == nil {
+		return nil
+	}
+	if found == 0 {
+		return missing
+	}
+	g.note("%s: listing the records it left behind", missing)
+	return nil
 }
 
 // userDN is the DN of the user an argument names; for a user that does
-// not exist, the DN it would have.
-func userDN(st *directory.Store, arg string) (string, error) {
+// not exist, the DN it would have, and its *directory.NotFoundError as
+// missing.
+func userDN(st *directory.Store, arg string) (dn string, missing, err error) {
 	u, err := st.User(arg)
 	if directory.IsNotFound(err) {
 		n, perr := directory.ParseUserName(arg)
 		if perr != nil {
-			return "", perr
+			return "", nil, perr
 		}
-		return st.DIT.User(n.UID), nil
+		return st.DIT.User(n.UID), err, nil
 	}
-	return u.DN, err
+	return u.DN, nil, err
 }
 
 // entitlementDN is like userDN for entitlements.
-func entitlementDN(st *directory.Store, name string) (string, error) {
+func entitlementDN(st *directory.Store, name string) (dn string, missing, err error) {
 	ge, err := st.Entitlement(name)
 	if directory.IsNotFound(err) {
-		return st.DIT.Entitlement(name), nil
+		return st.DIT.Entitlement(name), err, nil
 	}
-	return ge.DN, err
+	return ge.DN, nil, err
 }
 
 type sessionListOptions struct {
@@ -134,12 +154,15 @@ func (o *sessionListOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	filter, err := recordFilter(st, o.User, o.Entitlement, o.Pod)
+	filter, missing, err := recordFilter(st, o.User, o.Entitlement, o.Pod)
 	if err != nil {
 		return err
 	}
 	sessions, err := st.Sessions(filter)
 	if err != nil {
+		return err
+	}
+	if err := o.g.leftBehind(missing, len(sessions)); err != nil {
 		return err
 	}
 	// The table is written from the records: the views (seven names cut

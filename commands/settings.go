@@ -339,6 +339,12 @@ func applySettings(g *Globals, st *directory.Store, dryRun bool, target settings
 		return err
 	}
 	if e == nil {
+		if target.pod == "" {
+			// A wrong base or a missing layout: exit 3 as for a read.
+			if _, err := st.Settings(); err != nil {
+				return err
+			}
+		}
 		return errorf("run `cpactl init` first", "the settings entry %s does not exist", target.dn)
 	}
 	rec, err := ldapschema.SettingsFromEntry(e)

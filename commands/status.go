@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -13,9 +14,10 @@ import (
 )
 
 type statusOptions struct {
-	g      *Globals
-	Output string
-	MaxLag time.Duration
+	g       *Globals
+	Output  string
+	MaxLag  time.Duration
+	Content bool
 }
 
 func newStatusCommand(g *Globals) *cobra.Command {
@@ -34,12 +36,25 @@ assertion no entry matches). A read-only replica refuses it as a write
 (a referral to its provider, or "shadow context", 53): consumer. A server
 that takes writes is the provider, or a mirror when another URI takes
 writes too or its contextCSN holds changes of more than one server ID.
+A base outside every naming context of the servers is a wrong -b, not a
+replica: exit 3, naming the naming contexts they hold.
 Lag is the provider's newest change of each server ID minus the replica's
 (docs/replication.md).
 
-Exit 0 when every URI answers and binds, a provider answers and no replica
-lags more than --max-lag (or lacks the provider's changes); exit 2
-otherwise, with the reasons on stderr: for monitoring.`,
+A contextCSN says which changes a server was told about, not that it holds
+them: slapd 2.5 can leave a replica short of a transaction's writes, or
+holding the writes of a transaction the provider refused, with the
+provider's contextCSN. So status also reads every server's content (the
+entryUUID and entryCSN of each entry, streamed; --content=false skips it)
+and compares, container by container, the entry count and a digest of
+those pairs with the provider's, for each replica that holds the
+provider's contextCSN (one that lags differs until it catches up).
+
+Exit 0 when every URI answers and binds, a provider answers, no replica
+lags more than --max-lag (or lacks the provider's changes) and none holds
+other entries than the provider with the same contextCSN; exit 2
+otherwise, with the reasons on stderr (the containers that differ): for
+monitoring.`,
 		Example: `  cpactl -H ldap://127.0.0.1:3390,ldap://127.0.0.1:3389 status
   cpactl -H ldap://replica1,ldap://replica2,ldap://provider status --max-lag 30s -o json`,
 		Args: cobra.NoArgs,
@@ -47,6 +62,7 @@ otherwise, with the reasons on stderr: for monitoring.`,
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", "output format: table, json or yaml")
 	cmd.Flags().DurationVar(&o.MaxLag, "max-lag", 60*time.Second, "exit 2 when a replica lags more than this behind the provider")
+	cmd.Flags().BoolVar(&o.Content, "content", true, "read every server's entries (entryUUID and entryCSN only) and compare them with the provider's, container by container; --content=false compares contextCSNs only")
 	return cmd
 }
 
@@ -67,7 +83,27 @@ type serverStatusJSON struct {
 	ContextCSN []csnJSON `json:"context_csn"`
 	LagSeconds *float64  `json:"lag_seconds"`
 	CaughtUp   bool      `json:"caught_up"`
-	Error      string    `json:"error,omitempty"`
+	// Content (with --content): the entries read, by container; whether
+	// they match the provider's (null when not compared: not read, read
+	// while changes came in, or a contextCSN other than the provider's);
+	// the containers that differ.
+	Entries        *int                `json:"entries"`
+	Containers     []containerJSON     `json:"containers,omitempty"`
+	ContentMatches *bool               `json:"content_matches"`
+	Differs        []containerDiffJSON `json:"differs,omitempty"`
+	Error          string              `json:"error,omitempty"`
+}
+
+type containerJSON struct {
+	DN      string `json:"dn"`
+	Entries int    `json:"entries"`
+	Digest  string `json:"digest"`
+}
+
+type containerDiffJSON struct {
+	DN              string `json:"dn"`
+	Entries         int    `json:"entries"`
+	ProviderEntries int    `json:"provider_entries"`
 }
 
 type csnJSON struct {
@@ -91,7 +127,10 @@ func (o *statusOptions) run() error {
 	if len(opts.URLs) == 0 {
 		return errorf("pass every replica and the provider: -H ldap://replica,ldap://provider", "no server given")
 	}
-	servers := directory.ReplicationStatus(opts, o.g.Base)
+	servers := directory.ReplicationStatus(opts, o.g.Base, o.Content)
+	if err := baseOutsideAll(servers); err != nil {
+		return err
+	}
 	report := statusReport{Servers: []serverStatusJSON{}, MaxLagSeconds: o.MaxLag.Seconds(), Problems: []string{}}
 	providers := 0
 	for _, s := range servers {
@@ -106,6 +145,23 @@ func (o *statusOptions) run() error {
 		}
 		if s.Err != nil {
 			j.Error = oneLine(s.Err)
+		}
+		if s.Content != nil {
+			n := directory.ContentTotal(s.Content)
+			j.Entries = &n
+			for _, c := range s.Content {
+				j.Containers = append(j.Containers, containerJSON{DN: c.DN, Entries: c.Entries, Digest: c.Digest})
+			}
+		}
+		if s.ContentCompared {
+			same := len(s.Differs) == 0
+			j.ContentMatches = &same
+			for _, d := range s.Differs {
+				j.Differs = append(j.Differs, containerDiffJSON{DN: d.DN, Entries: d.Entries, ProviderEntries: d.ReferenceHas})
+			}
+			if !same {
+				report.Problems = append(report.Problems, contentProblem(s, o.g.Base))
+			}
 		}
 		switch {
 		case !s.Reachable:
@@ -142,11 +198,26 @@ func (o *statusOptions) run() error {
 	}
 	if !report.Healthy {
 		for _, problem := range report.Problems {
-			fmt.Fprintf(o.g.IO.Err, "cpactl: %s\n", problem)
+			output.Fprintf(o.g.IO.Err, "cpactl: %s\n", problem)
 		}
 		return silentExit(ExitDiff)
 	}
 	return nil
+}
+
+// contentProblem says which containers of a replica hold other entries
+// than the provider's, with the same contextCSN.
+func contentProblem(s directory.ServerStatus, base string) string {
+	var parts []string
+	for _, d := range s.Differs {
+		name := d.DN
+		if rel, ok := strings.CutSuffix(strings.ToLower(d.DN), ","+strings.ToLower(base)); ok && rel != "" {
+			name = d.DN[:len(rel)] // the container's RDN: the base is the same for all
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d entries, the provider %d)", name, d.Entries, d.ReferenceHas))
+	}
+	return fmt.Sprintf("%s holds other entries than the provider %s, with the same contextCSN, in %s: re-initialise it (docs/replication.md)",
+		s.URL, s.Reference, strings.Join(parts, ", "))
 }
 
 func statusTable(w io.Writer, r statusReport) error {
@@ -165,7 +236,32 @@ func statusTable(w io.Writer, r statusReport) error {
 		if role == "" {
 			role = "-"
 		}
-		rows = append(rows, []string{s.URL, yes[s.Reachable], yes[s.Bound], role, strings.Join(csns, " "), lag, s.Error})
+		entries, content := "-", "-"
+		if s.Entries != nil {
+			entries = fmt.Sprint(*s.Entries)
+		}
+		if s.ContentMatches != nil {
+			content = map[bool]string{true: "same", false: "DIFFERS"}[*s.ContentMatches]
+		}
+		rows = append(rows, []string{s.URL, yes[s.Reachable], yes[s.Bound], role, strings.Join(csns, " "), lag, entries, content, s.Error})
 	}
-	return output.Rows(w, []string{"URL", "REACHABLE", "BOUND", "ROLE", "CONTEXT CSN", "LAG", "ERROR"}, rows)
+	return output.Rows(w, []string{"URL", "REACHABLE", "BOUND", "ROLE", "CONTEXT CSN", "LAG", "ENTRIES", "CONTENT", "ERROR"}, rows)
+}
+
+// baseOutsideAll returns the error of a base that lies outside the naming
+// contexts of every server that answered (a wrong -b, exit 3, not a
+// replication problem); nil when a server holds it, or none answered.
+func baseOutsideAll(servers []directory.ServerStatus) error {
+	var outside error
+	for _, s := range servers {
+		var layout *directory.LayoutError
+		switch {
+		case !s.Bound:
+		case errors.As(s.Err, &layout) && len(layout.Contexts) > 0:
+			outside = s.Err
+		default:
+			return nil
+		}
+	}
+	return outside
 }

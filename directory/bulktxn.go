@@ -418,9 +418,15 @@ func (t *bulkTxn) fail(err error) error {
 // (its index in wave) and its error, or an error of nil when all were
 // answered with success; each of those counts in sent. Every write sent
 // has been answered when it returns, unless the connection failed.
+//
+// On StopChanges it sends no more writes either: once those in flight are
+// answered it returns the first write not sent with errStopped.
 func (t *bulkTxn) sendWave(wave []Write, sent *progress.Counter) (int, error) {
 	s := waveState{txn: t, wave: wave, sent: sent, first: t.b.nextID + 1, failed: -1}
 	s.run()
+	if s.failed < 0 && s.next < len(wave) {
+		s.note(s.next, errStopped)
+	}
 	return s.failed, s.err
 }
 
@@ -469,11 +475,11 @@ func (s *waveState) run() {
 	}
 }
 
-// fill encodes writes into the buffer while the window has room and no
-// write failed.
+// fill encodes writes into the buffer while the window has room, no
+// write failed and no stop was asked for.
 func (s *waveState) fill() error {
 	t := s.txn
-	for s.failed < 0 && s.next < len(s.wave) && s.inFlight < pipelineDepth {
+	for s.failed < 0 && s.next < len(s.wave) && s.inFlight < pipelineDepth && !stopAsked.Load() {
 		i := s.next
 		s.next++
 		w := s.wave[i]

@@ -60,11 +60,17 @@ func (e *NotFoundError) Error() string {
 // our write (exit code 5).
 type ConflictError struct {
 	What string
+	// Err is the server's answer, when there is one (a failed assertion,
+	// no such object, already exists): errors.As finds its result code.
+	Err error
 }
 
 func (e *ConflictError) Error() string {
 	return fmt.Sprintf("%s was changed by someone else since it was read", e.What)
 }
+
+// Unwrap returns the server's answer.
+func (e *ConflictError) Unwrap() error { return e.Err }
 
 // ConnectError says no URI could be reached.
 type ConnectError struct {
@@ -108,6 +114,10 @@ func describe(err error) string {
 	var replica *ReplicaError
 	if errors.As(err, &replica) {
 		return replica.Error() // it describes the provider's error itself
+	}
+	var auth *AuthRequiredError
+	if errors.As(err, &auth) {
+		return auth.Error() // it describes the server's answer itself
 	}
 	if !errors.As(err, &le) {
 		return err.Error()

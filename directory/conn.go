@@ -138,6 +138,13 @@ func Dial(opts Options) (*Conn, error) {
 				lastErr = &NoAnswerError{URL: raw, Timeout: timeout, Op: "bind"}
 				continue
 			}
+			if broke := connectionBroke(err); broke != nil {
+				// Closed or reset before the bind's answer: a server that
+				// cannot be used (a connection limit, a TLS-only port, a
+				// proxy with nothing behind it), not a refused bind.
+				lastErr = &ClosedError{URL: raw, Op: "bind", Err: broke}
+				continue
+			}
 			return nil, err
 		}
 		return &Conn{conn: c, URL: raw, timeout: timeout, opts: opts}, nil
@@ -196,6 +203,46 @@ func (e *NoAnswerError) Error() string {
 func noAnswer(err error, start time.Time, timeout time.Duration) bool {
 	var le *ldap.Error
 	return errors.As(err, &le) && le.ResultCode == ldap.ErrorNetwork && time.Since(start) >= timeout*9/10
+}
+
+// ClosedError says the server took the connection, then closed or reset
+// it before answering a request (exit code 1): a server that cannot be
+// used, never an authentication failure. Dial goes on to the next URI.
+type ClosedError struct {
+	URL string
+	Op  string // bind
+	Err error
+}
+
+func (e *ClosedError) Error() string {
+	return fmt.Sprintf("%s: the server closed the connection during the %s (%s)", e.URL, e.Op, describe(e.Err))
+}
+
+func (e *ClosedError) Unwrap() error { return e.Err }
+
+// Hint says what makes a server close a connection it accepted.
+func (e *ClosedError) Hint() string {
+	return "check that the URI names the server's LDAP port (ldaps:// for a port that speaks TLS from the start) and the server's log " +
+		"(a connection limit, a TLS requirement, a proxy with no server behind it); -H takes several URIs, tried in order"
+}
+
+// connectionBroke returns the failure of a bind whose connection broke
+// (closed, reset) before the server answered: go-ldap's network error, or
+// its reader's plain error ("unable to read LDAP response packet: EOF");
+// nil for a bind the server answered, or refused to send.
+func connectionBroke(err error) error {
+	var auth *AuthError
+	if !errors.As(err, &auth) {
+		return nil
+	}
+	var le *ldap.Error
+	switch {
+	case !errors.As(auth.Err, &le):
+		return auth.Err
+	case le.ResultCode == ldap.ErrorNetwork:
+		return le
+	}
+	return nil
 }
 
 // answered turns a client-side timeout of op into a NoAnswerError.
@@ -521,7 +568,9 @@ var ErrMoveInTransaction = errors.New("slapd cannot move an entry to another par
 // transaction is aborted and nothing is written; otherwise it is
 // committed, and the server applies every write or none. The commit has
 // its own deadline (CommitTimeout); a commit that gets no answer in time,
-// or loses its connection, is an *OutcomeUnknownError.
+// or loses its connection, is an *OutcomeUnknownError. On StopChanges the
+// writer stops sending and the transaction is aborted, its answer awaited:
+// an *InterruptedError.
 //
 // A transaction runs on the provider only: on a read-only replica (found
 // with a write probe before the transaction starts) the connection first
@@ -539,21 +588,30 @@ func (c *Conn) Transaction(fn func(w Writer) error) error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	noteTimeout(c.requestTimeout())
 	t, err := c.startTxn(b)
 	if err != nil {
 		return err
 	}
+	openTxns.Add(1)
+	defer openTxns.Add(-1)
 	err = fn(t)
+	if err == nil && stopAsked.Load() {
+		err = errStopped // an interrupt: abort rather than commit
+	}
+	var ended error
 	if t.lost == nil {
-		ended := t.end(err == nil, settle, CommitTimeout(c.timeout))
-		err = cmp.Or(err, ended)
+		ended = t.end(err == nil, settle, CommitTimeout(c.timeout))
 	}
 	if t.lost != nil {
 		// The connection was closed, and with it the transaction if it
 		// had not ended: the next use opens a fresh one.
 		c.dropBulk(b)
 	}
-	return cmp.Or(err, t.lost)
+	if errors.Is(err, errStopped) {
+		return &InterruptedError{Transaction: true, Abort: cmp.Or(ended, t.lost)}
+	}
+	return cmp.Or(err, ended, t.lost)
 }
 
 // startTxn sends Start Transaction on b; b is dropped when it got no
@@ -565,10 +623,24 @@ func (c *Conn) startTxn(b *bulkConn) (*bulkTxn, error) {
 	case err == nil:
 		return t, nil
 	case errors.As(err, &le) && le.ResultCode < ldap.ErrorNetwork:
-		return nil, fmt.Errorf("cannot start a transaction (the server needs back-mdb with transactions): %s", describe(err))
+		return nil, opError(c.startRefused(err), "cannot start a transaction")
 	}
 	c.dropBulk(b)
 	return nil, fmt.Errorf("cannot start a transaction: %s", describe(err))
+}
+
+// startRefused explains the server's refusal of Start Transaction by its
+// result code: a refusal of who the connection is (an anonymous one
+// above all) is an *AuthRequiredError; an unknown operation, an
+// unavailable critical extension or unwilling to perform say the server
+// has no transactions; anything else keeps its code.
+func (c *Conn) startRefused(err error) error {
+	switch {
+	case IsCode(err, ldap.LDAPResultProtocolError), IsCode(err, ldap.LDAPResultUnavailableCriticalExtension),
+		IsCode(err, ldap.LDAPResultUnwillingToPerform):
+		return fmt.Errorf("the server needs back-mdb with transactions (RFC 5805): %w", err)
+	}
+	return authRequired(err, c.anonymous())
 }
 
 func (c *Conn) requestTimeout() time.Duration {

@@ -194,11 +194,18 @@ func (s *Store) sitesPreferring(names []string) ([]ldapschema.Site, error) {
 	return out, nil
 }
 
-// subtree reads dn and every entry below it, parents first.
+// subtree reads dn and every entry below it, parents first, and remembers
+// their entryCSNs: the delete or rename planned from this read asserts
+// them (assertRead), so an entry changed since, or referred to since (see
+// guard.go), makes it fail. A plan reads the subtree before it searches
+// for referrers.
 func (s *Store) subtree(dn string) ([]*ldap.Entry, error) {
-	entries, err := s.Find(dn, ldap.ScopeWholeSubtree, AnyEntry)
+	entries, err := s.Find(dn, ldap.ScopeWholeSubtree, AnyEntry, objectAttrs...)
 	if err != nil {
 		return nil, err
+	}
+	for _, e := range entries {
+		s.remember(e)
 	}
 	sort.SliceStable(entries, func(i, j int) bool { return depth(entries[i].DN) < depth(entries[j].DN) })
 	return entries, nil
@@ -233,6 +240,9 @@ func (d *DeletePlan) Blocked() bool { return len(d.Children) > 0 || len(d.Referr
 // with everything below it and every reference to them.
 func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 	dp := &DeletePlan{}
+	// What a conflict names: the object (changed, or referred to since
+	// it was read), and the preferred lists rewritten.
+	dp.Conflict = kind + " " + name
 	doomed := map[string]*ldap.Entry{} // normalized DN -> entry
 	var doomedOrder []*ldap.Entry
 	round := map[string]int{} // normalized DN -> cascade round that doomed it
@@ -365,7 +375,7 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 		conflicts = append(conflicts, PreferredConflict(site.Name))
 	}
 	if len(conflicts) > 0 {
-		dp.Conflict = strings.Join(conflicts, ", ")
+		dp.Conflict = strings.Join(append([]string{dp.Conflict}, conflicts...), ", ")
 	}
 	// Then the deletes: referrers before what they refer to (later cascade
 	// rounds first), children before parents.
@@ -426,7 +436,7 @@ func (s *Store) PlanRename(kind, name, dn, newName string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{}
+	p := &Plan{Conflict: fmt.Sprintf("%s %s", kind, name)}
 	// Group the rewrites by referrer.
 	type rewrite struct{ attr, from, to string }
 	byEntry := map[string][]rewrite{}
@@ -501,7 +511,7 @@ func (s *Store) PlanRename(kind, name, dn, newName string) (*Plan, error) {
 			p.Add(w)
 			conflicts = append(conflicts, PreferredConflict(site.Name))
 		}
-		p.Conflict = strings.Join(conflicts, ", ")
+		p.Conflict = strings.Join(append([]string{p.Conflict}, conflicts...), ", ")
 	}
 	p.Add(rowRenames...)
 	p.Add(RenameWrite("rename", fmt.Sprintf("%s %s to %s", kind, name, newName), dn, newRDN))

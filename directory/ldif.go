@@ -191,9 +191,11 @@ func writeLDIFLine(b stringWriter, name, value string) {
 	b.WriteString("\n")
 }
 
-// safeString reports whether an LDIF value may be written as is: ASCII
-// without NUL, CR or LF, not starting with space, colon or '<', and not
-// ending with a space.
+// safeString reports whether an LDIF value may be written as is: printable
+// ASCII (no control character: RFC 2849 would allow most, but a value
+// written as is would act on the terminal the LDIF is printed to, so they
+// are base64-encoded, which keeps the value exact), not starting with
+// space, colon or '<', and not ending with a space.
 func safeString(s string) bool {
 	if s == "" {
 		return true
@@ -202,7 +204,7 @@ func safeString(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == 0 || c == '\n' || c == '\r' || c > 126 {
+		if c := s[i]; c < 0x20 || c > 126 {
 			return false
 		}
 	}

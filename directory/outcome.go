@@ -37,6 +37,10 @@ func unanswered(err error) bool {
 	if errors.As(err, &replica) {
 		return false // refused by a replica, not sent to the provider
 	}
+	var layout *LayoutError
+	if errors.As(err, &layout) {
+		return false // refused where the server holds no database
+	}
 	var na *NoAnswerError
 	var unknown *OutcomeUnknownError
 	if errors.As(err, &na) || errors.As(err, &unknown) {

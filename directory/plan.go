@@ -29,6 +29,11 @@ type Write struct {
 	modify *ldap.ModifyRequest
 	rename *ldap.ModifyDNRequest
 	del    *ldap.DelRequest
+
+	// refs, when refsGiven, are the entries the write makes its entry
+	// refer to (Referring); else they are read from its values.
+	refs      []string
+	refsGiven bool
 }
 
 // Done renders the write as a result line: "deleted pod P1".
@@ -71,6 +76,35 @@ func (w Write) apply(c Writer) error {
 	return nil
 }
 
+// Asserting returns w with an RFC 4528 assertion of filter added to (a
+// copy of) its request: the write fails with a conflict unless its entry
+// still matches filter (an entryCSN read, for one).
+func (w Write) Asserting(filter string) (Write, error) {
+	ctl, err := AssertionControl(filter)
+	if err != nil {
+		return w, err
+	}
+	switch {
+	case w.add != nil:
+		req := *w.add
+		req.Controls = append(slices.Clone(req.Controls), ctl)
+		w.add = &req
+	case w.modify != nil:
+		req := *w.modify
+		req.Controls = append(slices.Clone(req.Controls), ctl)
+		w.modify = &req
+	case w.rename != nil:
+		req := *w.rename
+		req.Controls = append(slices.Clone(req.Controls), ctl)
+		w.rename = &req
+	case w.del != nil:
+		req := *w.del
+		req.Controls = append(slices.Clone(req.Controls), ctl)
+		w.del = &req
+	}
+	return w, nil
+}
+
 // AddWrite plans adding an entry.
 func AddWrite(verb, object, dn string, a ldapschema.Attrs) Write {
 	return Write{Verb: verb, Object: object, DN: dn, add: a.AddRequest(dn)}
@@ -111,12 +145,20 @@ type Plan struct {
 	// Split is set by Store.ApplyPlan when the plan was larger than one
 	// transaction takes (TxnWrites) and went in several transactions.
 	Split bool
+
+	// scope is what the whole plan writes and creates, for the touches of
+	// its transactions (Store.touches).
+	scope *guardScope
 }
 
-// assertRead makes the first modify of each object this store read
-// assert it is unchanged since (the entryCSN read, as Update does), unless
-// the write carries its own assertion: a plan computed from what was read
-// fails with a conflict instead of overwriting someone else's change.
+// assertRead makes the first write (modify, rename or delete) of each
+// object this store read assert it is unchanged since (the entryCSN read,
+// as Update does), unless the write carries its own assertion: a plan
+// computed from what was read fails with a conflict instead of
+// overwriting someone else's change. For a rename or a delete, the
+// entryCSN read before its plan searched for referrers: a reference added
+// since (which touches the entry, see guard.go) makes it fail rather
+// than dangle.
 func (s *Store) assertRead(p *Plan) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -132,11 +174,20 @@ func (s *Store) assertRead(p *Plan) {
 		}
 		seen[key] = true
 		csn, ok := s.read[key]
-		if !ok || w.modify == nil || hasAssertion(w.modify.Controls) {
+		var controls *[]ldap.Control
+		switch {
+		case w.modify != nil:
+			controls = &w.modify.Controls
+		case w.rename != nil:
+			controls = &w.rename.Controls
+		case w.del != nil:
+			controls = &w.del.Controls
+		}
+		if !ok || controls == nil || hasAssertion(*controls) {
 			continue
 		}
 		if ctl, err := AssertionControl(Filter(ldapschema.AttrEntryCSN, csn)); err == nil {
-			w.modify.Controls = append(w.modify.Controls, ctl)
+			*controls = append(*controls, ctl)
 		}
 	}
 }
@@ -187,23 +238,56 @@ func (p *Plan) Empty() bool { return len(p.Writes) == 0 }
 // leaves a dangling reference. A plan of more than TxnWrites writes goes
 // in several transactions, cut where no reference dangles (Transactions
 // says how many). Either way, a run that fails half-way leaves a
-// consistent directory, and running the command again finishes it;
-// Atomic tells beforehand. A store that asks for one transaction
+// consistent directory, and running the command again finishes it (a
+// *PartialError when steps before the failing one were written); Atomic
+// tells beforehand. An interrupt (StopChanges) stops it where the
+// directory is consistent: between steps, or by aborting the transaction
+// being sent (stop.go). A store that asks for one transaction
 // (OneTransaction) takes up to MaxTxnWrites writes in one, and refuses
 // any other plan with a *NotAtomicError before writing anything.
 func (s *Store) ApplyPlan(p *Plan) error {
+	changes.Add(1)
+	defer changes.Add(-1)
+	err := s.applyChecked(p)
+	if err == nil && len(p.Writes) > 0 {
+		changesDone.Store(true)
+	}
+	var interrupted *InterruptedError
+	var partial *PartialError
+	if errors.As(err, &interrupted) && !errors.As(err, &partial) {
+		interrupted.Nothing = true
+	}
+	return err
+}
+
+// applyChecked refuses a plan that cannot be one transaction when one is
+// asked for, adds the assertions of what the plan read, and applies it.
+func (s *Store) applyChecked(p *Plan) error {
 	if s.OneTransaction {
 		if ok, why := s.Atomic(p); !ok {
 			return &NotAtomicError{Why: why}
 		}
 	}
 	s.assertRead(p)
+	return s.applyPlan(p)
+}
+
+// applyPlan is ApplyPlan without adding assertions: the writes of a plan
+// (or of one of its parts), each reference guarded by touches in the
+// transaction that adds it (guard.go).
+func (s *Store) applyPlan(p *Plan) error {
 	p.Stepwise, p.Split = false, false
 	p.Transactions = 0
 	if len(p.Writes) == 0 {
 		return nil
 	}
-	if len(p.Writes) == 1 {
+	if err := stopBefore("step", 0, 1); err != nil {
+		return err
+	}
+	if p.scope == nil {
+		p.scope = scopeOf(p.Writes)
+	}
+	if len(p.Writes) == 1 && len(s.touches(p.Writes, p.scope)) == 0 {
 		w := p.Writes[0]
 		if err := w.apply(s.Client); err != nil {
 			if unanswered(err) {
@@ -220,16 +304,15 @@ func (s *Store) ApplyPlan(p *Plan) error {
 	}
 	p.Split = true
 	for i, c := range chunks {
-		part := &Plan{Writes: c, Conflict: p.Conflict}
-		err := s.ApplyPlan(part)
+		if err := stopBefore("transaction", i, len(chunks)); err != nil {
+			return err
+		}
+		part := &Plan{Writes: c, Conflict: p.Conflict, scope: p.scope}
+		err := s.applyPlan(part)
 		p.Transactions += part.Transactions
 		p.Stepwise = p.Stepwise || part.Stepwise
 		if err != nil {
-			if i == 0 {
-				return err
-			}
-			return fmt.Errorf("%w (transaction %d of %d; the %d before it are written and the directory is consistent: run the command again to finish)",
-				err, i+1, len(chunks), i)
+			return stepFailed(err, "transaction", i, len(chunks))
 		}
 	}
 	return nil
@@ -241,15 +324,16 @@ func (p *Plan) failure(what string, err error) error {
 		return err
 	}
 	// A failed assertion, and an entry the plan read that is gone (or a
-	// name it found free that is taken) at write time, mean the same: the
-	// directory changed since the plan was made from it.
+	// name it found free that is taken, or an entry it deletes that got
+	// children) at write time, mean the same: the directory changed since
+	// the plan was made from it.
 	if IsCode(err, ldap.LDAPResultAssertionFailed) || IsCode(err, ldap.LDAPResultNoSuchObject) ||
-		IsCode(err, ldap.LDAPResultEntryAlreadyExists) {
+		IsCode(err, ldap.LDAPResultEntryAlreadyExists) || IsCode(err, ldap.LDAPResultNotAllowedOnNonLeaf) {
 		what := p.Conflict
 		if what == "" {
-			what = "an entry this change rewrites"
+			what = "an entry this change rewrites or refers to"
 		}
-		return &ConflictError{What: what}
+		return &ConflictError{What: what, Err: err}
 	}
 	return &WriteError{What: what, Err: err}
 }

@@ -67,8 +67,16 @@ func (e *ReplicaError) Hint() string {
 func (c *Conn) SetProbeDN(dn string) { c.probeDN = dn }
 
 // write sends a write; when a read-only replica refuses it, it moves to
-// the provider and sends it there, once.
+// the provider and sends it there, once. A refusal because of who the
+// connection is becomes an *AuthRequiredError, and an "unwilling to
+// perform" (53) at a DN outside every naming context a *LayoutError: a
+// server answers that, like a read-only replica, where it holds no
+// database.
 func (c *Conn) write(dn, op string, send func(*ldap.Conn) error) error {
+	return authRequired(c.sendWrite(dn, op, send), c.anonymous())
+}
+
+func (c *Conn) sendWrite(dn, op string, send func(*ldap.Conn) error) error {
 	conn, _ := c.live()
 	start := time.Now()
 	err := c.answered(send(conn), start, op)
@@ -83,6 +91,11 @@ func (c *Conn) write(dn, op string, send func(*ldap.Conn) error) error {
 		conn, _ = c.live()
 		start = time.Now()
 		return c.answered(send(conn), start, op)
+	}
+	if IsCode(err, ldap.LDAPResultUnwillingToPerform) {
+		if outside := c.outsideContexts(dn); outside != nil {
+			return outside
+		}
 	}
 	refs, shadow := c.refusedAsReplica(err, dn)
 	if !shadow {
@@ -118,7 +131,9 @@ const probeValue = "cpactl write probe: never stored"
 // modify guarded by an assertion no entry matches. A read-only replica
 // refuses it as a write (referral or 53) before it evaluates the
 // assertion; a server that takes writes answers assertion failed (122),
-// no such object, insufficient access or anything else.
+// no such object, insufficient access or anything else. A 53 at a dn
+// outside every naming context is no replica's: the server holds no
+// database there, and the error is a *LayoutError.
 func (c *Conn) probe(dn string) (refs []string, shadow bool, err error) {
 	ctl, err := AssertionControl("(!(objectClass=*))")
 	if err != nil {
@@ -135,11 +150,66 @@ func (c *Conn) probe(dn string) (refs []string, shadow bool, err error) {
 	case IsCode(perr, ldap.LDAPResultReferral):
 		return referrals(perr), true, nil
 	case IsCode(perr, ldap.LDAPResultUnwillingToPerform):
+		if outside := c.outsideContexts(dn); outside != nil {
+			return nil, false, outside
+		}
 		return nil, true, nil
 	case unanswered(perr):
 		return nil, false, perr
 	}
 	return nil, false, nil
+}
+
+// outsideContexts returns a *LayoutError when dn lies under none of the
+// naming contexts the server lists in its root DSE (a wrong -b): the
+// base named is the federation's (the probe DN) when dn is under it.
+// It returns nil when dn lies under one, or when the root DSE lists none
+// or cannot be read (nothing is known then).
+func (c *Conn) outsideContexts(dn string) error {
+	contexts, err := c.NamingContexts()
+	if err != nil || len(contexts) == 0 || underAny(dn, contexts) {
+		return nil
+	}
+	base := dn
+	if c.probeDN != "" && ldapschema.IsUnder(dn, c.probeDN) {
+		base = c.probeDN
+	}
+	return &LayoutError{Base: base, DN: dn, Contexts: contexts}
+}
+
+// NamingContexts returns the naming contexts the server lists in its
+// root DSE (the suffixes of its databases), nil when it lists none or
+// the bind may not read them.
+func (c *Conn) NamingContexts() ([]string, error) {
+	conn, _ := c.live()
+	res, err := conn.Search(ldap.NewSearchRequest("", ldap.ScopeBaseObject, ldap.NeverDerefAliases, 1, 0, false,
+		AnyEntry, []string{ldapschema.AttrNamingContexts}, nil))
+	switch {
+	case IsCode(err, ldap.LDAPResultNoSuchObject), IsCode(err, ldap.LDAPResultInsufficientAccessRights):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case len(res.Entries) == 0:
+		return nil, nil
+	}
+	return res.Entries[0].GetEqualFoldAttributeValues(ldapschema.AttrNamingContexts), nil
+}
+
+// underAny reports whether dn is one of bases or lies under one.
+func underAny(dn string, bases []string) bool {
+	for _, b := range bases {
+		if ldapschema.IsUnder(dn, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// anonymous reports whether the connection did not bind: no bind DN,
+// and not ldapi:// (where cpactl binds with SASL EXTERNAL).
+func (c *Conn) anonymous() bool {
+	_, url := c.live()
+	return c.opts.BindDN == "" && !strings.HasPrefix(strings.ToLower(url), "ldapi://")
 }
 
 // toWritable makes sure the connection is on a server that takes writes

@@ -69,19 +69,36 @@ type ServerStatus struct {
 	// Err is why it is not reachable or not bound, or why the base could
 	// not be read.
 	Err error
+
+	// Content is what the server holds under the base, by container
+	// (read when asked: ReplicationStatus's content); nil when not read.
+	Content []ContainerContent
+	// ContentStable: the server's contextCSN was the same before and after
+	// its content was read, so the content is that of ContextCSN.
+	ContentStable bool
+	// ContentCompared: the content was compared with a provider's that
+	// holds the same contextCSN (a replica that lags is not compared: its
+	// content differs until it catches up). Differs lists the containers
+	// whose entries differ (empty when the content matches).
+	ContentCompared bool
+	Differs         []ContainerDiff
+	// Reference is the URL of the provider the content was compared with.
+	Reference string
 }
 
 // ReplicationStatus asks every URI of opts, at the same time, whether it
 // answers, binds, takes writes and which changes it holds under base,
 // then works out roles and lags. Each URI gets opts.Timeout for each step.
-func ReplicationStatus(opts Options, base string) []ServerStatus {
+// With content, it also reads what each holds (ReadContent) and compares
+// every server that holds a provider's contextCSN with that provider.
+func ReplicationStatus(opts Options, base string, content bool) []ServerStatus {
 	out := make([]ServerStatus, len(opts.URLs))
 	var wg sync.WaitGroup
 	for i, u := range opts.URLs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i] = serverStatus(opts, u, base)
+			out[i] = serverStatus(opts, u, base, content)
 		}()
 	}
 	wg.Wait()
@@ -97,10 +114,69 @@ func ReplicationStatus(opts Options, base string) []ServerStatus {
 		}
 	}
 	lags(out)
+	if content {
+		compareContents(out)
+	}
 	return out
 }
 
-func serverStatus(opts Options, u, base string) ServerStatus {
+// compareContents compares the content of each server with that of the
+// first provider (or mirror) whose content was read while its contextCSN
+// stood still, when the server holds the same contextCSN.
+func compareContents(out []ServerStatus) {
+	var ref *ServerStatus
+	for i := range out {
+		s := &out[i]
+		if (s.Role == RoleProvider || s.Role == RoleMirror) && s.ContentStable {
+			ref = s
+			break
+		}
+	}
+	if ref == nil {
+		return
+	}
+	for i := range out {
+		s := &out[i]
+		if s == ref || !s.ContentStable || !sameCSNs(s.ContextCSN, ref.ContextCSN) {
+			continue
+		}
+		s.ContentCompared, s.Reference = true, ref.URL
+		s.Differs = CompareContent(ref.Content, s.Content)
+	}
+}
+
+func sameCSNs(a, b []CSN) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Raw != b[i].Raw {
+			return false
+		}
+	}
+	return true
+}
+
+// contextCSNs reads the base's contextCSN values, sorted by server ID.
+func (c *Conn) contextCSNs(base string) ([]CSN, error) {
+	start := time.Now()
+	e, err := c.baseEntry(base, "contextCSN")
+	if err != nil {
+		return nil, c.answered(err, start, "search")
+	}
+	var out []CSN
+	if e != nil {
+		for _, raw := range e.GetEqualFoldAttributeValues("contextCSN") {
+			if csn, ok := ParseCSN(raw); ok {
+				out = append(out, csn)
+			}
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].ServerID < out[j].ServerID })
+	}
+	return out, nil
+}
+
+func serverStatus(opts Options, u, base string, content bool) ServerStatus {
 	st := ServerStatus{URL: u}
 	one := opts
 	one.URLs, one.Note, one.WriteURL = []string{u}, nil, ""
@@ -116,24 +192,17 @@ func serverStatus(opts Options, u, base string) ServerStatus {
 	}
 	defer c.Close()
 	st.Reachable, st.Bound = true, true
-	start := time.Now()
-	e, err := c.baseEntry(base, "contextCSN")
-	if err != nil {
-		st.Err = c.answered(err, start, "search")
+	if st.ContextCSN, err = c.contextCSNs(base); err != nil {
+		st.Err = err
 		return st
 	}
-	if e != nil {
-		for _, raw := range e.GetEqualFoldAttributeValues("contextCSN") {
-			if csn, ok := ParseCSN(raw); ok {
-				st.ContextCSN = append(st.ContextCSN, csn)
-			}
-		}
-		sort.Slice(st.ContextCSN, func(i, j int) bool { return st.ContextCSN[i].ServerID < st.ContextCSN[j].ServerID })
-	}
+	// The role first: a base the server does not hold (outside its naming
+	// contexts) is said by the probe, before the content is read.
 	refs, shadow, err := c.probe(base)
 	switch {
 	case err != nil:
 		st.Err = err
+		return st
 	case shadow:
 		st.Role = RoleConsumer
 		if len(refs) > 0 {
@@ -141,6 +210,18 @@ func serverStatus(opts Options, u, base string) ServerStatus {
 		}
 	default:
 		st.Role = RoleProvider
+	}
+	if content {
+		if st.Content, err = ReadContent(c, base); err != nil {
+			st.Err = err
+			return st
+		}
+		after, err := c.contextCSNs(base)
+		if err != nil {
+			st.Err = err
+			return st
+		}
+		st.ContentStable = sameCSNs(st.ContextCSN, after)
 	}
 	return st
 }

@@ -197,16 +197,59 @@ func (s *Store) FindOne(kind, name, base string, scope int, filter string) (*lda
 // Add adds an entry, turning "already exists" into a clear error.
 //
 // Written directly (not in a transaction), an add whose answer never came
-// is settled by reading it again (written, not written, or unknown).
+// is settled by reading it again (written, not written, or unknown); an
+// add that refers to other entries goes in one transaction with their
+// touches (guarded), and a parent gone meanwhile is a *ConflictError.
 func (s *Store) Add(w Writer, dn string, a ldapschema.Attrs) error {
 	req := a.AddRequest(dn)
+	if s.direct(w) {
+		if ok, err := s.guarded(Write{Verb: "add", Object: dn, DN: dn, add: req}); ok {
+			return err
+		}
+	}
 	if err := w.Add(req); err != nil {
 		if s.direct(w) && unanswered(err) {
 			return s.settle(err, "adding "+dn, []Write{{DN: dn, add: req}})
 		}
+		if s.direct(w) && IsNoSuchObject(err) {
+			// Its parent was read, so it is gone since.
+			return &ConflictError{What: ldapschema.ParentOf(dn), Err: err}
+		}
 		return opError(err, "adding %s", dn)
 	}
 	return nil
+}
+
+// guarded writes w, a write made directly, in one transaction with the
+// touches of the entries it makes its entry refer to (guard.go), and
+// reports true; when it refers to none, it writes nothing and reports
+// false (w goes alone). A touched entry gone or changed since it was read
+// is a *ConflictError; "already exists" stays visible to IsAlreadyExists.
+func (s *Store) guarded(w Write) (bool, error) {
+	refs := s.touches([]Write{w}, scopeOf([]Write{w}))
+	if len(refs) == 0 {
+		return false, nil
+	}
+	// The conflict names the entries referred to (not those above them)
+	// by their names: "S1, P1 (which cn=Q,ou=Pods,... refers to)".
+	touched := writtenDNs(refs)
+	var names []string
+	for _, dn := range s.referredDNs(w) {
+		if k := ldapschema.NormalizeDN(dn); touched[k] {
+			delete(touched, k)
+			names = append(names, ldapschema.NameOf(dn))
+		}
+	}
+	if len(names) == 0 {
+		for _, t := range refs {
+			names = append(names, t.DN)
+		}
+	}
+	what := strings.Join(names, ", ") + " (which " + w.DN + " refers to)"
+	if w.add == nil {
+		what = w.DN + ", or " + what
+	}
+	return true, s.applyPlan(&Plan{Writes: []Write{w}, Conflict: what})
 }
 
 // direct reports whether w is the store's client itself, not a
@@ -221,6 +264,11 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 	}
 	req := ldap.NewModifyRequest(dn, controls)
 	req.Changes = changes
+	if s.direct(w) {
+		if ok, err := s.guarded(Write{Verb: "modify", Object: dn, DN: dn, modify: req}); ok {
+			return err
+		}
+	}
 	if err := w.Modify(req); err != nil {
 		if IsCode(err, ldap.LDAPResultAssertionFailed) {
 			return &ConflictError{What: dn}
@@ -267,29 +315,52 @@ func (s *Store) Update(dn string, changes []ldap.Change) error {
 	return nil
 }
 
-// Settings reads cn=Common; a missing entry means every default.
+// Settings reads cn=Common. A missing cn=Common in the layout means every
+// default; a missing base or layout is a *LayoutError, as for every read:
+// the server's matched DN tells them apart (the layout is there when it is
+// cn=Common's parent). A base the bind may not read is hidden as missing.
 func (s *Store) Settings() (ldapschema.SettingsRecord, error) {
-	e, err := s.Entry(s.DIT.Settings())
-	if err != nil {
-		return ldapschema.SettingsRecord{}, err
+	dn := s.DIT.Settings()
+	res, err := s.Client.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
+		AnyEntry, objectAttrs, nil))
+	var e *ldap.Entry
+	var le *ldap.Error
+	switch {
+	case IsCode(err, ldap.LDAPResultNoSuchObject) && errors.As(err, &le) &&
+		ldapschema.NormalizeDN(le.MatchedDN) == ldapschema.NormalizeDN(s.DIT.Global()):
+		// The layout without cn=Common: the defaults are in force.
+	case IsCode(err, ldap.LDAPResultNoSuchObject):
+		return ldapschema.SettingsRecord{}, s.layoutError(dn, err)
+	case err != nil:
+		return ldapschema.SettingsRecord{}, opError(err, "reading %s", dn)
+	case len(res.Entries) > 0:
+		e = res.Entries[0]
+		s.remember(e)
 	}
 	rec, err := ldapschema.SettingsFromEntry(e)
 	if e == nil {
-		rec.DN = s.DIT.Settings()
+		rec.DN = dn
 	}
 	return rec, err
 }
 
 // LayoutError says a search's base does not exist (exit 3): the base DN
-// itself (a wrong -b), or a container `cpactl init` creates.
+// itself (a wrong -b), or a container `cpactl init` creates. A base
+// outside every naming context of the server (it holds no database for
+// it: no read finds it, and a write there is refused with 53) is one too,
+// with the server's naming contexts in Contexts.
 type LayoutError struct {
-	Base       string // the federation's base DN
-	DN         string // the search base that does not exist
-	BaseExists bool   // the server holds the base DN (so init has not run)
+	Base       string   // the federation's base DN
+	DN         string   // the search base (or the entry written) that does not exist
+	BaseExists bool     // the server holds the base DN (so init has not run)
+	Contexts   []string // the server's naming contexts, when the base lies under none
 }
 
 func (e *LayoutError) Error() string {
-	if !e.BaseExists {
+	switch {
+	case len(e.Contexts) > 0:
+		return fmt.Sprintf("the base %s is outside every naming context of the server: it holds %s", e.Base, strings.Join(e.Contexts, "; "))
+	case !e.BaseExists:
 		return fmt.Sprintf("the base %s does not exist on the server", e.Base)
 	}
 	return fmt.Sprintf("%s does not exist: the directory has no cpactl layout under %s", e.DN, e.Base)
@@ -297,14 +368,19 @@ func (e *LayoutError) Error() string {
 
 // Hint says what to do about it.
 func (e *LayoutError) Hint() string {
-	if !e.BaseExists {
+	switch {
+	case len(e.Contexts) > 0:
+		return "check -b/--base (or CPACTL_BASE): the base must be one of the server's naming contexts or lie under one"
+	case !e.BaseExists:
 		return "check -b/--base (or CPACTL_BASE); `cpactl init` creates the base when it is the suffix of the server's database"
 	}
 	return "run `cpactl init` to create the layout"
 }
 
 // layoutError explains a search whose base is missing, from the deepest
-// existing entry the server matched.
+// existing entry the server matched. With none matched, a live server's
+// naming contexts (one more read, on this error only) tell a base it
+// holds no database for.
 func (s *Store) layoutError(searchBase string, err error) error {
 	var le *ldap.Error
 	matched := ""
@@ -312,6 +388,11 @@ func (s *Store) layoutError(searchBase string, err error) error {
 		matched = le.MatchedDN
 	}
 	exists := matched != "" && ldapschema.IsUnder(matched, s.DIT.Base)
+	if conn, ok := s.Client.(*Conn); ok && matched == "" {
+		if contexts, err := conn.NamingContexts(); err == nil && len(contexts) > 0 && !underAny(s.DIT.Base, contexts) {
+			return &LayoutError{Base: s.DIT.Base, DN: searchBase, Contexts: contexts}
+		}
+	}
 	return &LayoutError{Base: s.DIT.Base, DN: searchBase, BaseExists: exists}
 }
 
@@ -375,7 +456,11 @@ func (s *Store) Init(dryRun bool) ([]InitStep, error) {
 		}
 		if !dryRun {
 			if err := s.Add(s.Client, w.DN, w.Attrs); err != nil {
-				if w.DN == s.DIT.Base {
+				var layout *LayoutError
+				switch {
+				case errors.As(err, &layout):
+					return steps, layout // a base outside the server's naming contexts
+				case w.DN == s.DIT.Base:
 					return steps, fmt.Errorf("%v (hint: the server has no database for %q? check -b)", err, s.DIT.Base)
 				}
 				return steps, err

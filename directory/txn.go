@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,15 +26,20 @@ func (s *Store) applyOne(p *Plan) error {
 	run := trashRunName()
 	moved := 0
 	for i, st := range steps {
+		if err := stopBefore("step", i, len(steps)); err != nil {
+			return err
+		}
 		if st.move != nil {
 			if moved == 0 {
 				if err := s.ensureTrash(); err != nil {
-					return err
+					return stepFailed(err, "step", i, len(steps))
 				}
 			}
 			// One modrdn outside a transaction: the subtree leaves the
 			// layout at once.
 			req := s.toTrash(st.move.DN, fmt.Sprintf("%s-%d", run, moved))
+			// The root's delete asserted it is as read: so does its move.
+			req.Controls = slices.Clone(st.move.del.Controls)
 			err := s.Client.ModifyDN(req)
 			moved++
 			s.Progress.Add(1)
@@ -41,27 +47,40 @@ func (s *Store) applyOne(p *Plan) error {
 				err = s.settle(err, fmt.Sprintf("the %s of %s", st.move.Verb, st.move.Object),
 					[]Write{{DN: st.move.DN, rename: req}})
 			}
+			if IsAssertionFailed(err) {
+				err = p.failure("", err)
+				if i > 0 {
+					err = fmt.Errorf("%w (step %d of %d; the steps before it are written and the directory is consistent)", err, i+1, len(steps))
+				}
+				return err
+			}
 			if err != nil && !IsCode(err, ldap.LDAPResultNoSuchObject) {
-				return &WriteError{What: fmt.Sprintf("cannot %s %s (step %d of %d; the steps before it are written and the directory is consistent: run the command again to finish)",
-					st.move.Verb, st.move.Object, i+1, len(steps)), Err: err}
+				return stepFailed(&WriteError{What: fmt.Sprintf("cannot %s %s", st.move.Verb, st.move.Object), Err: err},
+					"step", i, len(steps))
 			}
 			continue
 		}
 		if err := s.applyTransaction(p, st.writes, run); err != nil {
-			if i > 0 {
-				return fmt.Errorf("%w (step %d of %d; the steps before it are written and the directory is consistent: run the command again to finish)",
-					err, i+1, len(steps))
-			}
-			return err
+			return stepFailed(err, "step", i, len(steps))
 		}
 		p.Transactions++
 	}
 	if moved > 0 {
 		if err := s.EmptyTrash(); err != nil {
-			return fmt.Errorf("the change is complete, but emptying %s failed (run the command again to retry): %v", s.DIT.Trash(), err)
+			// The change is complete: what is left in the trash is not
+			// part of the federation (IsTransient).
+			s.note(fmt.Sprintf("the change is complete, but emptying %s failed (%v): what is left there is not part of the federation, "+
+				"and the next change that deletes an entry with children empties it (or delete it with `ldapdelete -r`)", s.DIT.Trash(), err))
 		}
 	}
 	return nil
+}
+
+// note passes msg to s.Note, when set.
+func (s *Store) note(msg string) {
+	if s.Note != nil {
+		s.Note(msg)
+	}
 }
 
 // applyTransaction writes writes (no subtree among their deletes) in one
@@ -83,12 +102,21 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 				add: placeholder(dn).AddRequest(dn)})
 		}
 	}
+	touches := s.touches(writes, p.scope)
 	fail := func(w Write, err error) error {
+		if errors.Is(err, errStopped) {
+			return err // Transaction aborts and says so
+		}
 		return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)
 	}
 	err := s.Client.Transaction(func(tx Writer) error {
 		// A delete must find its placeholder queued before it.
 		if err := sendAll(tx, placeholders, func(_ Write, err error) error { return err }, nil); err != nil {
+			return err
+		}
+		// The touches keep the references the writes add from dangling
+		// (guard.go); they are not counted as the plan's writes.
+		if err := sendAll(tx, touches, fail, nil); err != nil {
 			return err
 		}
 		return sendAll(tx, writes, fail, s.Progress)
@@ -105,7 +133,14 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 	}
 	if err != nil {
 		var le *ldap.Error
-		if errors.As(err, &le) {
+		switch {
+		case errors.As(err, &le) && le.ResultCode >= ldap.ErrorNetwork:
+			// No result from the server, and End Transaction was not sent
+			// (a commit without an answer is settled above): the
+			// connection broke, or cpactl closed it when an answer did not
+			// come; the server drops a transaction that is not committed.
+			return &WriteError{What: "the connection broke before the commit, so the server dropped the transaction: nothing of it was written", Err: err}
+		case errors.As(err, &le):
 			// slapd reports the failed operation only at the end of the
 			// transaction, sometimes as a bare "other (80)".
 			return p.failure("the transaction was refused, nothing was written", err)
@@ -117,7 +152,11 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 		cleanup = append(cleanup, w.DN)
 	}
 	if err := s.cleanUp(cleanup, false); err != nil {
-		return fmt.Errorf("the change is complete, but removing its placeholders failed (run the command again to retry): %v", err)
+		// The transaction is written: a placeholder left behind is not
+		// part of the federation (IsTransient), but keeps its parent from
+		// being deleted in a later transaction.
+		s.note(fmt.Sprintf("the transaction is written, but removing its placeholders failed (%v): they are not part of the federation; "+
+			"delete them (`ldapdelete`, entries named ou=%s*) before deleting the entries above them", err, transientPrefix))
 	}
 	return nil
 }

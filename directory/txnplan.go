@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-ldap/ldap/v3"
-
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/progress"
 )
@@ -184,8 +182,8 @@ func (s *Store) chunks(writes []Write) [][]Write {
 			delete(future, k)
 			delete(pending, k)
 		}
-		for _, r := range s.references(w) {
-			if future[r] {
+		for _, dn := range s.referredDNs(w) {
+			if r := ldapschema.NormalizeDN(dn); future[r] {
 				pending[r] = true
 			}
 		}
@@ -199,40 +197,6 @@ func (s *Store) chunks(writes []Write) [][]Write {
 	}
 	if start < len(writes) {
 		out = append(out, writes[start:])
-	}
-	return out
-}
-
-// references returns the entries (normalized DNs) a write makes its entry
-// refer to: the DN values it adds and the sites of the preferred-site
-// values it adds.
-func (s *Store) references(w Write) []string {
-	var out []string
-	collect := func(attr string, values []string) {
-		if ldapschema.IsOrderedAttribute(attr) {
-			list, _ := ldapschema.DecodePreferredSites(values)
-			for _, n := range list.Names() {
-				out = append(out, ldapschema.NormalizeDN(s.DIT.Site(n)))
-			}
-			return
-		}
-		if isDNAttribute(attr) {
-			for _, v := range values {
-				out = append(out, ldapschema.NormalizeDN(v))
-			}
-		}
-	}
-	switch {
-	case w.add != nil:
-		for _, a := range w.add.Attributes {
-			collect(a.Type, a.Vals)
-		}
-	case w.modify != nil:
-		for _, c := range w.modify.Changes {
-			if c.Operation == ldap.AddAttribute || c.Operation == ldap.ReplaceAttribute {
-				collect(c.Modification.Type, c.Modification.Vals)
-			}
-		}
 	}
 	return out
 }
@@ -331,11 +295,15 @@ type waveSender interface {
 // sendAll queues writes in the transaction tx, wave by wave when tx takes
 // waves, else one at a time. fail turns the error of a write into the one
 // returned; with several failing writes in a wave, the first in plan
-// order counts. Every write sent has been answered when it returns.
+// order counts. Every write sent has been answered when it returns. On
+// StopChanges it sends no more writes and fails with errStopped.
 func sendAll(tx Writer, writes []Write, fail func(Write, error) error, sent *progress.Counter) error {
 	p, ok := tx.(waveSender)
 	if !ok {
 		for _, w := range writes {
+			if stopAsked.Load() {
+				return fail(w, errStopped)
+			}
 			if err := w.apply(tx); err != nil {
 				return fail(w, err)
 			}

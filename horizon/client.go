@@ -66,6 +66,10 @@ type Config struct {
 	// before it fails (default 10); MaxWait caps each wait (default 60 s).
 	MaxThrottled int
 	MaxWait      time.Duration
+	// SettleWait is how long a write is read back until it shows: some
+	// reads "depend on internal cache" and lag behind a write (default
+	// 5 s).
+	SettleWait time.Duration
 	// Sleep waits d or until ctx ends; tests record the waits instead.
 	Sleep func(ctx context.Context, d time.Duration) error
 }
@@ -101,6 +105,9 @@ func NewClient(cfg Config, cred Credentials) (*Client, error) {
 	}
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = time.Minute
+	}
+	if cfg.SettleWait <= 0 {
+		cfg.SettleWait = 5 * time.Second
 	}
 	if cfg.Sleep == nil {
 		cfg.Sleep = sleep

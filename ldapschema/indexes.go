@@ -14,6 +14,9 @@ const (
 	// write of an entry (its change sequence number).
 	AttrEntryCSN    = "entryCSN"
 	MatchDNOneLevel = "dnOneLevelMatch"
+	// AttrNamingContexts is the root DSE attribute that lists a server's
+	// naming contexts, the suffixes of its databases (RFC 4512 5.1).
+	AttrNamingContexts = "namingContexts"
 )
 
 // Index is one slapd equality index cpactl's searches need.

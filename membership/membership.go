@@ -213,19 +213,43 @@ func (g *Graph) In(principal string, s Set) bool {
 // through nested groups.
 type Reached struct {
 	DN string // as written in the group or the set that lists it first
-	// Chain lists the groups from a member of the set down to the group
-	// that lists DN (the shortest chain; ties by group name); nil for a
-	// member of the set itself.
-	Chain []ldapschema.Group
+	// from is the step of the walk (walk.steps) at the group that lists
+	// DN, -1 for a member of the set itself.
+	from int
+	walk *reachWalk
+}
+
+// reachWalk is one walk of Reach, shared by what it reached: a chain is
+// built only when asked for, so that the walk holds one step per DN
+// reached, whatever the depth.
+type reachWalk struct {
+	g     *Graph
+	steps []nesting.Step[int32]
+}
+
+// Direct reports whether DN is a member of the set itself.
+func (r Reached) Direct() bool { return r.from < 0 }
+
+// Chain returns the groups from a member of the set down to the group that
+// lists DN (the shortest chain; ties by group name); nil for a member of
+// the set itself. It is built for the call: O(its length).
+func (r Reached) Chain() []ldapschema.Group {
+	if r.from < 0 {
+		return nil
+	}
+	return r.walk.g.chain(r.walk.steps, r.from)
 }
 
 // Reach returns every DN within members, each once: the members (in the
 // order given) and, breadth first through nested groups (nesting.Up
-// downwards), every member of their groups with the chain that leads to
-// it, the shortest; among chains of one length, the one through groups
-// first by name. Groups themselves are among the DNs returned. Cycles end
-// the walk. Cost: O(R + M_R log M_R) for the R DNs reached and the M_R
-// memberships of the groups among them.
+// downwards), every member of their groups, whose chain (Reached.Chain) is
+// the shortest; among chains of one length, the one through groups first
+// by name. Groups themselves are among the DNs returned. Cycles end the
+// walk. Cost: O(R + M_R log M_R) time and O(R) memory for the R DNs
+// reached and the M_R memberships of the groups among them; each chain
+// asked for then costs its length (chains are not kept: a chain of 20,000
+// nested groups would otherwise keep 20,000 chains of up to 20,000
+// groups).
 func (g *Graph) Reach(members []string) []Reached {
 	set := NewSet(members)
 	var out []Reached
@@ -240,7 +264,7 @@ func (g *Graph) Reach(members []string) []Reached {
 		if n, ok := g.ids[k]; ok {
 			first = append(first, n)
 		} else { // in no group and no group itself
-			out = append(out, Reached{DN: spelled[k]})
+			out = append(out, Reached{DN: spelled[k], from: -1})
 		}
 	}
 	name := func(n int32) string {
@@ -261,13 +285,14 @@ func (g *Graph) Reach(members []string) []Reached {
 	}
 	v := g.startVisits()
 	defer g.visits.Put(v)
-	steps := nesting.Up(byName(first), func(n int32) []int32 { return byName(g.children[n]) }, v.mark, nil)
-	for _, st := range steps {
-		r := Reached{DN: g.spelled[st.Node]}
-		if st.From >= 0 {
-			r.Chain = g.chain(steps, st.From)
-		} else if dn := spelled[g.keys[st.Node]]; dn != "" {
-			r.DN = dn
+	walk := &reachWalk{g: g}
+	walk.steps = nesting.Up(byName(first), func(n int32) []int32 { return byName(g.children[n]) }, v.mark, nil)
+	for _, st := range walk.steps {
+		r := Reached{DN: g.spelled[st.Node], from: st.From, walk: walk}
+		if st.From < 0 {
+			if dn := spelled[g.keys[st.Node]]; dn != "" {
+				r.DN = dn
+			}
 		}
 		out = append(out, r)
 	}

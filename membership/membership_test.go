@@ -298,8 +298,8 @@ func TestReach(t *testing.T) {
 		var out []string
 		for _, r := range g.Reach(members) {
 			path := "direct"
-			if r.Chain != nil {
-				path = strings.Join(Names(r.Chain), " > ")
+			if !r.Direct() {
+				path = strings.Join(Names(r.Chain()), " > ")
 			}
 			out = append(out, ldapschema.NameOf(r.DN)+": "+path)
 		}

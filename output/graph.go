@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/cpactl/cpactl/quote"
 )
 
 // The picture formats -o accepts where a command draws one.
@@ -162,14 +164,25 @@ func dotClusterStyle(e Emphasis) string {
 // break becomes \n.
 func dotQuote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\r", "", "\n", `\n`)
-	return `"` + r.Replace(s) + `"`
+	return `"` + r.Replace(visibleLines(s)) + `"`
+}
+
+// visibleLines renders each line of s by quote.Visible, keeping the line
+// breaks (a label's lines), so that a name another tool wrote cannot act
+// on the terminal a picture is printed to.
+func visibleLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = quote.Visible(strings.TrimSuffix(l, "\r"))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // WriteMermaid draws g as a Mermaid flowchart.
 func WriteMermaid(w io.Writer, g Graph) error {
 	bw := bufio.NewWriter(w)
 	if g.Title != "" {
-		fmt.Fprintf(bw, "%%%% %s\n", strings.ReplaceAll(g.Title, "\n", " "))
+		fmt.Fprintf(bw, "%%%% %s\n", strings.ReplaceAll(visibleLines(g.Title), "\n", " "))
 	}
 	dir := "TD"
 	if g.LeftToRight {
@@ -242,5 +255,5 @@ func mermaidNode(id string, n Node) string {
 // codes (#quot; and friends), and line breaks as <br/>.
 func mermaidQuote(s string) string {
 	r := strings.NewReplacer(`#`, "#35;", `"`, "#quot;", `<`, "#lt;", `>`, "#gt;", "\r", "", "\n", "<br/>")
-	return `"` + r.Replace(s) + `"`
+	return `"` + r.Replace(visibleLines(s)) + `"`
 }

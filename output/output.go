@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -21,6 +22,8 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"golang.org/x/term"
 	"sigs.k8s.io/yaml"
+
+	"github.com/cpactl/cpactl/quote"
 )
 
 // Format is an output format.
@@ -160,6 +163,7 @@ func WriteJSON(w io.Writer, v any) error {
 // to it: tablewriter wraps long cells at word boundaries. A large table is
 // never wrapped (wrapping is tablewriter's, at its cost per row).
 func Rows(w io.Writer, header []string, rows [][]string) error {
+	header, rows = visibleCells(header, rows)
 	width := 0
 	if f, ok := w.(*fitted); ok {
 		w, width = f.Writer, f.width
@@ -168,6 +172,44 @@ func Rows(w io.Writer, header []string, rows [][]string) error {
 		return plainRows(w, header, rows)
 	}
 	return tableRows(w, header, rows, width)
+}
+
+// visibleCells returns the header and rows with every cell rendered by
+// quote.Visible (control characters, bidi overrides and the like written
+// as escapes), so that a value another tool wrote cannot act on the
+// terminal, and the widths are those of what is printed. The slices given
+// are not changed; a row is copied only when one of its cells changes.
+func visibleCells(header []string, rows [][]string) ([]string, [][]string) {
+	header, _ = visibleRow(header)
+	copied := false
+	for i, r := range rows {
+		v, changed := visibleRow(r)
+		if !changed {
+			continue
+		}
+		if !copied {
+			rows, copied = slices.Clone(rows), true
+		}
+		rows[i] = v
+	}
+	return header, rows
+}
+
+// visibleRow returns cells rendered by quote.Visible, and whether one
+// changed (cells itself is returned when none does).
+func visibleRow(cells []string) ([]string, bool) {
+	out, changed := cells, false
+	for i, c := range cells {
+		v := quote.Visible(c)
+		if v == c {
+			continue
+		}
+		if !changed {
+			out, changed = slices.Clone(cells), true
+		}
+		out[i] = v
+	}
+	return out, changed
 }
 
 // largeTable is the row count above which Rows uses plainRows.
@@ -350,18 +392,74 @@ func longestWord(s string) int {
 	return n
 }
 
-// Fields writes "key: value" lines with aligned values, for show commands.
+// Fields writes "key: value" lines with aligned values, for show commands;
+// keys and values are rendered by quote.Visible, as table cells are.
 func Fields(w io.Writer, pairs [][2]string) error {
 	width := 0
 	for _, p := range pairs {
-		if len(p[0]) > width {
-			width = len(p[0])
-		}
+		width = max(width, utf8.RuneCountInString(quote.Visible(p[0])))
 	}
 	for _, p := range pairs {
-		if _, err := fmt.Fprintf(w, "%-*s  %s\n", width+1, p[0]+":", p[1]); err != nil {
+		if _, err := fmt.Fprintf(w, "%-*s  %s\n", width+1, quote.Visible(p[0])+":", quote.Visible(p[1])); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Fprintf is fmt.Fprintf for a plain line (a result, a warning, a trace):
+// every argument that prints as text (a string, an error, a Stringer, a
+// list) is rendered by quote.Visible under %s and %v, so that a name or
+// value from the directory or a file cannot act on the terminal, while
+// the format's own newlines stay. %q quotes and escapes by itself and is
+// left alone; numbers are too.
+func Fprintf(w io.Writer, format string, args ...any) (int, error) {
+	return fmt.Fprintf(w, format, visibleArgs(args)...)
+}
+
+// visibleArgs wraps the arguments that print as text in visibleArg.
+func visibleArgs(args []any) []any {
+	out := args
+	for i, a := range args {
+		if !printsText(a) {
+			continue
+		}
+		if len(out) > 0 && &out[0] == &args[0] {
+			out = slices.Clone(args)
+		}
+		out[i] = visibleArg{a}
+	}
+	return out
+}
+
+// printsText reports whether a prints as text that may hold a value
+// (numbers, booleans and pointers do not).
+func printsText(a any) bool {
+	switch a.(type) {
+	case nil:
+		return false
+	case error, fmt.Stringer:
+		return true
+	}
+	switch reflect.ValueOf(a).Kind() {
+	case reflect.String, reflect.Slice, reflect.Array, reflect.Map, reflect.Struct, reflect.Interface:
+		return true
+	}
+	return false
+}
+
+// visibleArg formats its value as fmt would, rendered by quote.Visible
+// under %s and %v (without the # flag); a width pads what is shown.
+type visibleArg struct{ v any }
+
+func (a visibleArg) Format(f fmt.State, verb rune) {
+	directive := fmt.FormatString(f, verb)
+	switch {
+	case verb != 's' && verb != 'v' || f.Flag('#'):
+		fmt.Fprintf(f, directive, a.v)
+	case f.Flag('+'):
+		io.WriteString(f, quote.Visible(fmt.Sprintf(directive, a.v)))
+	default:
+		fmt.Fprintf(f, directive, quote.Visible(fmt.Sprint(a.v)))
+	}
 }

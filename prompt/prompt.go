@@ -11,6 +11,8 @@ import (
 	"github.com/AlecAivazis/survey/v2"
 	"github.com/AlecAivazis/survey/v2/terminal"
 	"golang.org/x/term"
+
+	"github.com/cpactl/cpactl/quote"
 )
 
 // ErrInterrupted is returned when the administrator presses Ctrl-C at a
@@ -28,7 +30,9 @@ type Prompter interface {
 }
 
 // Survey is the terminal Prompter. Prompts are drawn on Err (stderr), so
-// that stdout keeps only results.
+// that stdout keeps only results. Messages and options are shown rendered
+// by quote.Visible (they hold names from the directory); Select answers
+// the option as given.
 type Survey struct {
 	In  *os.File
 	Out *os.File
@@ -61,25 +65,31 @@ func mapErr(err error) error {
 // Confirm implements Prompter.
 func (s Survey) Confirm(message string, def bool) (bool, error) {
 	var ok bool
-	err := survey.AskOne(&survey.Confirm{Message: message, Default: def}, &ok, s.opts()...)
+	err := survey.AskOne(&survey.Confirm{Message: quote.Visible(message), Default: def}, &ok, s.opts()...)
 	return ok, mapErr(err)
 }
 
 // Select implements Prompter.
 func (s Survey) Select(message string, options []string, def string) (string, error) {
-	var choice string
-	q := &survey.Select{Message: message, Options: options}
-	if def != "" {
-		q.Default = def
+	shown := make([]string, len(options))
+	for i, o := range options {
+		shown[i] = quote.Visible(o)
 	}
-	err := survey.AskOne(q, &choice, append(s.opts(), survey.WithPageSize(15))...)
-	return choice, mapErr(err)
+	q := &survey.Select{Message: quote.Visible(message), Options: shown}
+	if def != "" {
+		q.Default = quote.Visible(def)
+	}
+	var choice int // the index: what is shown may differ from the option
+	if err := survey.AskOne(q, &choice, append(s.opts(), survey.WithPageSize(15))...); err != nil {
+		return "", mapErr(err)
+	}
+	return options[choice], nil
 }
 
 // Password implements Prompter.
 func (s Survey) Password(message string) (string, error) {
 	var pw string
-	err := survey.AskOne(&survey.Password{Message: message}, &pw, s.opts()...)
+	err := survey.AskOne(&survey.Password{Message: quote.Visible(message)}, &pw, s.opts()...)
 	return pw, mapErr(err)
 }
 
@@ -92,7 +102,7 @@ func TerminalPassword(message string) (string, error) {
 		return "", errors.New("-W needs a terminal to prompt on: use -y FILE or CPACTL_BIND_PASSWORD in scripts")
 	}
 	defer tty.Close()
-	if _, err := io.WriteString(tty, message+" "); err != nil {
+	if _, err := io.WriteString(tty, quote.Visible(message)+" "); err != nil {
 		return "", err
 	}
 	pw, err := term.ReadPassword(int(tty.Fd()))

@@ -34,8 +34,14 @@ func Name(s string) string {
 
 // Shell returns s as one shell word: unchanged when it is plain, in single
 // quotes otherwise; a single quote inside ends the quoted part, follows
-// escaped by a backslash, and a new quoted part begins.
+// escaped by a backslash, and a new quoted part begins. A word holding a
+// character Visible escapes (a control, a bidi override) is written in
+// ANSI-C quotes instead, $'a\x1bb' (bash, zsh, ksh), so that the
+// command shown is safe on a terminal and still names the object.
 func Shell(s string) string {
+	if Visible(s) != s {
+		return ansiC(s)
+	}
 	plain := s != ""
 	for _, r := range s {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,/:@", r)) {

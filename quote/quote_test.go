@@ -31,6 +31,9 @@ func TestShell(t *testing.T) {
 		{"digits, dashes, underscores and dots stay as they are", "plain-name_1.2", "plain-name_1.2"},
 		{"a plus is quoted", "a,b+c", "'a,b+c'"},
 		{"a quote inside a word", "it's", `'it'\''s'`},
+		{"a control character: ANSI-C quotes, escaped", "a\x1b]0;x\ab", `$'a\x1b]0;x\ab'`},
+		{"a bidi override: ANSI-C quotes, escaped", "abc\u202etxt", `$'abc\u202etxt'`},
+		{"ANSI-C quotes escape a quote and a backslash", "O'B\\r\n", `$'O\'B\\r\n'`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Shell(tc.in); got != tc.want {

@@ -132,7 +132,10 @@ func (c EntryChange) entry() *Entry {
 
 // attributeChanges compares two entries' attributes (either may be nil)
 // under the schema's matching rules: both lists are in the same order, so
-// one pass pairs them.
+// one pass pairs them. An attribute export leaves out (leftOutByExport)
+// that the current entry holds and the desired one lacks is no change:
+// the file says nothing about it (a user's password in an export, edited
+// and applied back, is kept).
 func attributeChanges(desired, current *Entry) []AttributeChange {
 	var d, c []attribute
 	if desired != nil {
@@ -150,6 +153,12 @@ func attributeChanges(desired, current *Entry) []AttributeChange {
 			name, dv = d[i].t.name, desired.valuesOf(d[i])
 			i++
 		case i == len(d) || attrLess(c[j].t, d[i].t):
+			if desired != nil && leftOutByExport(c[j].t) {
+				// Export never writes it: its absence from the
+				// desired entry says nothing, so it is left alone.
+				j++
+				continue
+			}
 			name, cv = c[j].t.name, current.valuesOf(c[j])
 			j++
 		default:

@@ -63,7 +63,7 @@ func (x *Exporter) Keep(raw *ldap.Entry, key string) *ldap.Entry {
 		case t.operational:
 		case !t.known:
 			x.Unknown++
-		case t.info.Sensitive:
+		case leftOutByExport(t):
 			x.Secrets += len(a.Values)
 		default:
 			out.Attributes = append(out.Attributes, a)
@@ -71,3 +71,11 @@ func (x *Exporter) Keep(raw *ldap.Entry, key string) *ldap.Entry {
 	}
 	return out
 }
+
+// leftOutByExport reports whether export leaves an attribute out although
+// cpactl's schema or the standard classes define it: secrets (userPassword,
+// every sensitive attribute). Operational and undefined attributes, which
+// export leaves out too, are never compared. diff and apply compare such
+// an attribute only when the desired entry carries it (attributeChanges),
+// so that an export applied back removes no password.
+func leftOutByExport(t *attrType) bool { return t.info.Sensitive }

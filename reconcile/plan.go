@@ -73,7 +73,7 @@ func PlanApply(desired, current *State, r *Report, prune bool) (*Plan, []Problem
 		p.Adds++
 	}
 	for _, c := range updates {
-		w, err := updateWrite(c)
+		w, err := updateWrite(desired.DIT, c)
 		if err != nil {
 			return nil, []Problem{{DN: c.DN, Message: err.Error()}}
 		}
@@ -81,9 +81,28 @@ func PlanApply(desired, current *State, r *Report, prune bool) (*Plan, []Problem
 		p.Updates++
 	}
 	ordered, breakers := orderDeletes(current.DIT, deletes)
-	p.Add(breakers...)
+	// The first write of each deleted entry asserts the entryCSN read, so
+	// that an entry changed, or referred to (directory/guard.go), since
+	// the read fails the apply with a conflict rather than be deleted
+	// under a new reference.
+	asserted := map[string]bool{}
+	assert := func(w directory.Write) directory.Write {
+		k := ldapschema.NormalizeDN(w.DN)
+		e := current.entries[k]
+		if e == nil || e.csn == "" || asserted[k] {
+			return w
+		}
+		asserted[k] = true
+		if a, err := w.Asserting(directory.Filter(ldapschema.AttrEntryCSN, e.csn)); err == nil {
+			return a
+		}
+		return w
+	}
+	for _, w := range breakers {
+		p.Add(assert(w))
+	}
 	for _, e := range ordered {
-		p.Add(directory.DeleteWrite("delete", e.Object(), e.DN))
+		p.Add(assert(directory.DeleteWrite("delete", e.Object(), e.DN)))
 		p.Deletes++
 	}
 	return p, nil
@@ -129,10 +148,16 @@ func checkParents(desired, current *State) []Problem {
 // replaced by the desired values (or removed), asserting the values read so
 // that a concurrent change makes the whole apply fail with a conflict
 // rather than be overwritten.
-func updateWrite(c EntryChange) (directory.Write, error) {
+//
+// The write names the entries it makes the entry refer to (the DN values
+// and preferred sites the desired values add to the current ones), so
+// that ApplyPlan guards those references alone, not every value of a
+// rewritten attribute (a group's members).
+func updateWrite(dit ldapschema.DIT, c EntryChange) (directory.Write, error) {
 	var changes []ldap.Change
-	var names, asserts []string
+	var names, asserts, refs []string
 	for _, a := range c.Attributes {
+		refs = append(refs, AddedReferences(dit, a.Attribute, c.desired.Values(a.Attribute), c.current.Values(a.Attribute))...)
 		want := c.desired.Values(a.Attribute)
 		if len(want) == 0 {
 			changes = append(changes, ldap.Change{Operation: ldap.DeleteAttribute,
@@ -148,7 +173,43 @@ func updateWrite(c EntryChange) (directory.Write, error) {
 	if err != nil {
 		return directory.Write{}, err
 	}
-	return directory.ModifyWrite("update", fmt.Sprintf("%s (%s)", c.Object(), strings.Join(names, ", ")), c.DN, changes, ctl), nil
+	return directory.ModifyWrite("update", fmt.Sprintf("%s (%s)", c.Object(), strings.Join(names, ", ")), c.DN, changes, ctl).
+		Referring(refs...), nil
+}
+
+// AddedReferences returns the entries (DNs, as desired spells them) that
+// the desired values of attr refer to and the current ones do not: DN
+// values, and the sites of a preferred-site list. Other attributes refer
+// to nothing.
+func AddedReferences(dit ldapschema.DIT, attr string, desired, current []string) []string {
+	var out []string
+	if ldapschema.IsOrderedAttribute(attr) {
+		had := map[string]bool{}
+		cur, _ := ldapschema.DecodePreferredSites(current)
+		for _, n := range cur.Names() {
+			had[strings.ToLower(n)] = true
+		}
+		want, _ := ldapschema.DecodePreferredSites(desired)
+		for _, n := range want.Names() {
+			if !had[strings.ToLower(n)] {
+				out = append(out, dit.Site(n))
+			}
+		}
+		return out
+	}
+	if info, _ := ldapschema.LookupAttribute(attr); info.Equality != ldapschema.EqualityDN {
+		return nil
+	}
+	had := make(map[string]bool, len(current))
+	for _, v := range current {
+		had[ldapschema.NormalizeDN(v)] = true
+	}
+	for _, v := range desired {
+		if !had[ldapschema.NormalizeDN(v)] {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // Assertion returns the RFC 4528 filter that holds while attr still has

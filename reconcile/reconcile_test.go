@@ -185,6 +185,68 @@ func TestCompareHidesPasswords(t *testing.T) {
 	}
 }
 
+// An attribute export leaves out (a password) is compared only when the
+// desired entry carries it: an export applied back keeps every password.
+func TestCompareLeavesAloneWhatExportLeavesOut(t *testing.T) {
+	user := func(name string, lines ...string) string {
+		return "dn: uid=" + name + ",ou=People," + base + "\nobjectClass: inetOrgPerson\nuid: " + name +
+			"\ncn: " + name + "\nsn: " + name + "\n" + strings.Join(lines, "\n") + "\n"
+	}
+	tests := []struct {
+		name             string
+		current, desired string
+		want             []string // changedAttributes
+		plan             []string // planLines, with --prune
+	}{
+		{"a password the file lacks is no change",
+			user("alice", "userPassword: old"), user("alice"), nil, nil},
+		{"an edit beside it changes only what it edits",
+			user("alice", "userPassword: old"), user("alice", "description: edited"),
+			[]string{"changed user alice: description"}, []string{"would update user alice (description)"}},
+		{"a password the file carries is set",
+			user("alice"), user("alice", "userPassword: new"),
+			[]string{"changed user alice: userPassword"}, []string{"would update user alice (userPassword)"}},
+		{"a password the file carries replaces another",
+			user("alice", "userPassword: old"), user("alice", "userPassword: new"),
+			[]string{"changed user alice: userPassword"}, []string{"would update user alice (userPassword)"}},
+		{"the same password is no change",
+			user("alice", "userPassword: old"), user("alice", "userPassword: old"), nil, nil},
+		{"an object the file lacks is removed, password and all",
+			join(user("alice"), user("bob", "userPassword: old")), user("alice"),
+			[]string{"removed user bob: objectClass, cn, sn, uid, userPassword"}, []string{"would delete user bob"}},
+	}
+	for _, tt := range tests {
+		for _, streamed := range []bool{false, true} {
+			desired := state(t, join(layout, tt.desired))
+			current := state(t, join(layout, tt.current))
+			if streamed {
+				// The current state as diff and apply read a directory:
+				// entries that match their desired entry are not kept.
+				c := NewCurrentState(desired)
+				snap, err := directory.ReadSnapshot(strings.NewReader(join(layout, tt.current)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range snap.Entries() {
+					c.Add(e)
+				}
+				current = c
+			}
+			r := Compare(desired, current)
+			if got := changedAttributes(r); strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("%s (streamed %v): report %q, want %q", tt.name, streamed, got, tt.want)
+			}
+			p, problems := PlanApply(desired, current, r, true)
+			if len(problems) > 0 {
+				t.Fatalf("%s: %v", tt.name, problems)
+			}
+			if got := planLines(p); strings.Join(got, "|") != strings.Join(tt.plan, "|") {
+				t.Errorf("%s (streamed %v): plan %q, want %q", tt.name, streamed, got, tt.plan)
+			}
+		}
+	}
+}
+
 func TestStateProblems(t *testing.T) {
 	tests := []struct {
 		name, ldif, want string

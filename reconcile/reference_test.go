@@ -465,6 +465,11 @@ func refattributeChanges(desired, current ldapschema.Attrs) []refAttributeChange
 		if ldapschema.EqualValues(name, d, c) {
 			continue
 		}
+		// Since issue 22: an attribute export leaves out (a password)
+		// that the desired entry lacks is no change.
+		if info, _ := ldapschema.LookupAttribute(name); desired != nil && len(d) == 0 && info.Sensitive {
+			continue
+		}
 		out = append(out, refdescribeChange(name, d, c))
 	}
 	return out
@@ -574,7 +579,7 @@ func refPlanApply(desired, current *refState, r *refReport, prune bool) (*refPla
 		p.Adds++
 	}
 	for _, c := range updates {
-		w, err := refupdateWrite(c)
+		w, err := refupdateWrite(desired.DIT, c)
 		if err != nil {
 			return nil, []Problem{{DN: c.DN, Message: err.Error()}}
 		}
@@ -617,10 +622,12 @@ func refcheckParents(desired, current *refState) []Problem {
 // replaced by the desired values (or removed), asserting the values read so
 // that a concurrent change makes the whole apply fail with a conflict
 // rather than be overwritten.
-func refupdateWrite(c refEntryChange) (directory.Write, error) {
+func refupdateWrite(dit ldapschema.DIT, c refEntryChange) (directory.Write, error) {
 	var changes []ldap.Change
-	var names, asserts []string
+	var names, asserts, refs []string
 	for _, a := range c.Attributes {
+		// Since issue 22: the write names the references it adds.
+		refs = append(refs, AddedReferences(dit, a.Attribute, reflookupFold(c.desired.Attrs, a.Attribute), reflookupFold(c.current.Attrs, a.Attribute))...)
 		want := reflookupFold(c.desired.Attrs, a.Attribute)
 		if len(want) == 0 {
 			changes = append(changes, ldap.Change{Operation: ldap.DeleteAttribute,
@@ -636,7 +643,8 @@ func refupdateWrite(c refEntryChange) (directory.Write, error) {
 	if err != nil {
 		return directory.Write{}, err
 	}
-	return directory.ModifyWrite("update", fmt.Sprintf("%s (%s)", c.Object(), strings.Join(names, ", ")), c.DN, changes, ctl), nil
+	return directory.ModifyWrite("update", fmt.Sprintf("%s (%s)", c.Object(), strings.Join(names, ", ")), c.DN, changes, ctl).
+		Referring(refs...), nil
 }
 
 // Assertion returns the RFC 4528 filter that holds while attr still has

@@ -60,6 +60,10 @@ type Entry struct {
 	// out. Their values are values[lo:hi], one slice for the whole entry.
 	attrs  []attribute
 	values []string
+	// csn is the entryCSN read with an entry of a current state
+	// (NewCurrentState), "" when the server sent none: apply's delete of
+	// the entry asserts it.
+	csn string
 }
 
 // attribute is one attribute of an entry.
@@ -236,6 +240,8 @@ func (s *State) prepare(c *stateCache, raw *ldap.Entry) prepared {
 		// A current state is what the server holds, which its schema
 		// checked; nothing reads its Problems but those of the layout.
 		p.problems = append(p.problems, c.checkEntry(e)...)
+	} else {
+		e.csn = raw.GetEqualFoldAttributeValue(ldapschema.AttrEntryCSN)
 	}
 	p.e = e
 	return p

@@ -13,7 +13,9 @@ import (
 	"github.com/cpactl/cpactl/internal/horizontest"
 )
 
-func runCpactl(t *testing.T, args ...string) string {
+// runInProcess runs cpactl's main in this process and fails the test on a
+// non-zero exit.
+func runInProcess(t *testing.T, args ...string) string {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	if code := commands.Main(args, strings.NewReader(""), &out, &errOut); code != 0 {
@@ -78,14 +80,14 @@ func TestGenerateHorizonPull(t *testing.T) {
 		t.Run(strings.Join(gen, " "), func(t *testing.T) {
 			tmp := t.TempDir()
 			generated := filepath.Join(tmp, "generated")
-			runCpactl(t, append([]string{"generate", "--format", "horizon", "-O", generated}, gen...)...)
+			runInProcess(t, append([]string{"generate", "--format", "horizon", "-O", generated}, gen...)...)
 			f := horizontest.StartPull(t, generated)
 			t.Setenv("CPACTL_HORIZON_PASSWORD", horizontest.Password)
 			gm, want := pullRecords(t, generated)
 			pull := func(dir string, extra ...string) {
 				args := append([]string{"horizon", "pull", "--url", f.URL(f.MainPod()), "--ca-file", f.CAFile,
 					"--domain", horizontest.Domain, "--user", horizontest.User, "-o", dir}, f.PodURLFlags()...)
-				out := runCpactl(t, append(args, extra...)...)
+				out := runInProcess(t, append(args, extra...)...)
 				if !strings.HasPrefix(out, fmt.Sprintf("pulled %d pods", len(gm.Pods))) {
 					t.Errorf("pull said %q", out)
 				}

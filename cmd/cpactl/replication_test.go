@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -223,10 +225,17 @@ func TestStatusHealthy(t *testing.T) {
 		}
 	}
 	cons, prov := server(t, report, 0), server(t, report, 1)
-	for _, k := range []string{"url", "reachable", "bound", "role", "refers_writes_to", "context_csn", "lag_seconds", "caught_up"} {
+	for _, k := range []string{"url", "reachable", "bound", "role", "refers_writes_to", "context_csn", "lag_seconds", "caught_up",
+		"entries", "containers", "content_matches"} {
 		if _, ok := cons[k]; !ok {
 			t.Errorf("no %q in %v", k, cons)
 		}
+	}
+	if cons["content_matches"] != true || cons["entries"] != prov["entries"] || prov["content_matches"] != nil {
+		t.Errorf("content: consumer %v, provider %v", cons, prov)
+	}
+	if containers, _ := prov["containers"].([]any); len(containers) == 0 || containers[0].(map[string]any)["digest"] == "" {
+		t.Errorf("provider's containers: %v", prov["containers"])
 	}
 	if cons["role"] != "consumer" || prov["role"] != "provider" || cons["refers_writes_to"] != p.URL {
 		t.Errorf("roles: %v %v", cons, prov)
@@ -442,5 +451,287 @@ func TestStatusLag(t *testing.T) {
 	code, report, errOut = statusJSON(t, env, hosts, "--max-lag", "500ms")
 	if code != 0 || server(t, report, 0)["caught_up"] != true || server(t, report, 0)["lag_seconds"] != 0.0 {
 		t.Errorf("status after the mend: exit %d %s %v", code, errOut, report)
+	}
+}
+
+// restartDuringCommit restarts consumer c while the provider p commits
+// the transaction that apply (run in the background) sends, so that the
+// consumer's refresh starts between two writes of the commit: slapd 2.5
+// then gives the consumer the provider's contextCSN without the writes
+// already executed (docs/replication.md, "a consumer short of a
+// transaction"). It needs p started with Debug "256" (the TXN END line).
+// The provider is frozen while the consumer starts and thawed once the
+// consumer's refresh waits on it, so that the refresh lands in the
+// commit however long the consumer takes to start. It returns apply's
+// exit code, stdout and stderr.
+func restartDuringCommit(t *testing.T, p, c *slapdtest.Server, apply func() (int, string, string)) (int, string, string) {
+	t.Helper()
+	before, err := p.ContextCSN()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Halt()
+	type result struct {
+		code     int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errOut := apply()
+		done <- result{code, out, errOut}
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	// The commit has begun, and its first writes are executed: the
+	// provider's contextCSN moved, its entries are not visible yet.
+	for {
+		if time.Now().After(deadline) {
+			t.Fatal("the provider did not start committing within 30s")
+		}
+		if strings.Contains(p.Log(), "TXN END") {
+			if now, err := p.ContextCSN(); err == nil && strings.Join(now, " ") != strings.Join(before, " ") {
+				break
+			}
+		}
+		select {
+		case r := <-done:
+			t.Fatalf("apply ended before its commit was seen: exit %d %s", r.code, r.err)
+		default:
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := p.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Restart(); err != nil {
+		_ = p.Thaw()
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the consumer's syncrepl connects and sends its search
+	if err := p.Thaw(); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	return r.code, r.out, r.err
+}
+
+// entryCount counts the entries under the server's base (as the root DN).
+func entryCount(t *testing.T, s *slapdtest.Server) int {
+	t.Helper()
+	c, err := s.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.SearchWithPaging(ldap.NewSearchRequest(s.Base, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases, 0, 0, false,
+		"(objectClass=*)", []string{"1.1"}, nil), 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(res.Entries)
+}
+
+// TestStatusSeesShortConsumer: the probe's fault, reproduced. A consumer
+// restarted while the provider commits `apply --atomic` ends with the
+// provider's contextCSN and only part of its entries, for good; status
+// compares content, not only contextCSNs: exit 2 naming the containers
+// that differ. Re-initialised as docs/replication.md says, the consumer
+// holds everything and status exits 0.
+func TestStatusSeesShortConsumer(t *testing.T) {
+	r := slapdtest.StartReplicated(t, slapdtest.Config{WithBase: true, Debug: "256"}, slapdtest.ReplicaOptions{})
+	p, c := r.Provider, r.Consumers[0]
+	env := rootEnv(p)
+	file := filepath.Join(t.TempDir(), "federation.ldif")
+	if err := os.WriteFile(file, []byte(federationLDIF(2000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := restartDuringCommit(t, p, c, func() (int, string, string) {
+		return cpactlMain([]string{"-H", p.URL, "apply", "--atomic", file}, env)
+	})
+	if code != 0 {
+		t.Fatalf("apply --atomic: exit %d %s", code, errOut)
+	}
+	if err := r.WaitReplicated(15 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	want, got := entryCount(t, p), entryCount(t, c)
+	if got >= want {
+		t.Fatalf("the reproduction left the consumer with %d entries, the provider %d: not short", got, want)
+	}
+	hosts := []string{"-H", c.URL + "," + p.URL}
+	code, report, errOut := statusJSON(t, env, hosts)
+	cons := server(t, report, 0)
+	if code != 2 || report["healthy"] != false || cons["content_matches"] != false || cons["caught_up"] != true {
+		t.Errorf("status of a short consumer: exit %d %s %v", code, errOut, cons)
+	}
+	if cons["entries"] != float64(got) || server(t, report, 1)["entries"] != float64(want) {
+		t.Errorf("entries: consumer %v (holds %d), provider %v (holds %d)", cons["entries"], got, server(t, report, 1)["entries"], want)
+	}
+	differs, _ := cons["differs"].([]any)
+	people := ldapschema.DIT{Base: p.Base}.People()
+	found := false
+	for _, d := range differs {
+		if strings.EqualFold(d.(map[string]any)["dn"].(string), people) {
+			found = true
+		}
+	}
+	if !found || !strings.Contains(errOut, "cpactl: "+c.URL+" holds other entries than the provider "+p.URL+", with the same contextCSN, in ") ||
+		!strings.Contains(errOut, "ou=People (") || !strings.Contains(errOut, "re-initialise it") {
+		t.Errorf("status names no container: %s %v", errOut, differs)
+	}
+	// Restarting does not help: its cookie says it holds everything.
+	c.Halt()
+	if err := c.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	if n := entryCount(t, c); n != got {
+		t.Errorf("after a restart the consumer holds %d entries, before %d", n, got)
+	}
+	// Re-initialised (stopped, database moved away, started), it refreshes
+	// everything.
+	c.Halt()
+	if err := c.Reinitialize(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WaitReplicated(15 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if n := entryCount(t, c); n != want {
+		t.Errorf("re-initialised, the consumer holds %d entries, the provider %d", n, want)
+	}
+	code, report, errOut = statusJSON(t, env, hosts)
+	if code != 0 || server(t, report, 0)["content_matches"] != true {
+		t.Errorf("status after re-initialising: exit %d %s %v", code, errOut, server(t, report, 0))
+	}
+}
+
+// TestWaitReplicasCompletesShortConsumer: the same fault with `apply
+// --wait-replicas`: apply waits until the consumer holds the provider's
+// contextCSN, finds it short by content, has the provider send the
+// entries it lacks again, and exits 0 once it holds them all.
+func TestWaitReplicasCompletesShortConsumer(t *testing.T) {
+	r := slapdtest.StartReplicated(t, slapdtest.Config{WithBase: true, Debug: "256"}, slapdtest.ReplicaOptions{})
+	p, c := r.Provider, r.Consumers[0]
+	env := rootEnv(p)
+	file := filepath.Join(t.TempDir(), "federation.ldif")
+	if err := os.WriteFile(file, []byte(federationLDIF(2000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hosts := []string{"-H", c.URL + "," + p.URL}
+	code, _, errOut := restartDuringCommit(t, p, c, func() (int, string, string) {
+		return cpactlMain(append(hosts, "apply", "--atomic", "--wait-replicas=30s", file), env)
+	})
+	want := entryCount(t, p)
+	if code != 0 || !strings.Contains(errOut, "replicas: "+c.URL+" lacked ") ||
+		!strings.Contains(errOut, fmt.Sprintf("it holds the provider's %d entries", want)) {
+		t.Fatalf("apply --wait-replicas: exit %d %s", code, errOut)
+	}
+	if got := entryCount(t, c); got != want {
+		t.Fatalf("after apply --wait-replicas the consumer holds %d entries, the provider %d", got, want)
+	}
+	if code, report, errOut := statusJSON(t, env, hosts); code != 0 || server(t, report, 0)["content_matches"] != true {
+		t.Errorf("status: exit %d %s %v", code, errOut, server(t, report, 0))
+	}
+	// Nothing to write: it only checks.
+	code, _, errOut = cpactlMain(append(hosts, "apply", "--wait-replicas", file), env)
+	if code != 0 || !strings.Contains(errOut, fmt.Sprintf("replicas: %s holds the provider's %d entries", c.URL, want)) {
+		t.Errorf("apply --wait-replicas, unchanged: exit %d %s", code, errOut)
+	}
+}
+
+// TestWaitReplicasBounded: a replica that does not catch up within the
+// wait (stopped) makes apply --wait-replicas exit 2 naming it, with the
+// change written on the provider; --wait-replicas with one server in -H
+// is refused before anything is written.
+func TestWaitReplicasBounded(t *testing.T) {
+	r := replicated(t, slapdtest.ReplicaOptions{}, "")
+	p, c := r.Provider, r.Consumers[0]
+	env := rootEnv(p)
+	hosts := []string{"-H", c.URL + "," + p.URL, "--timeout", "1s"}
+	file := filepath.Join(t.TempDir(), "desired.ldif")
+	if code, _, errOut := cpactlMain(append(hosts, "export", "-O", file), env); code != 0 {
+		t.Fatalf("export: %d %s", code, errOut)
+	}
+	text, _ := os.ReadFile(file)
+	text = append(text, []byte("\ndn: "+ldapschema.DIT{Base: p.Base}.Site("Mars")+"\nobjectClass: top\nobjectClass: pae-Site\ncn: Mars\n")...)
+	if err := os.WriteFile(file, text, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := cpactlMain([]string{"-H", p.URL, "apply", "--wait-replicas", file}, env)
+	if code != 1 || !strings.Contains(errOut, "--wait-replicas waits for the other servers of -H, and -H names 1") || hasSite(t, p, "Mars") {
+		t.Fatalf("--wait-replicas with one server: exit %d %s", code, errOut)
+	}
+	c.Halt()
+	start := time.Now()
+	code, _, errOut = cpactlMain(append(hosts, "apply", "--wait-replicas=1s", file), env)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("apply --wait-replicas=1s took %s", d)
+	}
+	if code != 2 || !strings.Contains(errOut, "the change is written on the provider, but after 1s: "+c.URL+": ") ||
+		!strings.Contains(errOut, "hint: check with `cpactl status`") {
+		t.Errorf("apply with the replica stopped: exit %d %s", code, errOut)
+	}
+	if !hasSite(t, p, "Mars") {
+		t.Error("the change was not written")
+	}
+}
+
+// TestStatusSeesRefusedTransaction: slapd 2.5's syncprov sends a
+// consumer each write of a transaction as the commit executes it, so a
+// transaction the provider refuses at its last write (the site exists)
+// leaves its first writes on the consumer, with the provider's
+// contextCSN. status sees the extra entries; apply --wait-replicas
+// cannot send a delete for them and says to re-initialise.
+func TestStatusSeesRefusedTransaction(t *testing.T) {
+	r := replicated(t, slapdtest.ReplicaOptions{}, "")
+	p, c := r.Provider, r.Consumers[0]
+	env := rootEnv(p)
+	conn, err := directory.Dial(directory.Options{URLs: []string{p.URL}, BindDN: p.RootDN, Password: slapdtest.RootPassword, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	dit := ldapschema.DIT{Base: p.Base}
+	site := func(name string) *ldap.AddRequest {
+		req := ldap.NewAddRequest(dit.Site(name), nil)
+		req.Attribute("objectClass", []string{"top", "pae-Site"})
+		req.Attribute("cn", []string{name})
+		return req
+	}
+	err = conn.Transaction(func(w directory.Writer) error {
+		for i := range 20 {
+			if err := w.Add(site(fmt.Sprintf("phantom-%02d", i))); err != nil {
+				return err
+			}
+		}
+		return w.Add(site("UK"))
+	})
+	if !ldap.IsErrorWithCode(err, ldap.LDAPResultEntryAlreadyExists) {
+		t.Fatalf("the transaction: %v, want entry already exists", err)
+	}
+	if hasSite(t, p, "phantom-00") {
+		t.Fatal("the refused transaction was written on the provider")
+	}
+	time.Sleep(time.Second) // the consumer receives what syncprov sent
+	if err := r.WaitReplicated(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !hasSite(t, c, "phantom-00") {
+		t.Fatal("the refused transaction's writes did not reach the consumer: slapd no longer sends them (update docs/replication.md)")
+	}
+	hosts := []string{"-H", c.URL + "," + p.URL}
+	code, report, errOut := statusJSON(t, env, hosts)
+	if cons := server(t, report, 0); code != 2 || cons["content_matches"] != false ||
+		!strings.Contains(errOut, c.URL+" holds other entries than the provider "+p.URL+", with the same contextCSN, in ou=Sites (") {
+		t.Errorf("status: exit %d %s %v", code, errOut, cons)
+	}
+	// Nothing to write, and the extra entries cannot be sent away.
+	file := filepath.Join(t.TempDir(), "current.ldif")
+	if code, _, errOut := cpactlMain([]string{"-H", p.URL, "export", "-O", file}, env); code != 0 {
+		t.Fatalf("export: %d %s", code, errOut)
+	}
+	code, _, errOut = cpactlMain(append(hosts, "--timeout", "2s", "apply", "--wait-replicas=5s", file), env)
+	if code != 2 || !strings.Contains(errOut, c.URL+" holds entries the provider does not ("+dit.Site("phantom-00")) {
+		t.Errorf("apply --wait-replicas: exit %d %s", code, errOut)
 	}
 }

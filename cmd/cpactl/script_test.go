@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,15 +12,13 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/cpactl/cpactl/commands"
 	"github.com/cpactl/cpactl/internal/horizontest"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"cpactl": func() { os.Exit(commands.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-	})
+	// cpactl is main itself, signal handling included.
+	testscript.Main(m, map[string]func(){"cpactl": main})
 }
 
 // TestScripts runs testdata/script/*.txtar. Each script gets its own slapd
@@ -53,9 +52,10 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: false,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"stripwhatif":  stripWhatIf,
-			"horizonfault": horizonFault,
-			"nosecret":     noSecret,
+			"stripwhatif":   stripWhatIf,
+			"horizonfault":  horizonFault,
+			"horizonwrites": horizonWrites,
+			"nosecret":      noSecret,
 		},
 		Setup: func(env *testscript.Env) error {
 			name := filepath.Base(env.WorkDir)
@@ -128,6 +128,7 @@ func startHorizon(env *testscript.Env) error {
 	}
 	env.Defer(f.Close)
 	env.Values["horizon"] = f
+	env.Values["horizon-writes-seen"] = new(int)
 	env.Setenv("HORIZON_URL", f.URL("india-pod-1"))
 	for _, p := range f.Pods() {
 		env.Setenv("HORIZON_URL_"+strings.ReplaceAll(p, "-", "_"), f.URL(p))
@@ -145,6 +146,15 @@ func startHorizon(env *testscript.Env) error {
 //	horizonfault expire N          access tokens expire after N reads
 //	horizonfault refuse-login      logins answer 401
 //	horizonfault sessions POD N    N more sessions in POD
+//	horizonfault drop applied|not-applied [down]
+//	                               the next write's answer is lost, after the
+//	                               server applied it or before (then, with
+//	                               down, every request is dropped)
+//	horizonfault change PATH FIELD=JSON
+//	                               the object at PATH changes on its second
+//	                               read (between push's plan and its write)
+//	horizonfault throttle-writes N the next N writes answer 429
+//	horizonfault lag N             after a write, N reads still answer as before
 //	horizonfault none              no fault
 func horizonFault(ts *testscript.TestScript, neg bool, args []string) {
 	f, ok := ts.Value("horizon").(*horizontest.Federation)
@@ -169,11 +179,44 @@ func horizonFault(ts *testscript.TestScript, neg bool, args []string) {
 		f.SetFaults(horizontest.Faults{LoginRefused: true})
 	case args[0] == "sessions" && len(args) == 3:
 		f.AddSessions(args[1], num(args[2]))
+	case args[0] == "drop" && (len(args) == 2 || len(args) == 3 && args[2] == "down"):
+		f.SetFaults(horizontest.Faults{DropWrite: args[1], DropThenDown: len(args) == 3})
+	case args[0] == "change" && len(args) == 3:
+		field, value, ok := strings.Cut(args[2], "=")
+		var v any
+		if !ok || json.Unmarshal([]byte(value), &v) != nil {
+			ts.Fatalf("horizonfault change PATH FIELD=JSON")
+		}
+		f.SetFaults(horizontest.Faults{ChangeOn: &horizontest.ChangeOn{Path: args[1], After: 1, Set: map[string]any{field: v}}})
+	case args[0] == "throttle-writes" && len(args) == 2:
+		f.SetFaults(horizontest.Faults{ThrottleWrites: num(args[1])})
+	case args[0] == "lag" && len(args) == 2:
+		f.SetFaults(horizontest.Faults{ReadLag: num(args[1])})
 	case args[0] == "none":
 		f.SetFaults(horizontest.Faults{})
 	default:
 		ts.Fatalf("horizonfault: unknown fault %q", args)
 	}
+}
+
+// horizonWrites prints the writes the script's test Horizon received since
+// the last horizonwrites, one a line: METHOD PATH STATUS BODY (the body
+// as sent); it fails when a body failed the swagger's schema check.
+func horizonWrites(ts *testscript.TestScript, neg bool, args []string) {
+	f, ok := ts.Value("horizon").(*horizontest.Federation)
+	if neg || !ok || len(args) != 0 {
+		ts.Fatalf("usage: horizonwrites (in a horizon script)")
+	}
+	if inv := f.Invalid(); len(inv) > 0 {
+		ts.Fatalf("bodies that fail the swagger: %q", inv)
+	}
+	seen, _ := ts.Value("horizon-writes-seen").(*int)
+	all := f.Writes()
+	out := ts.Stdout() // also when there is nothing to print: stdout is then empty
+	for _, w := range all[*seen:] {
+		fmt.Fprintf(out, "%s %s %d %s\n", w.Method, w.Path, w.Status, w.Body)
+	}
+	*seen = len(all)
 }
 
 // noSecret fails when the test Horizon's password, or a token, is in any

@@ -71,3 +71,17 @@ func (c *rawClient) get(t *testing.T, base, access, path, query string) []byte {
 	}
 	return b
 }
+
+func (c *rawClient) write(t *testing.T, base, access, method, path, body string) (int, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(method, base+"/rest"+path, bytes.NewReader([]byte(body)))
+	req.Header.Set("Authorization", "Bearer "+access)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}

@@ -7,6 +7,12 @@
 // access token that expires in the middle of a pull, a last page that
 // claims more (the next answers 400), an older server without
 // /federation/v3/sites, a pod that does not answer, a login refused.
+// Sites, global entitlements and home sites are writable (write.go): the
+// writes push makes are checked against the swagger, recorded, applied
+// and served to the next read, with faults of their own (a 429 on a
+// write, an answer lost after or before the server applied it, a read
+// that lags behind a write, another administrator's change between two
+// reads).
 //
 // The fixtures of seed-000 describe the federation of
 // fixtures/resolve-seed-000.ldif: the same sites (India ranking UK then
@@ -57,6 +63,9 @@ type Route struct {
 	Paged   bool
 	// Transform derives an older version's answer from the fixture.
 	Transform string
+	// Item: the path ends in {item}, an object's id, and the answer is
+	// that element of the fixture's list.
+	Item bool
 }
 
 // Routes are every GET the test server answers.
@@ -85,6 +94,11 @@ var Routes = []Route{
 	{Path: "/inventory/v10/application-pools", Fixture: "pods/{pod}/application-pools.json", Schema: "ApplicationPoolInfoV10", Array: true, Paged: true},
 	{Path: "/inventory/v10/machines", Fixture: "pods/{pod}/machines.json", Schema: "MachineInfoV10", Array: true, Paged: true},
 	{Path: "/inventory/v3/global-sessions", Fixture: "global-sessions.json", Schema: "GlobalSessionInfoV3", Array: true, Paged: true},
+	// The objects push reads whole before it writes them.
+	{Path: "/federation/v3/sites/{item}", Fixture: "sites.json", Schema: "SiteInfoV3", Item: true},
+	{Path: "/inventory/v7/global-desktop-entitlements/{item}", Fixture: "global-desktop-entitlements.json", Schema: "GlobalDesktopEntitlementInfoV7", Item: true, Transform: "info"},
+	{Path: "/inventory/v7/global-application-entitlements/{item}", Fixture: "global-application-entitlements.json", Schema: "GlobalApplicationEntitlementInfoV6", Item: true, Transform: "info"},
+	{Path: "/federation/v2/home-sites/{item}", Fixture: "home-sites.json", Schema: "HomeSiteInfoV2", Item: true},
 }
 
 // Dir is the directory of a fixture federation: "seed-000".
@@ -119,6 +133,22 @@ type Faults struct {
 	NoV3Sites bool
 	// LoginRefused: /login answers 401.
 	LoginRefused bool
+
+	// ThrottleWrites: the next ThrottleWrites writes answer 429 (retry
+	// after 0 s).
+	ThrottleWrites int
+	// DropWrite: the next write's connection is closed without an
+	// answer, after the server applied it (DropApplied) or before
+	// (DropNotApplied); with DropThenDown every request after it is
+	// dropped too (the server is gone: a read back cannot tell).
+	DropWrite    string
+	DropThenDown bool
+	// ReadLag: after a write, the next ReadLag reads of the writable
+	// fixtures still answer as before it (the documented cache lag).
+	ReadLag int
+	// ChangeOn: another administrator changes an object between two
+	// reads of it.
+	ChangeOn *ChangeOn
 }
 
 // Request is one request a server received.
@@ -130,6 +160,9 @@ type Request struct {
 	Status int
 	// Bearer is the access token sent, if any.
 	Bearer string
+	// Body is the body of a write (PUT, POST other than login, refresh
+	// and logout, DELETE).
+	Body []byte
 }
 
 // Federation is a running test federation.
@@ -150,6 +183,15 @@ type Federation struct {
 	log      []Request
 	sessions []Session
 	extra    []map[string]any // AddSessions
+
+	schemas    *Schemas
+	state      map[string][]map[string]any // the writable fixtures
+	stale      map[string][]map[string]any // the state before the last write (ReadLag)
+	lagLeft    int
+	invalid    []string
+	nextID     int
+	changeGets int
+	down       bool
 }
 
 // Session counts what happened to one login.
@@ -196,6 +238,12 @@ func New(name, tmp string) (*Federation, error) {
 	}
 	if err := json.Unmarshal(b, &f.pods); err != nil {
 		return nil, fmt.Errorf("pods.json: %w", err)
+	}
+	if err := f.loadState(); err != nil {
+		return nil, err
+	}
+	if f.schemas, err = LoadSchemas(); err != nil {
+		return nil, err
 	}
 	if err := f.start(tmp); err != nil {
 		return nil, err
@@ -283,6 +331,8 @@ func (f *Federation) SetFaults(fl Faults) {
 	f.faults = fl
 	f.gets = 0
 	f.expired = false
+	f.changeGets = 0
+	f.down = false
 }
 
 // Requests returns every request received so far, in order.
@@ -313,11 +363,27 @@ func (f *Federation) handler(me podFixture) http.Handler {
 		rw := &recorder{ResponseWriter: w, status: 200}
 		rest, ok := strings.CutPrefix(r.URL.Path, "/rest")
 		bearer, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		auth := rest == "/login" || rest == "/refresh" || rest == "/logout"
+		var body []byte
+		if r.Method != http.MethodGet && !auth {
+			var err error
+			if body, err = readBody(r); err != nil {
+				apiError(rw, http.StatusBadRequest, "common.request.body.invalid", err.Error())
+				return
+			}
+		}
 		defer func() {
 			f.mu.Lock()
-			f.log = append(f.log, Request{Pod: me.Name, Method: r.Method, Path: rest, Query: r.URL.RawQuery, Status: rw.status, Bearer: bearer})
+			f.log = append(f.log, Request{Pod: me.Name, Method: r.Method, Path: rest, Query: r.URL.RawQuery, Status: rw.status, Bearer: bearer, Body: body})
 			f.mu.Unlock()
 		}()
+		f.mu.Lock()
+		down := f.down
+		f.mu.Unlock()
+		if down {
+			hangUp(rw)
+			return
+		}
 		if !ok {
 			apiError(rw, http.StatusNotFound, "common.not.found", "not found")
 			return
@@ -351,6 +417,12 @@ func (f *Federation) handler(me podFixture) http.Handler {
 				return
 			}
 			f.get(rw, r, me, rest)
+		case r.Method == http.MethodPut || r.Method == http.MethodPost || r.Method == http.MethodDelete:
+			if !f.authorized(bearer) {
+				apiError(rw, http.StatusUnauthorized, "common.unauthorized", "Unauthorized")
+				return
+			}
+			f.write(rw, r, rest, body)
 		default:
 			apiError(rw, http.StatusMethodNotAllowed, "common.method.not.allowed", "method not allowed")
 		}
@@ -492,8 +564,15 @@ func (f *Federation) get(w http.ResponseWriter, r *http.Request, me podFixture, 
 		return
 	}
 	route, podID, ok := match(rest)
-	if !ok || (faults.NoV3Sites && (rest == "/federation/v3/sites" || strings.HasPrefix(rest, "/inventory/v7/global-"))) {
+	if !ok || (faults.NoV3Sites && (strings.HasPrefix(rest, "/federation/v3/sites") || strings.HasPrefix(rest, "/inventory/v7/global-"))) {
 		apiError(w, http.StatusNotFound, "common.not.found", "Resource not found")
+		return
+	}
+	if route.Item {
+		f.mu.Lock()
+		f.changeOn(rest)
+		f.mu.Unlock()
+		f.getItem(w, route, podID)
 		return
 	}
 	fixture := strings.ReplaceAll(route.Fixture, "{pod}", me.Name)
@@ -505,7 +584,7 @@ func (f *Federation) get(w http.ResponseWriter, r *http.Request, me podFixture, 
 		}
 		fixture = strings.ReplaceAll(fixture, "{id}", p.Name)
 	}
-	b, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(fixture)))
+	b, err := f.fixtureBytes(fixture)
 	if err != nil {
 		apiError(w, http.StatusInternalServerError, "test.fixture", err.Error())
 		return
@@ -597,6 +676,8 @@ func (f *Federation) shape(route Route, rest string, me podFixture, q map[string
 		if set != 1 {
 			return nil, "Exactly one of user_id, pod_id and brokering_pod_id must be set"
 		}
+	case "/federation/v2/home-sites":
+		return filterEquals(q, items)
 	case "/external/v4/ad-users-or-groups":
 		if v := q["group_only"]; len(v) > 0 {
 			want := v[0] == "true"
@@ -624,13 +705,15 @@ func pageParams(q map[string][]string) (page, size int, paged bool, bad string) 
 	return page, size, true, ""
 }
 
-// match finds the route of a path; podID is the {id} it holds.
+// match finds the route of a path; podID is the {id} (or {item}) it
+// holds.
 func match(rest string) (Route, string, bool) {
 	for _, r := range Routes {
 		if r.Path == rest {
 			return r, "", true
 		}
-		if pre, post, ok := strings.Cut(r.Path, "{id}"); ok && strings.HasPrefix(rest, pre) && strings.HasSuffix(rest, post) {
+		p := strings.Replace(r.Path, "{item}", "{id}", 1)
+		if pre, post, ok := strings.Cut(p, "{id}"); ok && strings.HasPrefix(rest, pre) && strings.HasSuffix(rest, post) {
 			id := strings.TrimSuffix(strings.TrimPrefix(rest, pre), post)
 			if id != "" && !strings.Contains(id, "/") {
 				return r, id, true
@@ -638,4 +721,40 @@ func match(rest string) (Route, string, bool) {
 		}
 	}
 	return Route{}, "", false
+}
+
+// getItem answers one object of a writable fixture (404 when it is not
+// there), the Info schemas' counts added.
+func (f *Federation) getItem(w http.ResponseWriter, route Route, id string) {
+	b, err := f.fixtureBytes(route.Fixture)
+	if err != nil {
+		apiError(w, http.StatusInternalServerError, "test.fixture", err.Error())
+		return
+	}
+	var items []map[string]any
+	if err := json.Unmarshal(b, &items); err != nil {
+		apiError(w, http.StatusInternalServerError, "test.fixture", err.Error())
+		return
+	}
+	for _, it := range items {
+		if it["id"] != id {
+			continue
+		}
+		if route.Transform == "info" {
+			it["user_or_group_site_override_count"] = 0
+			if strings.Contains(route.Path, "desktop") {
+				it["local_desktop_pools_count"], it["remote_desktop_pools_count"] = 1, max(0, len(asList(it["member_pods"]))-1)
+			} else {
+				it["local_application_pools_count"], it["remote_application_pools_count"] = 0, 0
+			}
+		}
+		writeJSON(w, it)
+		return
+	}
+	apiError(w, http.StatusNotFound, "common.not.found", "Resource not found")
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
 }

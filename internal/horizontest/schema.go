@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
+	"time"
 
+	"github.com/dlclark/regexp2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -25,6 +28,7 @@ type Schemas struct {
 	mu    sync.Mutex
 	c     *jsonschema.Compiler
 	cache map[string]*jsonschema.Schema
+	doc   any
 }
 
 const schemaURL = "https://cpactl.invalid/horizon/" + SchemaFile
@@ -42,10 +46,11 @@ func LoadSchemas() (*Schemas, error) {
 	strict(doc)
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft4) // OpenAPI 3.0's schemas are draft 4/5 (boolean exclusiveMinimum)
+	c.UseRegexpEngine(javaRegexp)
 	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, err
 	}
-	return &Schemas{c: c, cache: map[string]*jsonschema.Schema{}}, nil
+	return &Schemas{c: c, cache: map[string]*jsonschema.Schema{}, doc: doc}, nil
 }
 
 // strict sets additionalProperties false on every object schema that
@@ -111,6 +116,43 @@ func (s *Schemas) Check(name string, array bool, body []byte) error {
 		return err
 	}
 	return sch.Validate(inst)
+}
+
+// javaRegexp compiles the swagger's patterns, which are Java's (the
+// update specs' category_folder_name uses lookaheads and (?i:...), which
+// Go's regexp does not have), with regexp2 in its default (.NET) syntax,
+// which has both; a match is bounded in time.
+func javaRegexp(pattern string) (jsonschema.Regexp, error) {
+	re, err := regexp2.Compile(pattern, regexp2.None)
+	if err != nil {
+		return nil, err
+	}
+	re.MatchTimeout = time.Second
+	return (*dotnetRegexp)(re), nil
+}
+
+type dotnetRegexp regexp2.Regexp
+
+func (re *dotnetRegexp) MatchString(s string) bool {
+	ok, err := (*regexp2.Regexp)(re).MatchString(s)
+	return err == nil && ok
+}
+
+func (re *dotnetRegexp) String() string { return (*regexp2.Regexp)(re).String() }
+
+// Properties lists the properties schema name declares, sorted.
+func (s *Schemas) Properties(name string) []string {
+	doc, _ := s.doc.(map[string]any)
+	comps, _ := doc["components"].(map[string]any)
+	schemas, _ := comps["schemas"].(map[string]any)
+	sch, _ := schemas[name].(map[string]any)
+	props, _ := sch["properties"].(map[string]any)
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // SchemaOf returns the swagger schema of the answer to a GET of path

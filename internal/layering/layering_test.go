@@ -34,6 +34,7 @@ func TestLayers(t *testing.T) {
 		{"internal/nesting", "the walker is generic over its nodes", [][]string{ldap, cobra, {"github.com/cpactl/"}}},
 		{"config", "the configuration file is read and written without LDAP or a command line", [][]string{ldap, cobra}},
 		{"horizon", "the Horizon REST access knows no LDAP and no command line", [][]string{ldap, cobra, {"github.com/cpactl/cpactl/directory", "github.com/cpactl/cpactl/ldapschema"}}},
+		{"horizonpush", "the push's mapping takes records and the REST side's plan: no LDAP access, no command line", [][]string{ldap, cobra, {"github.com/cpactl/cpactl/directory"}}},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			files, err := filepath.Glob(filepath.Join("..", "..", tc.dir, "*.go"))

@@ -473,6 +473,26 @@ func (s *Server) Restart() error {
 	return err
 }
 
+// Reinitialize empties a halted server's database and starts it again:
+// a syncrepl consumer then refreshes everything from its provider, as
+// docs/replication.md says to re-initialise a replica (stop slapd, move
+// its database files away, start it).
+func (s *Server) Reinitialize() error {
+	if s.cmd != nil {
+		return errors.New("slapdtest: Reinitialize of a running server (Halt it first)")
+	}
+	files, err := filepath.Glob(filepath.Join(s.Dir, "db", "*.mdb"))
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := os.Remove(f); err != nil {
+			return err
+		}
+	}
+	return s.Restart()
+}
+
 // Dial returns a connection bound as the root DN.
 func (s *Server) Dial() (*ldap.Conn, error) {
 	c, err := ldap.DialURL(s.URL)
