@@ -2,7 +2,9 @@ package horizontest
 
 import (
 	"context"
+	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cpactl/cpactl/horizon"
@@ -61,5 +63,35 @@ func TestServesAPull(t *testing.T) {
 				t.Errorf("file %d: %s %s %d, then %s %s %d", i, a.Name, a.SHA256, a.Records, b.Name, b.SHA256, b.Records)
 			}
 		}
+	}
+}
+
+// TestPullIsReadOnly: the servers of a pull directory refuse writes (405)
+// and leave its files as they were.
+func TestPullIsReadOnly(t *testing.T) {
+	f := Start(t, "seed-000")
+	dir := filepath.Join(t.TempDir(), "pull")
+	m := pullFrom(t, f, dir, 1000)
+	g := StartPull(t, dir)
+	c := testClient(t, g)
+	tk := c.login(t, g.URL(g.MainPod()))
+	req, err := http.NewRequest(http.MethodPut, g.URL(g.MainPod())+"/rest/federation/v3/sites/"+m.Pods[0].SiteID,
+		strings.NewReader(`{"name":"India"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+tk.Access)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("PUT on a pull directory's server: %d, want 405", resp.StatusCode)
+	}
+	again, err := horizon.ReadManifest(dir)
+	if err != nil || len(again.Files) != len(m.Files) {
+		t.Errorf("the pull changed: %v", err)
 	}
 }
