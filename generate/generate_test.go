@@ -345,7 +345,8 @@ func checkVariety(t *testing.T, rec *ldapschema.Records) {
 // entitlement, on one of the entitlement's pools, in that pool's pod, on a
 // host of the pool's farm, brokered by a pod the scope allows; a dedicated
 // user's session is on the assigned pod; assignments are of entitled users
-// of dedicated entitlements, on a pod that holds one of its pools.
+// of dedicated entitlements, on a pod that holds one of its pools; an
+// application entitlement's protocol is one Horizon allows for it.
 func checkConsistency(t *testing.T, rec *ldapschema.Records) {
 	t.Helper()
 	key := ldapschema.NormalizeDN
@@ -353,6 +354,10 @@ func checkConsistency(t *testing.T, rec *ldapschema.Records) {
 	ges := map[string]ldapschema.Entitlement{}
 	for _, ge := range rec.Entitlements {
 		ges[key(ge.DN)] = ge
+		// Horizon's application entitlements take BLAST or PCOIP only.
+		if ge.Type == ldapschema.TypeApplication && ge.DefaultProtocol != ldapschema.ProtocolBlast && ge.DefaultProtocol != ldapschema.ProtocolPCoIP {
+			t.Errorf("application entitlement %s has default protocol %s", ge.Name, ge.DefaultProtocol)
+		}
 	}
 	pools := map[string]ldapschema.Pool{}
 	for _, p := range rec.Pools {

@@ -181,3 +181,43 @@ func (g *groupShape) members(idx int, user func(int), computer func(int), group 
 		group(top)
 	}
 }
+
+// secondTeam returns the second group of user u, or -1: every eighth row
+// of users is also in the next team.
+func (g *groupShape) secondTeam(u int) int {
+	if g.n[0] < 2 || (u/g.n[0])%8 != 1 {
+		return -1
+	}
+	return (u%g.n[0] + 1) % g.n[0]
+}
+
+// userGroups returns the groups user u is a direct member of (the inverse
+// of members for users): team u mod n[0], and the second team.
+func (g *groupShape) userGroups(u int) []int {
+	if g.n[0] == 0 || u >= g.users {
+		return nil
+	}
+	out := []int{u % g.n[0]}
+	if s := g.secondTeam(u); s >= 0 {
+		out = append(out, s)
+	}
+	return out
+}
+
+// parents returns the groups group idx is a direct member of (the inverse
+// of members for groups): the group of the level above that holds it, and
+// for a top-level group that closes a cycle, its team.
+func (g *groupShape) parents(idx int) []int {
+	l, j := g.level(idx)
+	if l == levels {
+		return nil
+	}
+	var out []int
+	if l+1 < levels && g.n[l+1] > 0 {
+		out = append(out, g.offset[l+1]+j%g.n[l+1])
+	}
+	if l == g.top && g.cycleMember(j) == idx {
+		out = append(out, j)
+	}
+	return out
+}

@@ -46,6 +46,21 @@ func TestGroupShape(t *testing.T) {
 					t.Fatalf("user %d is listed by %v, but its groups are %v", u, got, want)
 				}
 			}
+			// Each group's parents are the groups that list it.
+			parents := map[int][]int{}
+			for idx, cs := range children {
+				for _, c := range cs {
+					parents[c] = append(parents[c], idx)
+				}
+			}
+			for idx := 0; idx < g.total(); idx++ {
+				got, want := g.parents(idx), parents[idx]
+				sort.Ints(got)
+				sort.Ints(want)
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("group %s is listed by %v, but its parents are %v", g.name(idx), want, got)
+				}
+			}
 			// below returns the first-group users below a group, through the
 			// nesting (not the cycle edges).
 			var below func(idx int, out map[int]bool)
@@ -125,28 +140,6 @@ func TestCoprimeStride(t *testing.T) {
 			t.Fatalf("stride %d over %d visits %d values", s, n, len(seen))
 		}
 	}
-}
-
-// The model TestGroupShape checks the generator against.
-
-// secondTeam returns the second group of user u, or -1.
-func (g *groupShape) secondTeam(u int) int {
-	if g.n[0] < 2 || (u/g.n[0])%8 != 1 {
-		return -1
-	}
-	return (u%g.n[0] + 1) % g.n[0]
-}
-
-// userGroups returns the immediate groups of user u (group indexes).
-func (g *groupShape) userGroups(u int) []int {
-	if g.n[0] == 0 {
-		return nil
-	}
-	out := []int{u % g.n[0]}
-	if s := g.secondTeam(u); s >= 0 {
-		out = append(out, s)
-	}
-	return out
 }
 
 // TestEmitErrorStops: an error from the callback ends the generation (the

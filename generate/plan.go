@@ -389,6 +389,11 @@ func (p *plan) planEntitlements() {
 		ge.ClientRestrictions = floatingOrApp && teamsWithComputers > 0 && r.percent(10)
 		ge.DefaultProtocol = pick(r, []string{ldapschema.ProtocolBlast, ldapschema.ProtocolBlast, ldapschema.ProtocolBlast,
 			ldapschema.ProtocolPCoIP, ldapschema.ProtocolPCoIP, ldapschema.ProtocolRDP})
+		if ge.Type == ldapschema.TypeApplication && ge.DefaultProtocol == ldapschema.ProtocolRDP {
+			// Horizon's application entitlements take BLAST or PCOIP
+			// (the REST API's enum), never RDP.
+			ge.DefaultProtocol = ldapschema.ProtocolPCoIP
+		}
 		// One entitlement in eight is restricted to tagged Connection Servers.
 		if len(p.tags) > 0 && (e+rot[4])%8 == 0 {
 			ge.Tags = []string{pick(r, p.tags)}

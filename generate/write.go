@@ -243,18 +243,9 @@ func (p *plan) writeComputers(emit Emit) error {
 	return nil
 }
 
-// writeHomeSites writes about two fifths of the rows as overrides of the
-// entitlements that use home sites (their member groups and users, so
-// that every override's principal is entitled), the rest as global rows of
-// teams and users. Two teams side by side (0 and 1, 2 and 3, ...; and
-// adjacent teams of one entitlement) get different sites, so the users in
-// both have a group conflict at the same level.
+// writeHomeSites writes the home-site rows of eachHomeSite.
 func (p *plan) writeHomeSites(emit Emit) error {
-	r := newRng(p.cfg.Seed, "home-sites")
-	total, sites := p.cfg.HomeSites, len(p.sites)
-	g := p.groups
-	written := 0
-	row := func(principal member, ge int, site int) error {
+	return p.eachHomeSite(func(principal member, ge, site int) error {
 		h := ldapschema.HomeSite{SiteDN: p.sites[site].DN}
 		dn := p.memberDN(principal)
 		if principal.group {
@@ -266,7 +257,24 @@ func (p *plan) writeHomeSites(emit Emit) error {
 			h.EntitlementDN = p.ges[ge].rec.DN
 		}
 		h.DN = p.dit.HomeSite(dn, h.EntitlementDN)
-		if err := emit(h.DN, h.Attrs()); err != nil {
+		return emit(h.DN, h.Attrs())
+	})
+}
+
+// eachHomeSite hands out the home-site rows (principal, entitlement or -1
+// for a global row, site): about two fifths of the rows as overrides of the
+// entitlements that use home sites (their member groups and users, so
+// that every override's principal is entitled), the rest as global rows of
+// teams and users. Two teams side by side (0 and 1, 2 and 3, ...; and
+// adjacent teams of one entitlement) get different sites, so the users in
+// both have a group conflict at the same level.
+func (p *plan) eachHomeSite(fn func(principal member, ge, site int) error) error {
+	r := newRng(p.cfg.Seed, "home-sites")
+	total, sites := p.cfg.HomeSites, len(p.sites)
+	g := p.groups
+	written := 0
+	row := func(principal member, ge int, site int) error {
+		if err := fn(principal, ge, site); err != nil {
 			return err
 		}
 		written++
@@ -364,46 +372,70 @@ func (p *plan) writeAssignments(emit Emit) error {
 	return nil
 }
 
-// writeSessions writes the sessions: first those of dedicated users, one
-// per pod assignment in a scattered order, on the assigned pod; then
-// sessions of users of floating and application entitlements, each on one
-// of its entitlement's pools (and, on a farm-backed pool, one of the farm's
-// hosts), brokered by a pod the entitlement's scope allows.
+// sessionPlan is one session, as indexes: user, entitlement, pool, host
+// of the pool's farm (-1 for none), hosting and brokering pod, client
+// computer (-1 for none), the pod assignment of a dedicated user's session
+// (-1 for none).
+type sessionPlan struct {
+	user, ge, pool, host, pod, brokering, client, assignment int
+	connected                                                bool
+}
+
+// sessionID is session k's ID.
+func (p *plan) sessionID(k int) string { return numbered("session-", k+1, width(p.cfg.Sessions+1)) }
+
+// writeSessions writes the sessions of eachSession.
 func (p *plan) writeSessions(emit Emit) error {
+	return p.eachSession(func(k int, sp sessionPlan) error {
+		rec := p.ges[sp.ge].rec
+		s := ldapschema.Session{ID: p.sessionID(k), UserDN: p.userDN(sp.user), EntitlementDN: rec.DN,
+			PodDN: p.pods[sp.pod].DN, PoolDN: p.pools[sp.pool].DN,
+			BrokeringPodDN: p.pods[sp.brokering].DN, State: ldapschema.StateConnected}
+		if sp.client >= 0 {
+			s.ClientDN = p.computer(sp.client).DN
+		}
+		if sp.host >= 0 {
+			_, s.HostDN = p.host(p.poolAt[sp.pool].farm, sp.host)
+		}
+		if !sp.connected {
+			s.State = ldapschema.StateDisconnected
+		}
+		s.DN = p.dit.Session(s.ID)
+		return emit(s.DN, s.Attrs())
+	})
+}
+
+// eachSession hands out the sessions in order: first those of dedicated
+// users, one per pod assignment in a scattered order, on the assigned pod;
+// then sessions of users of floating and application entitlements, each
+// on one of its entitlement's pools (and, on a farm-backed pool, one of the
+// farm's hosts), brokered by a pod the entitlement's scope allows.
+func (p *plan) eachSession(fn func(k int, sp sessionPlan) error) error {
 	r := newRng(p.cfg.Seed, "sessions")
 	n := p.cfg.Sessions
 	dedicated := p.dedicatedSessions()
 	stride := coprimeStride(p.cfg.Assignments)
-	w := width(n + 1)
 	for k := 0; k < n; k++ {
-		var user, ge, pool, host int
-		host = -1
+		sp := sessionPlan{host: -1, assignment: -1}
 		if k < dedicated {
-			as := p.assignmentOf(k * stride % p.cfg.Assignments)
-			user, ge, pool = as.user, as.ge, as.pool
+			sp.assignment = k * stride % p.cfg.Assignments
+			as := p.assignmentOf(sp.assignment)
+			sp.user, sp.ge, sp.pool = as.user, as.ge, as.pool
 		} else {
-			ge = pick(r, p.sessionGEs)
-			m := pick(r, p.ges[ge].members)
-			user = p.userOf(m, r.intn(p.usersOf(m)))
-			pool = pick(r, p.ges[ge].pools)
-			if f := p.poolAt[pool].farm; f >= 0 {
-				host = r.intn(p.hostsOf(f))
+			sp.ge = pick(r, p.sessionGEs)
+			m := pick(r, p.ges[sp.ge].members)
+			sp.user = p.userOf(m, r.intn(p.usersOf(m)))
+			sp.pool = pick(r, p.ges[sp.ge].pools)
+			if f := p.poolAt[sp.pool].farm; f >= 0 {
+				sp.host = r.intn(p.hostsOf(f))
 			}
 		}
-		rec := p.ges[ge].rec
-		pod := p.poolAt[pool].pod
-		s := ldapschema.Session{ID: numbered("session-", k+1, w), UserDN: p.userDN(user), EntitlementDN: rec.DN,
-			PodDN: p.pods[pod].DN, PoolDN: p.pools[pool].DN,
-			BrokeringPodDN: p.pods[p.brokeringPod(r, rec.Scope, pod)].DN,
-			ClientDN:       p.clientOf(r, rec, user), State: ldapschema.StateConnected}
-		if host >= 0 {
-			_, s.HostDN = p.host(p.poolAt[pool].farm, host)
-		}
-		if r.percent(25) {
-			s.State = ldapschema.StateDisconnected
-		}
-		s.DN = p.dit.Session(s.ID)
-		if err := emit(s.DN, s.Attrs()); err != nil {
+		rec := p.ges[sp.ge].rec
+		sp.pod = p.poolAt[sp.pool].pod
+		sp.brokering = p.brokeringPod(r, rec.Scope, sp.pod)
+		sp.client = p.clientOf(r, rec, sp.user)
+		sp.connected = !r.percent(25)
+		if err := fn(k, sp); err != nil {
 			return err
 		}
 	}
@@ -426,17 +458,17 @@ func (p *plan) brokeringPod(r *rng, scope string, pod int) int {
 	return pick(r, p.online)
 }
 
-// clientOf returns the client computer of a session ("" for none): always
+// clientOf returns the client computer of a session (-1 for none): always
 // one for entitlements that count sessions per device or restrict clients,
 // otherwise for about a third of the sessions; the computer of the user's
 // team when it has one (so that it is in an entitled group), else any.
-func (p *plan) clientOf(r *rng, ge ldapschema.Entitlement, user int) string {
+func (p *plan) clientOf(r *rng, ge ldapschema.Entitlement, user int) int {
 	c := p.cfg.Computers
 	if c == 0 || !(ge.MultipleSessionsPerUser || ge.ClientRestrictions || r.percent(30)) {
-		return ""
+		return -1
 	}
 	if n0 := p.groups.n[0]; n0 > 0 && user%n0 < c {
-		return p.computer(user % n0).DN
+		return user % n0
 	}
-	return p.computer(r.intn(c)).DN
+	return r.intn(c)
 }

@@ -66,8 +66,25 @@ type Manifest struct {
 	// Counts is the number of records per endpoint, over every file.
 	Counts map[string]int `json:"counts"`
 	// Requests is the number of HTTP requests sent, logins and logouts
-	// included.
+	// included. In a generated directory, the number a pull of that
+	// federation sends (no retry, no refresh).
 	Requests int64 `json:"requests"`
+	// Generated is set when no server answered: `cpactl generate --format
+	// horizon` wrote the directory (Server.URL is GeneratedURL, and the
+	// times are zero).
+	Generated *Generated `json:"generated,omitempty"`
+}
+
+// GeneratedURL stands for the server in a generated pull directory (the
+// manifest's server, each pod's and each file's).
+const GeneratedURL = "generated:cpactl-generate"
+
+// Generated says how a generated pull directory was made: the same seed
+// and counts give the same directory, byte for byte.
+type Generated struct {
+	By     string         `json:"by"`
+	Seed   int64          `json:"seed"`
+	Counts map[string]int `json:"counts"`
 }
 
 // Server is a Connection Server that answered.

@@ -1,10 +1,7 @@
 package horizon
 
 import (
-	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -121,46 +118,34 @@ type podInfo struct {
 // Every session is logged out at the end, on error and when ctx is
 // cancelled.
 func (c *Client) Pull(ctx context.Context, dir string, opts PullOptions) (*Manifest, error) {
-	if err := CheckTarget(dir, opts.Replace); err != nil {
-		return nil, err
-	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
 	if opts.Note == nil {
 		opts.Note = func(string) {}
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), ".cpactl-horizon-pull-*")
+	w, err := NewDirWriter(dir, opts.Replace)
 	if err != nil {
-		return nil, fmt.Errorf("cannot write beside %s: %w", dir, err)
+		return nil, err
 	}
-	done := false
-	defer func() {
-		if !done {
-			os.RemoveAll(tmp)
-		}
-	}()
-	p := &puller{c: c, opts: opts, dir: tmp, m: &Manifest{Format: FormatName, Version: FormatVersion,
+	defer w.Discard()
+	p := &puller{c: c, opts: opts, w: w, m: &Manifest{Format: FormatName, Version: FormatVersion,
 		Started: opts.Now().UTC(), Server: Server{URL: opts.URL}, PageSize: c.cfg.PageSize, Counts: map[string]int{}}}
 	if err := p.run(ctx); err != nil {
 		return nil, err
 	}
 	p.m.Finished = opts.Now().UTC()
 	p.m.Requests = c.Requests()
-	if err := p.writeManifest(); err != nil {
+	if err := w.Commit(p.m); err != nil {
 		return nil, err
 	}
-	if err := install(tmp, dir); err != nil {
-		return nil, err
-	}
-	done = true
 	return p.m, nil
 }
 
 type puller struct {
 	c    *Client
 	opts PullOptions
-	dir  string // the temporary directory
+	w    *DirWriter
 	m    *Manifest
 }
 
@@ -205,7 +190,7 @@ func (p *puller) run(ctx context.Context) (err error) {
 	}
 	var missing []string
 	for i, pod := range pods {
-		mp := Pod{ID: pod.ID, Name: pod.Name, SiteID: pod.SiteID, Dir: fmt.Sprintf("pods/%02d-%s", i+1, slug(pod.Name))}
+		mp := Pod{ID: pod.ID, Name: pod.Name, SiteID: pod.SiteID, Dir: PodDir(i, pod.Name)}
 		err := p.pullPod(ctx, main, pod, &mp)
 		var pe *PodError
 		switch {
@@ -328,7 +313,7 @@ func (p *puller) podURL(pod podInfo) string {
 // --pod-url, else each enabled endpoint of the pod in turn. No server
 // answering is a PodError.
 func (p *puller) pullPod(ctx context.Context, main *Session, pod podInfo, mp *Pod) error {
-	if err := os.MkdirAll(filepath.Join(p.dir, filepath.FromSlash(mp.Dir)), 0o700); err != nil {
+	if err := p.w.Mkdir(mp.Dir); err != nil {
 		return err
 	}
 	var s *Session
@@ -466,21 +451,21 @@ func (p *puller) podSession(ctx context.Context, main *Session, pod podInfo, mp 
 func (p *puller) readMetrics(ctx context.Context, s *Session, ids []string, dir, pod string) error {
 	for b := 0; b*metricsBatch < len(ids); b++ {
 		batch := ids[b*metricsBatch : min(len(ids), (b+1)*metricsBatch)]
-		name := fmt.Sprintf("%s/%s.%04d.json", dir, keyPoolMetrics, b+1)
-		f, err := p.create(name)
+		name := PageName(dir, keyPoolMetrics, b+1)
+		f, err := p.w.Create(name)
 		if err != nil {
 			return err
 		}
 		pg, err := s.Read(ctx, pathMetrics, url.Values{"ids": batch}, f, nil)
 		if err == nil {
-			err = f.finish()
+			err = f.Close()
 		} else {
-			f.abort()
+			f.Abort()
 		}
 		var nf *NotFoundError
 		if errors.As(err, &nf) {
 			p.skip(endpoint{key: keyPoolMetrics}, pathMetrics, pod, s)
-			return os.Remove(filepath.Join(p.dir, filepath.FromSlash(name)))
+			return nil
 		}
 		if err != nil {
 			return err
@@ -533,33 +518,33 @@ func (p *puller) readPath(ctx context.Context, s *Session, ep endpoint, pth, dir
 		return nil
 	}
 	if !ep.paged {
-		name := fmt.Sprintf("%s/%s.json", dir, ep.key)
-		f, err := p.create(name)
+		name := PageName(dir, ep.key, 0)
+		f, err := p.w.Create(name)
 		if err != nil {
 			return err
 		}
 		pg, err := s.Read(ctx, pth, ep.query, f, count)
 		if err == nil {
-			err = f.finish()
+			err = f.Close()
 		}
 		if err != nil {
-			f.abort()
+			f.Abort()
 			return err
 		}
 		p.addFile(File{Name: name, Endpoint: ep.key, Path: pth, Query: query, Pod: pod, Server: s.URL()}, pg, f)
 		return nil
 	}
-	var open *pullFile
+	var open *FileWriter
 	err := s.ReadPages(ctx, pth, ep.query, func(n int) (io.Writer, func(Page) error, error) {
-		name := fmt.Sprintf("%s/%s.%04d.json", dir, ep.key, n)
-		f, err := p.create(name)
+		name := PageName(dir, ep.key, n)
+		f, err := p.w.Create(name)
 		if err != nil {
 			return nil, nil, err
 		}
 		open = f
 		return f, func(pg Page) error {
 			open = nil
-			if err := f.finish(); err != nil {
+			if err := f.Close(); err != nil {
 				return err
 			}
 			p.addFile(File{Name: name, Endpoint: ep.key, Path: pth, Query: query, Pod: pod, Page: n, Server: s.URL()}, pg, f)
@@ -567,75 +552,15 @@ func (p *puller) readPath(ctx context.Context, s *Session, ep endpoint, pth, dir
 		}, nil
 	}, count)
 	if open != nil {
-		open.abort()
+		open.Abort()
 	}
 	return err
 }
 
-func (p *puller) addFile(f File, pg Page, pf *pullFile) {
-	f.Records, f.Bytes, f.SHA256 = pg.Records, pg.Bytes, hex.EncodeToString(pf.sum.Sum(nil))
+func (p *puller) addFile(f File, pg Page, fw *FileWriter) {
+	f.Records, f.Bytes, f.SHA256 = pg.Records, pg.Bytes, fw.SHA256()
 	p.m.Files = append(p.m.Files, f)
 	p.m.Counts[f.Endpoint] += pg.Records
-}
-
-// pullFile is a file of the pull being written: buffered, hashed, synced
-// before it is closed.
-type pullFile struct {
-	f    *os.File
-	w    *bufio.Writer
-	sum  hashWriter
-	name string
-}
-
-type hashWriter interface {
-	io.Writer
-	Sum([]byte) []byte
-}
-
-func (p *puller) create(name string) (*pullFile, error) {
-	full := filepath.Join(p.dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	pf := &pullFile{f: f, sum: sha256.New(), name: full}
-	pf.w = bufio.NewWriterSize(io.MultiWriter(f, pf.sum), 64<<10)
-	return pf, nil
-}
-
-func (pf *pullFile) Write(b []byte) (int, error) { return pf.w.Write(b) }
-
-func (pf *pullFile) finish() error {
-	err := pf.w.Flush()
-	if err == nil {
-		err = pf.f.Sync()
-	}
-	if cerr := pf.f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-func (pf *pullFile) abort() {
-	pf.f.Close()
-	os.Remove(pf.name)
-}
-
-func (p *puller) writeManifest() error {
-	f, err := p.create(ManifestFile)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(f)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(p.m); err != nil {
-		f.abort()
-		return err
-	}
-	return f.finish()
 }
 
 // slug is a pod name as a piece of a file name: letters, digits, '.',

@@ -18,6 +18,11 @@
 // fixtures/resolve-seed-000.ldif: the same sites (India ranking UK then
 // US), pods, Connection Servers, pools and their capacity and sessions,
 // the entitlement, users and groups with SIDs.
+//
+// NewPull serves any pull directory instead (one `cpactl horizon pull`
+// wrote, or `cpactl generate --format horizon`), each request answered
+// from its files, pages included (pull.go); cmd/horizon-serve runs it as
+// a process for scripts/bench.
 package horizontest
 
 import (
@@ -164,6 +169,7 @@ type Request struct {
 type Federation struct {
 	dir  string
 	pods []podFixture
+	pull *pullSource // answering from a pull directory (NewPull), not fixtures
 	// CAFile is a PEM file of the CA of every server's certificate (for
 	// --ca-file).
 	CAFile string
@@ -239,6 +245,14 @@ func New(name, tmp string) (*Federation, error) {
 	if f.schemas, err = LoadSchemas(); err != nil {
 		return nil, err
 	}
+	if err := f.start(tmp); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// start starts a TLS server per pod and writes the CA file into tmp.
+func (f *Federation) start(tmp string) error {
 	for _, p := range f.pods {
 		srv := httptest.NewUnstartedServer(f.handler(p))
 		srv.StartTLS()
@@ -248,11 +262,11 @@ func New(name, tmp string) (*Federation, error) {
 			pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
 			if err := os.WriteFile(f.CAFile, pemBytes, 0o600); err != nil {
 				f.Close()
-				return nil, err
+				return err
 			}
 		}
 	}
-	return f, nil
+	return nil
 }
 
 // Close stops every server.
@@ -541,6 +555,14 @@ func (f *Federation) get(w http.ResponseWriter, r *http.Request, me podFixture, 
 	f.mu.Lock()
 	faults := f.faults
 	f.mu.Unlock()
+	if f.pull != nil {
+		if faults.NoV3Sites && (rest == "/federation/v3/sites" || strings.HasPrefix(rest, "/inventory/v7/global-")) {
+			apiError(w, http.StatusNotFound, "common.not.found", "Resource not found")
+			return
+		}
+		f.getPull(w, r, me, rest, faults)
+		return
+	}
 	route, podID, ok := match(rest)
 	if !ok || (faults.NoV3Sites && (strings.HasPrefix(rest, "/federation/v3/sites") || strings.HasPrefix(rest, "/inventory/v7/global-"))) {
 		apiError(w, http.StatusNotFound, "common.not.found", "Resource not found")

@@ -154,3 +154,11 @@ func (s *Schemas) Properties(name string) []string {
 	sort.Strings(names)
 	return names
 }
+
+// SchemaOf returns the swagger schema of the answer to a GET of path
+// (under /rest; a pod id in place of {id}), and whether the answer is an
+// array of it, as Routes list them.
+func SchemaOf(path string) (schema string, array bool, ok bool) {
+	r, _, ok := match(path)
+	return r.Schema, r.Array, ok
+}

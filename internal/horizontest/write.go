@@ -145,6 +145,10 @@ func matchWrite(method, rest string) (writeRoute, string, bool) {
 
 // write answers a PUT, POST or DELETE.
 func (f *Federation) write(w http.ResponseWriter, r *http.Request, rest string, body []byte) {
+	if f.pull != nil {
+		apiError(w, http.StatusMethodNotAllowed, "test.read.only", "the test Horizon of a pull directory answers reads only")
+		return
+	}
 	route, id, ok := matchWrite(r.Method, rest)
 	if !ok {
 		apiError(w, http.StatusMethodNotAllowed, "common.method.not.allowed", "method not allowed")
