@@ -372,9 +372,16 @@ func (f *Federation) handler(me podFixture) http.Handler {
 				return
 			}
 		}
+		// Recorded before it is handled (its status when the handler
+		// returns): a client that saw the connection hang up may look at
+		// the log before this handler has returned.
+		f.mu.Lock()
+		at := len(f.log)
+		f.log = append(f.log, Request{Pod: me.Name, Method: r.Method, Path: rest, Query: r.URL.RawQuery, Bearer: bearer, Body: body})
+		f.mu.Unlock()
 		defer func() {
 			f.mu.Lock()
-			f.log = append(f.log, Request{Pod: me.Name, Method: r.Method, Path: rest, Query: r.URL.RawQuery, Status: rw.status, Bearer: bearer, Body: body})
+			f.log[at].Status = rw.status
 			f.mu.Unlock()
 		}()
 		f.mu.Lock()
