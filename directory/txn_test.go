@@ -94,7 +94,9 @@ func TestCommitOutlastsTheRequestTimeout(t *testing.T) {
 			ldapschema.ClassOrganizationalUnit}, ldapschema.AttrOU: {"People"}}); err != nil {
 			return err
 		}
-		if err := slapd.Signal(syscall.SIGSTOP); err != nil {
+		// Freeze waits until every thread of slapd is stopped: a signal
+		// alone may land after End Transaction on a loaded machine.
+		if err := s.Freeze(); err != nil {
 			return err
 		}
 		time.AfterFunc(frozen/2, func() { inFlight <- CommitInFlight() })
