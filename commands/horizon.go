@@ -97,7 +97,7 @@ Horizon silently leaves objects out. Certificates are always checked
 	h.add(cmd)
 	// --user is the REST account, not a user of the directory.
 	_ = cmd.RegisterFlagCompletionFunc("user", cobra.NoFileCompletions)
-	cmd.AddCommand(newHorizonPullCommand(g, h))
+	cmd.AddCommand(newHorizonPullCommand(g, h), newHorizonImportCommand(g, h))
 	return cmd
 }
 
