@@ -234,11 +234,11 @@ var (
 		Unsupported: []string{"ULTRA"}}
 	poolTypeEnum = enum{Field: "type", Values: map[string]string{
 		"AUTOMATED": ldapschema.KindDesktop, "MANUAL": ldapschema.KindDesktop, "RDS": ldapschema.KindRDSDesktop}}
-	assignmentEnum = enum{Field: "user_assignment", Values: map[string]string{"DEDICATED": "DEDICATED", "FLOATING": "FLOATING"}}
+	assignmentEnum   = enum{Field: "user_assignment", Values: map[string]string{"DEDICATED": "DEDICATED", "FLOATING": "FLOATING"}}
 	sessionStateEnum = enum{Field: "session_state", Values: map[string]string{
 		"CONNECTED": ldapschema.StateConnected, "DISCONNECTED": ldapschema.StateDisconnected},
 		Unsupported: []string{"PENDING"}}
-	maxSessionEnum = enum{Field: "max_session_type", Values: map[string]string{"UNLIMITED": "UNLIMITED", "LIMITED": "LIMITED"}}
+	maxSessionEnum     = enum{Field: "max_session_type", Values: map[string]string{"UNLIMITED": "UNLIMITED", "LIMITED": "LIMITED"}}
 	endpointStatusEnum = enum{Field: "status", Values: map[string]string{
 		"ONLINE": ldapschema.PodOnline, "UNCHECKED": ldapschema.PodOnline, "OFFLINE": ldapschema.PodOffline}}
 	// hostStateEnum: the RDS server states in which a host serves
