@@ -62,9 +62,8 @@ func ReadBase(st *directory.Store, source string) (*Base, error) {
 	b := &Base{Source: source, Sites: map[string]ldapschema.Site{}, Pods: map[string]ldapschema.Pod{},
 		ConnectionServers: map[string]ldapschema.ConnectionServer{}, Hosts: map[string]ldapschema.Host{},
 		Entitlements: map[string]ldapschema.Entitlement{}, GroupComputers: map[string][]string{}}
-	var layout *directory.LayoutError
 	settings, err := st.Settings()
-	if errors.As(err, &layout) || directory.IsNoSuchObject(err) {
+	if empty(err) {
 		return b, nil
 	}
 	if err != nil {
@@ -72,6 +71,9 @@ func ReadBase(st *directory.Store, source string) (*Base, error) {
 	}
 	b.Settings = settings
 	sites, err := st.Sites()
+	if empty(err) {
+		return b, nil // a base entry and cn=Common, no layout yet
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -131,4 +133,11 @@ func ReadBase(st *directory.Store, source string) (*Base, error) {
 		}
 	}
 	return b, nil
+}
+
+// empty reports an error that means the store holds no federation yet:
+// no base entry, or not the layout `cpactl init` creates.
+func empty(err error) bool {
+	var layout *directory.LayoutError
+	return errors.As(err, &layout) || directory.IsNoSuchObject(err)
 }
