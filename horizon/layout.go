@@ -3,7 +3,6 @@ package horizon
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -180,8 +179,8 @@ func EachRecord(dir string, f File, fn func(json.RawMessage) error) error {
 	}
 	defer fh.Close()
 	n, err := decodeTop(bufio.NewReaderSize(fh, 64<<10), fn)
-	if errors.Is(err, errCallback) {
-		return errors.Unwrap(err)
+	if isCallback(err) {
+		return callbackCause(err)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
