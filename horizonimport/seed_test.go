@@ -3,14 +3,18 @@ package horizonimport_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/horizon"
 	"github.com/cpactl/cpactl/horizonimport"
 	"github.com/cpactl/cpactl/internal/horizontest"
-	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/reconcile"
 )
 
 // pullSeed000 pulls the test Horizon's seed-000 federation into a
@@ -34,13 +38,42 @@ func pullSeed000(t *testing.T) (string, *horizontest.Federation) {
 	return dir, f
 }
 
-func TestSeedPrint(t *testing.T) {
+// TestSeed000MatchesFixture: the seed-000 REST fixtures, pulled from the
+// test Horizon and imported, are the federation of
+// fixtures/resolve-seed-000.ldif entry for entry, attribute for
+// attribute; the one difference is that Horizon states site redirection
+// (off), which the fixture leaves at its default (0).
+func TestSeed000MatchesFixture(t *testing.T) {
 	dir, _ := pullSeed000(t)
 	var b bytes.Buffer
-	rep, err := horizonimport.WriteLDIF(dir, horizonimport.Options{DIT: ldapschema.DIT{Base: ldapschema.DefaultBase}}, &b)
+	if _, err := horizonimport.WriteLDIF(dir, horizonimport.Options{DIT: dit}, &b); err != nil {
+		t.Fatal(err)
+	}
+	imported, err := directory.ReadSnapshot(&b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Log(b.String())
-	t.Logf("%+v", rep)
+	fixture, err := directory.LoadSnapshot("../fixtures/resolve-seed-000.ldif")
+	if err != nil {
+		t.Fatal(err)
+	}
+	desired := reconcile.NewStateFromSnapshot(dit, imported)
+	current, err := reconcile.NewStateFrom(dit, fixture.Each)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := reconcile.Compare(desired, current)
+	var diffs []string
+	for _, e := range r.Entries {
+		for _, a := range e.Attributes {
+			diffs = append(diffs, fmt.Sprintf("%s %s %s %v -> %v", e.Change, e.Object(), a.Attribute, a.Current, a.Desired))
+		}
+		if len(e.Attributes) == 0 {
+			diffs = append(diffs, e.Change+" "+e.Object())
+		}
+	}
+	want := []string{"changed settings cn=Common pae-EnableSiteRedirection [] -> [0]"}
+	if !reflect.DeepEqual(diffs, want) {
+		t.Errorf("the import differs from the fixture:\n%s\nwant:\n%s", strings.Join(diffs, "\n"), strings.Join(want, "\n"))
+	}
 }
