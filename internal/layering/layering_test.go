@@ -34,6 +34,7 @@ func TestLayers(t *testing.T) {
 		{"internal/nesting", "the walker is generic over its nodes", [][]string{ldap, cobra, {"github.com/cpactl/"}}},
 		{"config", "the configuration file is read and written without LDAP or a command line", [][]string{ldap, cobra}},
 		{"horizon", "the Horizon REST access knows no LDAP and no command line", [][]string{ldap, cobra, {"github.com/cpactl/cpactl/directory", "github.com/cpactl/cpactl/ldapschema"}}},
+		{"horizonimport", "the import maps records and reaches LDAP only through directory; it knows no command line", [][]string{ldap, cobra}},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			files, err := filepath.Glob(filepath.Join("..", "..", tc.dir, "*.go"))
