@@ -10,6 +10,7 @@ import (
 
 	"github.com/cpactl/cpactl/horizon"
 	"github.com/cpactl/cpactl/horizonimport"
+	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/reconcile"
 )
 
@@ -58,8 +59,7 @@ Two accounts, two passwords, never mixed: the REST account (--domain,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
-	o.readFlags.add(cmd)
-	cmd.Flags().Lookup("from").Hidden = true // sync reads Horizon, not a snapshot
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", output.FormatUsage+" (the differences)")
 	o.writeFlags.add(cmd)
 	cmd.Flags().StringArrayVar(&o.PodURLs, "pod-url", nil, "POD=https://HOST: reach this pod's Connection Server here (repeatable)")
 	cmd.Flags().StringArrayVar(&o.Missing, "allow-missing-pod", nil, "pull without this pod when none of its Connection Servers answers (what lies below it is kept from the directory; repeatable)")
@@ -74,9 +74,6 @@ Two accounts, two passwords, never mixed: the REST account (--domain,
 }
 
 func (o *horizonSyncOptions) run() error {
-	if o.From != "" {
-		return errorf("sync reads Horizon: drop --from (`cpactl diff FILE --from SNAPSHOT` compares snapshots)", "--from is not for sync")
-	}
 	if !o.Apply && (o.Prune || o.Force || o.Yes || o.Atomic || o.DryRun) {
 		return errorf("add --apply", "--prune, --force, --yes, --atomic and --dry-run go with --apply")
 	}
