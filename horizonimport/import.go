@@ -971,14 +971,7 @@ func (im *importer) sessions() error {
 				if failed.Load() {
 					continue
 				}
-				err := horizon.EachRecord(im.dir, f, func(raw json.RawMessage) error {
-					im.opts.Records.Add(1)
-					var s sessionJSON
-					if err := decode(raw, &s); err != nil {
-						return fmt.Errorf("global-sessions: a record that is not a session: %w", err)
-					}
-					return im.session(s)
-				})
+				err := im.sessionPage(f)
 				if err != nil && !failed.Swap(true) {
 					errs <- err
 				}
@@ -994,6 +987,31 @@ func (im *importer) sessions() error {
 	return <-errs
 }
 
+// sessionPage reads one page of sessions in one pass (fastjson.go).
+func (im *importer) sessionPage(f horizon.File) error {
+	b, err := horizon.ReadFile(im.dir, f)
+	if err != nil {
+		return err
+	}
+	i := 0
+	n, err := eachElement(f.Name, b, func(sc *scanner) error {
+		im.opts.Records.Add(1)
+		i++
+		var s sessionJSON
+		if err := sc.session(&s); err != nil {
+			return fmt.Errorf("%s: record %d is not a session: %w", f.Name, i, err)
+		}
+		return im.session(s)
+	})
+	if err != nil {
+		return err
+	}
+	if n != f.Records {
+		return fmt.Errorf("%s holds %d records, the manifest says %d", f.Name, n, f.Records)
+	}
+	return nil
+}
+
 // session maps one session; it runs on several goroutines and only reads
 // the importer's maps.
 func (im *importer) session(s sessionJSON) error {
@@ -1001,10 +1019,10 @@ func (im *importer) session(s sessionJSON) error {
 		im.rep.loss(keyNoName, "session without an id")
 		return nil
 	}
-	name := "session " + s.ID
-	state := ""
-	if !im.mapEnum(sessionStateEnum, s.State, name, &state) {
-		if s.State == "" {
+	state, ok, _ := sessionStateEnum.Map(s.State)
+	if !ok {
+		name := "session " + s.ID
+		if !im.mapEnum(sessionStateEnum, s.State, name, &state) && s.State == "" {
 			im.rep.loss(keyUnknownEnum, name+": session_state (none)")
 		}
 		return nil
@@ -1021,13 +1039,13 @@ func (im *importer) session(s sessionJSON) error {
 	geDN := im.geDN(ge, gae)
 	switch {
 	case !ok || p.group:
-		im.rep.loss(keyDangling, fmt.Sprintf("%s: user %s", name, s.UserID))
+		im.rep.loss(keyDangling, fmt.Sprintf("session %s: user %s", s.ID, s.UserID))
 		return nil
 	case pod == nil:
-		im.rep.loss(keyDangling, fmt.Sprintf("%s: pod %s", name, s.PodID))
+		im.rep.loss(keyDangling, fmt.Sprintf("session %s: pod %s", s.ID, s.PodID))
 		return nil
 	case geDN == "":
-		im.rep.loss(keyDangling, fmt.Sprintf("%s: entitlement %s%s", name, ge, gae))
+		im.rep.loss(keyDangling, fmt.Sprintf("session %s: entitlement %s%s", s.ID, ge, gae))
 		return nil
 	}
 	rec := ldapschema.Session{ID: s.ID, UserDN: p.dn, EntitlementDN: geDN, PodDN: im.dit.Pod(pod.name), State: state}
