@@ -71,6 +71,9 @@ type Globals struct {
 	// are the Horizon server's, and the LDAP ones of the same names are
 	// not parsed (ldapChanged).
 	rootFlags *pflag.FlagSet
+	// belowHorizon: the command is a horizon command that also binds the
+	// directory (import, sync), whose password flags are --ldap-*.
+	belowHorizon bool
 
 	baseExplicit bool
 	// baseOfContext: the base came from the context, which describes a
@@ -320,6 +323,12 @@ func (g *Globals) dialOptions() (directory.Options, error) {
 		pw, err := g.password()
 		if err != nil {
 			return opts, err
+		}
+		if pw == "" && g.belowHorizon {
+			// -W and -y are the REST account's there: name the flags
+			// that are the bind's.
+			return opts, errorf("use --ldap-prompt-password, --ldap-password-file FILE or CPACTL_BIND_PASSWORD (-W and -y are the REST account's below `cpactl horizon`)",
+				"bind as %q needs a password", g.BindDN)
 		}
 		opts.Password = pw
 	}

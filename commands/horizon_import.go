@@ -92,6 +92,7 @@ number of sessions.
 }
 
 func (o *horizonImportOptions) run() error {
+	o.g.belowHorizon = true
 	if err := o.h.refuseFor("horizon import"); err != nil {
 		return err
 	}

@@ -74,6 +74,7 @@ Two accounts, two passwords, never mixed: the REST account (--domain,
 }
 
 func (o *horizonSyncOptions) run() error {
+	o.g.belowHorizon = true
 	if !o.Apply && (o.Prune || o.Force || o.Yes || o.Atomic || o.DryRun) {
 		return errorf("add --apply", "--prune, --force, --yes, --atomic and --dry-run go with --apply")
 	}
