@@ -49,7 +49,7 @@ func syntheticPull(tb testing.TB, pods, users, sessions int) string {
 		ad = append(ad, obj{"id": sid(u), "group": false, "login_name": fmt.Sprintf("user%06d", u), "name": fmt.Sprintf("User %06d", u),
 			"user_display_name": fmt.Sprintf("User %06d", u), "domain": "corp.example.com", "domain_net_biosname": "CORP",
 			"user_principal_name": fmt.Sprintf("user%06d@corp.example.com", u), "email": fmt.Sprintf("user%06d@corp.example.com", u),
-			"distinguished_name": fmt.Sprintf("CN=User %06d,CN=Users,DC=corp,DC=example,DC=com", u),
+			"distinguished_name":   fmt.Sprintf("CN=User %06d,CN=Users,DC=corp,DC=example,DC=com", u),
 			"group_membership_ids": []string{sid(1_000_000 + u%groups)}, "kiosk_user": false, "unauthenticated_user": false})
 	}
 	p.add("ad-users-or-groups", "", ad...)
