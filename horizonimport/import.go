@@ -112,9 +112,8 @@ type podState struct {
 }
 
 type geState struct {
-	rec     ldapschema.Entitlement
-	backup  string // the backup GE's id
-	members []string
+	rec    ldapschema.Entitlement
+	backup string // the backup GE's id
 }
 
 type importer struct {
@@ -147,9 +146,8 @@ type importer struct {
 }
 
 type groupState struct {
-	sid     string
-	rec     ldapschema.Group
-	members []string
+	sid string
+	rec ldapschema.Group
 }
 
 func (im *importer) count(kind string) { im.counts[kind].Add(1) }

@@ -123,8 +123,6 @@ func testFederation(t testing.TB) *fakePull {
 	return p
 }
 
-func ptr(v int) *int { return &v }
-
 // TestImportMapping: every mapping of docs/horizon.md, endpoint by
 // endpoint, on a federation that has each case once.
 func TestImportMapping(t *testing.T) {
