@@ -63,13 +63,7 @@ func NewSortedLDIF() *SortedLDIF { return &SortedLDIF{sorter: newRecordSorter(ex
 // Add encodes one entry from a record type's attributes (ldapschema.Site.Attrs()
 // and the like; empty attributes are left out).
 func (s *SortedLDIF) Add(dn string, attrs ldapschema.Attrs) error {
-	e := &ldap.Entry{DN: dn, Attributes: make([]*ldap.EntryAttribute, 0, len(attrs))}
-	for name, vals := range attrs {
-		if len(vals) > 0 {
-			e.Attributes = append(e.Attributes, &ldap.EntryAttribute{Name: name, Values: vals})
-		}
-	}
-	return s.add(ldifOrderKey(dn), encodeLDIFEntry(e))
+	return s.add(ldifOrderKey(dn), encodeAttrs(dn, attrs))
 }
 
 func (s *SortedLDIF) add(key string, data []byte) error {

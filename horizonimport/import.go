@@ -107,12 +107,14 @@ type principal struct {
 
 type podState struct {
 	id, name, siteID, description string
+	dn                            string
 	online                        *bool
 	missing                       bool
 }
 
 type geState struct {
 	rec    ldapschema.Entitlement
+	dn     string
 	backup string // the backup GE's id
 }
 
@@ -287,7 +289,7 @@ func (im *importer) sitesAndPods() error {
 			im.rep.loss(keyDangling, fmt.Sprintf("pod %s: site %s", p.Name, p.SiteID))
 			return nil
 		}
-		im.pods[p.ID] = &podState{id: p.ID, name: p.Name, siteID: p.SiteID, description: p.Description}
+		im.pods[p.ID] = &podState{id: p.ID, name: p.Name, siteID: p.SiteID, description: p.Description, dn: im.dit.Pod(p.Name)}
 		im.podNames[fold.Key(p.Name)] = p.ID
 		return nil
 	})
@@ -461,7 +463,7 @@ func (im *importer) entitlements() error {
 				im.rep.loss(keyNameClash, "entitlement "+g.Name)
 				return nil
 			}
-			st := &geState{rec: im.entitlement(g, kind.typ)}
+			st := &geState{rec: im.entitlement(g, kind.typ), dn: im.dit.Entitlement(g.Name)}
 			if kind.typ == ldapschema.TypeDesktop {
 				st.backup = g.BackupGDE
 			} else if g.BackupGAE != "" {
@@ -887,7 +889,7 @@ func (im *importer) geDN(gde, gae string) string {
 		id = gae
 	}
 	if st := im.ges[id]; st != nil {
-		return im.dit.Entitlement(st.rec.Name)
+		return st.dn
 	}
 	return ""
 }
@@ -940,7 +942,7 @@ func (im *importer) assignments() error {
 		if ge == "" {
 			ge = a.GAE
 		}
-		rec := ldapschema.Assignment{UserDN: p.dn, EntitlementDN: geDN, PodDN: im.dit.Pod(pod.name),
+		rec := ldapschema.Assignment{UserDN: p.dn, EntitlementDN: geDN, PodDN: pod.dn,
 			Machine: im.machines[a.PodID+"\x00"+a.UserID+"\x00"+ge]}
 		rec.DN = im.dit.Assignment(p.dn, geDN)
 		im.count("assignments")
@@ -1046,9 +1048,9 @@ func (im *importer) session(s sessionJSON) error {
 		im.rep.loss(keyDangling, fmt.Sprintf("session %s: entitlement %s%s", s.ID, ge, gae))
 		return nil
 	}
-	rec := ldapschema.Session{ID: s.ID, UserDN: p.dn, EntitlementDN: geDN, PodDN: im.dit.Pod(pod.name), State: state}
+	rec := ldapschema.Session{ID: s.ID, UserDN: p.dn, EntitlementDN: geDN, PodDN: pod.dn, State: state}
 	if b := im.pods[s.BrokeringPodID]; b != nil {
-		rec.BrokeringPodDN = im.dit.Pod(b.name)
+		rec.BrokeringPodDN = b.dn
 	}
 	podKey := s.PodID + "\x00"
 	switch {
