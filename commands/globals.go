@@ -384,7 +384,7 @@ func (g *Globals) ReadStore(from string) (*directory.Store, func(), error) {
 			return nil, nil, err
 		}
 	} else if snap, err = g.loadSnapshot(from); err != nil {
-		return nil, nil, errorf("pass an LDIF file written by `cpactl export` or `ldapsearch -LLL`, or a directory written by `cpactl horizon pull`", "%v", err)
+		return nil, nil, errorf("pass an LDIF file written by `cpactl export` or `ldapsearch -LLL`", "%v", err)
 	}
 	if snap.Len() == 0 {
 		return nil, nil, &Failure{Code: ExitNotFound, Err: fmt.Errorf("snapshot %s is empty: it holds no entries", from),
