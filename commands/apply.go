@@ -119,6 +119,13 @@ func (o *applyOptions) run() error {
 		return err
 	}
 	defer closeFn()
+	return o.applyState(st, check, desired)
+}
+
+// applyState makes the directory of st match a desired state already
+// checked on its own (fileCheck.checkDesired): plan, confirm, write,
+// report. apply and horizon sync --apply share it.
+func (o *applyOptions) applyState(st *directory.Store, check fileCheck, desired *reconcile.State) error {
 	st.OneTransaction = o.Atomic
 	plan, _, err := check.plan(st, desired, o.Prune)
 	if err != nil {
@@ -205,20 +212,31 @@ func (c fileCheck) desiredState(base string) (*directory.Snapshot, *reconcile.St
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkFileBase(snap, base, c.file); err != nil {
-		return nil, nil, err
-	}
-	desired := reconcile.NewStateFromSnapshot(ldapschema.DIT{Base: base}, snap)
-	if problems := append(append([]reconcile.Problem(nil), desired.Problems...), desired.Foreign...); len(problems) > 0 {
-		return nil, nil, c.refuse(problems, "correct the file: it may hold only cpactl's objects and containers under the base (check -b)")
-	}
-	if snap.Len() == 0 {
-		return nil, nil, errorf("pass the file `cpactl export` writes", "%s holds no entries; nothing was written", c.file)
-	}
-	if err := c.lint(snap, base); err != nil {
+	desired, err := c.checkDesired(snap, base)
+	if err != nil {
 		return nil, nil, err
 	}
 	return snap, desired, nil
+}
+
+// checkDesired checks a desired state on its own: it lies under base,
+// holds only cpactl's objects and containers, and lint finds nothing in
+// it (unless force).
+func (c fileCheck) checkDesired(snap *directory.Snapshot, base string) (*reconcile.State, error) {
+	if err := checkFileBase(snap, base, c.file); err != nil {
+		return nil, err
+	}
+	desired := reconcile.NewStateFromSnapshot(ldapschema.DIT{Base: base}, snap)
+	if problems := append(append([]reconcile.Problem(nil), desired.Problems...), desired.Foreign...); len(problems) > 0 {
+		return nil, c.refuse(problems, "correct the file: it may hold only cpactl's objects and containers under the base (check -b)")
+	}
+	if snap.Len() == 0 {
+		return nil, errorf("pass the file `cpactl export` writes", "%s holds no entries; nothing was written", c.file)
+	}
+	if err := c.lint(snap, base); err != nil {
+		return nil, err
+	}
+	return desired, nil
 }
 
 // plan compares the desired state with the directory of st and plans the

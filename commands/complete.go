@@ -55,7 +55,7 @@ var nameFlags = map[string]string{
 var memberFlags = []string{"members"}
 
 // fileFlags take a file name: the shell completes files.
-var fileFlags = []string{"from", "password-file", "ca-file", "output-file", "output-dir", "with"}
+var fileFlags = []string{"from", "password-file", "ca-file", "output-file", "output-dir", "with", "base-from", "ldap-password-file", "ldap-ca-file"}
 
 // lower spells stored values as the flags are usually written.
 func lower(values []string) []string {
@@ -170,6 +170,7 @@ func registerCompletions(root *cobra.Command, g *Globals) {
 	args := map[string]cobra.CompletionFunc{
 		"apply":          completeFirstFile,
 		"diff":           completeFirstFile,
+		"horizon import": completeFirstFile,
 		"settings set":   completeSettings(true),
 		"settings reset": completeSettings(false),
 		"config use-context": func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {

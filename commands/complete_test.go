@@ -21,7 +21,8 @@ var freeText = []string{"url", "write-url", "max-lag", "wait-replicas", "base", 
 	"load-index-threshold", "connecting-session-threshold", "load-index", "connecting",
 	"policy-load-index-threshold", "policy-connecting-session-threshold", "host-load-index-threshold",
 	"host-connecting-session-threshold", "lit", "cst", "min",
-	"pod-url", "allow-missing-pod"} // horizon pull: pods of the live federation, not of the directory
+	"pod-url", "allow-missing-pod", // horizon pull: pods of the live federation, not of the directory
+	"ldap-url"}
 
 // eachFlag calls fn with every command and each flag it defines.
 func eachFlag(cmd *cobra.Command, fn func(*cobra.Command, *pflag.Flag)) {

@@ -78,23 +78,33 @@ func (o *diffOptions) run() error {
 	for _, pr := range append(append([]reconcile.Problem(nil), desired.Problems...), desired.Foreign...) {
 		o.g.warn("%s: %s (not compared)", o.File, pr)
 	}
-	done := o.g.track(st, "reading", "entries", 0)
+	r, err := o.g.showDiff(p, st, desired)
+	if err != nil || r.Identical {
+		return err
+	}
+	return silentExit(ExitDiff)
+}
+
+// showDiff compares a desired state with the directory of st and prints
+// the differences (diff's table, or p's format), with a summary on
+// stderr when there are some: what diff and horizon sync show.
+func (g *Globals) showDiff(p output.Printer, st *directory.Store, desired *reconcile.State) (*reconcile.Report, error) {
+	done := g.track(st, "reading", "entries", 0)
 	current, err := currentState(st, desired)
 	done()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r := reconcile.Compare(desired, current)
 	err = p.Print(r, func(w io.Writer) error { return diffTable(w, r, st.DIT.Base) })
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if r.Identical {
-		return nil
+	if !r.Identical {
+		fmt.Fprintf(g.IO.Err, "diff: %d added, %d removed, %d changed, %d unchanged\n",
+			r.Summary.Added, r.Summary.Removed, r.Summary.Changed, r.Summary.Unchanged)
 	}
-	fmt.Fprintf(o.g.IO.Err, "diff: %d added, %d removed, %d changed, %d unchanged\n",
-		r.Summary.Added, r.Summary.Removed, r.Summary.Changed, r.Summary.Unchanged)
-	return silentExit(ExitDiff)
+	return r, nil
 }
 
 // loadFederationFile reads a desired state.

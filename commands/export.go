@@ -33,7 +33,7 @@ streamed and sorted with bounded memory, whatever the directory's size.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
-	cmd.Flags().StringVar(&o.From, "from", "", "re-export an LDIF snapshot (normalizes its order) instead of reading a server")
+	cmd.Flags().StringVar(&o.From, "from", "", "re-export an LDIF snapshot (normalizes its order), or export a Horizon pull directory, instead of reading a server")
 	cmd.Flags().StringVarP(&o.File, "output-file", "O", "", "write to this file instead of stdout")
 	return cmd
 }

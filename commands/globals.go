@@ -12,6 +12,7 @@ import (
 
 	"github.com/cpactl/cpactl/config"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/horizonimport"
 	"github.com/cpactl/cpactl/internal/ldapuri"
 	"github.com/cpactl/cpactl/internal/osfile"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -46,10 +47,6 @@ type Globals struct {
 	// warning (--strict; on by default when CI is set, see strict).
 	Strict     bool
 	strictFlag *pflag.Flag
-	// ldapFlags are the connection flags above (the root's persistent
-	// flags): below `cpactl horizon`, flags of the same names (--url,
-	// --ca-file, --timeout) speak of Horizon and leave these unset.
-	ldapFlags *pflag.FlagSet
 
 	IO       IOStreams
 	Prompter prompt.Prompter
@@ -69,6 +66,15 @@ type Globals struct {
 
 	progress progressFlags
 
+	// rootFlags are the root's persistent flags: below `cpactl horizon`,
+	// --url, -W, -y, --ca-file, --insecure-skip-tls-verify and --timeout
+	// are the Horizon server's, and the LDAP ones of the same names are
+	// not parsed (ldapChanged).
+	rootFlags *pflag.FlagSet
+	// belowHorizon: the command is a horizon command that also binds the
+	// directory (import, sync), whose password flags are --ldap-*.
+	belowHorizon bool
+
 	baseExplicit bool
 	// baseOfContext: the base came from the context, which describes a
 	// server; a snapshot (--from) finds its own base instead.
@@ -77,6 +83,7 @@ type Globals struct {
 
 func (g *Globals) addFlags(cmd *cobra.Command) {
 	f := cmd.PersistentFlags()
+	g.rootFlags = f
 	f.StringSliceVarP(&g.URLs, "url", "H", nil,
 		"LDAP URI(s), tried in order: ldap://host[:port], ldaps://host[:port], ldapi://%2Fpath%2Fto%2Fsocket (env CPACTL_URL, then the context, then LDAPURI)")
 	f.StringVarP(&g.Base, "base", "b", "", "base DN of the federation (env CPACTL_BASE, then the context, then LDAPBASE; default "+ldapschema.DefaultBase+")")
@@ -91,7 +98,6 @@ func (g *Globals) addFlags(cmd *cobra.Command) {
 	f.StringVar(&g.WriteURL, "write-url", "", "the provider's URI when -H names read-only replicas: writes they refuse go there (docs/replication.md)")
 	f.BoolVar(&g.Strict, "strict", false, "refuse, instead of a warning, a config file other users can write or another user owns (the default when CI is set; --strict=false to only warn)")
 	g.strictFlag = f.Lookup("strict")
-	g.ldapFlags = f
 }
 
 // strict reports whether a config file others could change is refused:
@@ -170,15 +176,7 @@ func (g *Globals) resolveSettings(cmd *cobra.Command) error {
 		return err
 	}
 	env := func(name string) string { return strings.TrimSpace(g.Getenv(name)) }
-	// Whether the LDAP flag name was given: the root's flag, not one of the
-	// same name below `cpactl horizon` (its --url is the Connection Server).
-	changed := cmd.Flags().Changed
-	if g.ldapFlags != nil {
-		changed = func(name string) bool {
-			f := g.ldapFlags.Lookup(name)
-			return f != nil && f.Changed
-		}
-	}
+	changed := func(name string) bool { return g.ldapChanged(cmd, name) }
 	from := "-H"
 	if !changed("url") {
 		switch {
@@ -219,6 +217,21 @@ func (g *Globals) resolveSettings(cmd *cobra.Command) error {
 		g.Timeout = ctx.TimeoutDuration()
 	}
 	return nil
+}
+
+// ldapChanged reports whether the LDAP connection flag name was given: the
+// root's flag of that name, or, below `cpactl horizon` (where --url, -W,
+// -y and --ca-file are the Horizon server's), its ldap- form (--ldap-url,
+// -H). A Horizon flag of the same name never counts.
+func (g *Globals) ldapChanged(cmd *cobra.Command, name string) bool {
+	if g.rootFlags == nil {
+		return cmd.Flags().Changed(name)
+	}
+	if f := g.rootFlags.Lookup(name); f != nil && f.Changed {
+		return true
+	}
+	f := cmd.Flags().Lookup("ldap-" + name)
+	return f != nil && f.Changed
 }
 
 // splitURLs splits each value of -H (or a variable) at commas and spaces:
@@ -311,6 +324,12 @@ func (g *Globals) dialOptions() (directory.Options, error) {
 		if err != nil {
 			return opts, err
 		}
+		if pw == "" && g.belowHorizon {
+			// -W and -y are the REST account's there: name the flags
+			// that are the bind's.
+			return opts, errorf("use --ldap-prompt-password, --ldap-password-file FILE or CPACTL_BIND_PASSWORD (-W and -y are the REST account's below `cpactl horizon`)",
+				"bind as %q needs a password", g.BindDN)
+		}
 		opts.Password = pw
 	}
 	if g.InsecureSkipVerify {
@@ -347,27 +366,29 @@ func (g *Globals) Store() (*directory.Store, func(), error) {
 	return st, func() { c.Close() }, nil
 }
 
-// ReadStore returns a store on the snapshot file from, or on the live
-// directory when from is empty. Without an explicit base, a snapshot's base
-// is found from its containers.
+// ReadStore returns a store on the snapshot file from (an LDIF file, or a
+// Horizon pull directory, imported in memory), or on the live directory
+// when from is empty. Without an explicit base, a snapshot's base is found
+// from its containers. It is the one place --from is opened.
 func (g *Globals) ReadStore(from string) (*directory.Store, func(), error) {
 	if from == "" {
 		return g.Store()
 	}
-	snap, err := g.loadSnapshot(from)
-	if err != nil {
+	var snap *directory.Snapshot
+	var err error
+	if horizonimport.IsPull(from) {
+		// A Horizon pull: imported in memory, what the API does not
+		// carry at cpactl's defaults (docs/horizon.md).
+		snap, err = g.importPull(from)
+		if err != nil {
+			return nil, nil, err
+		}
+	} else if snap, err = g.loadSnapshot(from); err != nil {
 		return nil, nil, errorf("pass an LDIF file written by `cpactl export` or `ldapsearch -LLL`", "%v", err)
 	}
 	if snap.Len() == 0 {
 		return nil, nil, &Failure{Code: ExitNotFound, Err: fmt.Errorf("snapshot %s is empty: it holds no entries", from),
 			Hint: "pass an LDIF file written by `cpactl export` or `ldapsearch -LLL`"}
 	}
-	base := g.Base
-	if !g.baseExplicit || g.baseOfContext {
-		// The parent of its ou=Sites container.
-		if found := snap.Base(); found != "" {
-			base = found
-		}
-	}
-	return directory.NewStore(snap, base), func() {}, nil
+	return directory.NewStore(snap, g.snapshotBase(snap)), func() {}, nil
 }

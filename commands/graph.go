@@ -47,7 +47,7 @@ The output is sorted: the same federation always draws the same bytes.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", string(output.DOT), "picture format: dot or mermaid")
-	f.StringVar(&o.From, "from", "", "read an LDIF snapshot (cpactl export, ldapsearch -LLL) instead of a server")
+	f.StringVar(&o.From, "from", "", "read an LDIF snapshot (cpactl export, ldapsearch -LLL) or a Horizon pull directory instead of a server")
 	f.StringVar(&o.Entitlement, "entitlement", "", "show each site's load for this global entitlement, and the preferred sites it would skip")
 	o.whatIf.add(cmd)
 	return cmd

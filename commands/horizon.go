@@ -84,10 +84,13 @@ func newHorizonCommand(g *Globals) *cobra.Command {
 	h := &horizonFlags{}
 	cmd := &cobra.Command{
 		Use:   "horizon",
-		Short: "Read a live federation through the Horizon Server REST API, and push CPA settings back",
+		Short: "Bring a live federation in through the Horizon Server REST API, and push CPA settings back",
 		Long: `Talks to a live Horizon 8 federation through its documented REST API
-(the 2512 revision): pull reads it, read-only, into a directory; push makes
-Horizon match cpactl for what the API can write (preferred sites,
+(the 2512 revision): pull reads it, read-only, into a directory; import
+turns that directory into cpactl's LDIF (for apply, diff, and --from,
+which also reads a pull directory as it is); sync pulls, imports and
+compares with the directory (--apply makes the directory match); push
+makes Horizon match cpactl for what the API can write (preferred sites,
 entitlement flags, home sites).
 
 The REST account logs in with --domain, --user and a password from -W
@@ -99,8 +102,7 @@ Horizon silently leaves objects out; push needs Administrators. Certificates are
 	h.add(cmd)
 	// --user is the REST account, not a user of the directory.
 	_ = cmd.RegisterFlagCompletionFunc("user", cobra.NoFileCompletions)
-	cmd.AddCommand(newHorizonPullCommand(g, h))
-	cmd.AddCommand(newHorizonPushCommand(g, h))
+	cmd.AddCommand(newHorizonPullCommand(g, h), newHorizonImportCommand(g, h), newHorizonSyncCommand(g, h), newHorizonPushCommand(g, h))
 	return cmd
 }
 
@@ -158,20 +160,9 @@ func (o *horizonPullOptions) run() error {
 	if o.Dir == "" {
 		return errorf("pass -o DIR", "no pull directory given")
 	}
-	if o.PageSize < 1 || o.PageSize > horizon.MaxPageSize {
-		return errorf("pass --page-size from 1 to 1000", "--page-size %d is out of range", o.PageSize)
-	}
-	podURLs := map[string]string{}
-	for _, v := range o.PodURLs {
-		pod, u, ok := strings.Cut(v, "=")
-		if !ok || strings.TrimSpace(pod) == "" {
-			return errorf("pass --pod-url POD=https://HOST", "--pod-url %q is not POD=URL", v)
-		}
-		base, err := horizon.BaseURL(u)
-		if err != nil {
-			return errorf("pass --pod-url POD=https://HOST", "--pod-url %s: %v", pod, err)
-		}
-		podURLs[strings.TrimSpace(pod)] = base
+	podURLs, err := parsePodURLs(o.PageSize, o.PodURLs)
+	if err != nil {
+		return err
 	}
 	if err := horizon.CheckTarget(o.Dir, o.Replace); err != nil {
 		return err
@@ -180,20 +171,7 @@ func (o *horizonPullOptions) run() error {
 	if err != nil {
 		return err
 	}
-	opts := horizon.PullOptions{URL: base, PodURLs: podURLs, AllowMissing: o.Missing, Replace: o.Replace,
-		Note: func(msg string) { fmt.Fprintln(o.g.IO.Err, "note: "+msg) }}
-	if m := o.g.progress.meter; m != nil {
-		opts.Records = m.Stage("reading", "records", 0)
-	}
-	var man *horizon.Manifest
-	err = o.g.interruptible(func(ctx context.Context) error {
-		var err error
-		man, err = c.Pull(ctx, o.Dir, opts)
-		return err
-	})
-	if m := o.g.progress.meter; m != nil {
-		m.End()
-	}
+	man, err := o.g.pull(c, o.Dir, horizon.PullOptions{URL: base, PodURLs: podURLs, AllowMissing: o.Missing, Replace: o.Replace})
 	if err != nil {
 		return err
 	}
@@ -214,4 +192,44 @@ func (o *horizonPullOptions) run() error {
 		man.Counts["global-sessions"], plural(man.Counts["global-sessions"], "session", "sessions"),
 		o.Dir, man.Requests, len(man.Files))
 	return nil
+}
+
+// parsePodURLs checks --page-size and turns --pod-url POD=URL values into
+// REST bases by pod: no request is sent before they are right.
+func parsePodURLs(pageSize int, values []string) (map[string]string, error) {
+	if pageSize < 1 || pageSize > horizon.MaxPageSize {
+		return nil, errorf("pass --page-size from 1 to 1000", "--page-size %d is out of range", pageSize)
+	}
+	podURLs := map[string]string{}
+	for _, v := range values {
+		pod, u, ok := strings.Cut(v, "=")
+		if !ok || strings.TrimSpace(pod) == "" {
+			return nil, errorf("pass --pod-url POD=https://HOST", "--pod-url %q is not POD=URL", v)
+		}
+		base, err := horizon.BaseURL(u)
+		if err != nil {
+			return nil, errorf("pass --pod-url POD=https://HOST", "--pod-url %s: %v", pod, err)
+		}
+		podURLs[strings.TrimSpace(pod)] = base
+	}
+	return podURLs, nil
+}
+
+// pull runs a pull into dir with progress and notes on stderr; Ctrl-C
+// cancels it (exit 130) after every session is logged out.
+func (g *Globals) pull(c *horizon.Client, dir string, opts horizon.PullOptions) (*horizon.Manifest, error) {
+	opts.Note = func(msg string) { fmt.Fprintln(g.IO.Err, "note: "+msg) }
+	if m := g.progress.meter; m != nil {
+		opts.Records = m.Stage("reading", "records", 0)
+	}
+	var man *horizon.Manifest
+	err := g.interruptible(func(ctx context.Context) error {
+		var err error
+		man, err = c.Pull(ctx, dir, opts)
+		return err
+	})
+	if m := g.progress.meter; m != nil {
+		m.End()
+	}
+	return man, err
 }

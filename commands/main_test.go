@@ -167,7 +167,7 @@ func TestNoPasswordFlag(t *testing.T) {
 			checked++
 			name := strings.ToLower(f.Name)
 			if (strings.Contains(name, "pass") || strings.Contains(name, "secret") || name == "pw") &&
-				f.Value.Type() != "bool" && name != "password-file" {
+				f.Value.Type() != "bool" && name != "password-file" && name != "ldap-password-file" {
 				t.Errorf("%s --%s takes a secret on the command line", c.CommandPath(), f.Name)
 			}
 		})

@@ -303,7 +303,7 @@ func (r *readFlags) add(cmd *cobra.Command) {
 		usage += ", " + string(p)
 	}
 	cmd.Flags().StringVarP(&r.Output, "output", "o", "table", usage)
-	cmd.Flags().StringVar(&r.From, "from", "", "read an LDIF snapshot (cpactl export, ldapsearch -LLL) instead of a server")
+	cmd.Flags().StringVar(&r.From, "from", "", "read an LDIF snapshot (cpactl export, ldapsearch -LLL) or a Horizon pull directory instead of a server")
 }
 
 func (r *readFlags) printer(g *Globals) (output.Printer, error) {

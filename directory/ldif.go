@@ -7,6 +7,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/go-ldap/ldap/v3"
@@ -58,6 +60,56 @@ func encodeLDIFEntry(e *ldap.Entry) []byte {
 	var b bytes.Buffer
 	b.Grow(size)
 	writeEntrySorted(&b, e)
+	return b.Bytes()
+}
+
+// encodeAttrs encodes a record from its attributes as encodeLDIFEntry
+// encodes the same entry (objectClass first, the others by name, values
+// sorted), without building one: what SortedLDIF.Add writes for every
+// entry of an import.
+func encodeAttrs(dn string, attrs ldapschema.Attrs) []byte {
+	type named struct {
+		class       bool
+		lower, name string
+		vals        []string
+	}
+	var buf [24]named
+	list := buf[:0]
+	size := len(dn) + 8
+	for name, vals := range attrs {
+		if len(vals) == 0 {
+			continue
+		}
+		if !sort.StringsAreSorted(vals) {
+			vals = append([]string(nil), vals...)
+			sort.Strings(vals)
+		}
+		list = append(list, named{strings.EqualFold(name, ldapschema.AttrObjectClass), lowerName(name), name, vals})
+		for _, v := range vals {
+			size += len(name) + 3 + len(v) + len(v)/2
+		}
+	}
+	// By name, objectClass first; two names that differ only in case
+	// (never in a record) by their spelling, so the order is the map's in
+	// no case.
+	sort.Slice(list, func(i, j int) bool {
+		a, b := list[i], list[j]
+		if a.class != b.class {
+			return a.class
+		}
+		if a.lower != b.lower {
+			return a.lower < b.lower
+		}
+		return a.name < b.name
+	})
+	var b bytes.Buffer
+	b.Grow(size)
+	writeLDIFLine(&b, "dn", dn)
+	for _, n := range list {
+		for _, v := range n.vals {
+			writeLDIFLine(&b, n.name, v)
+		}
+	}
 	return b.Bytes()
 }
 
@@ -160,9 +212,13 @@ func writeRecord(b stringWriter, dn string, attrs []*ldap.EntryAttribute) {
 		key   string
 		attr  *ldap.EntryAttribute
 	}
-	sorted := make([]keyed, len(attrs))
-	for i, a := range attrs {
-		sorted[i] = keyed{strings.EqualFold(a.Name, ldapschema.AttrObjectClass), strings.ToLower(a.Name), a}
+	var buf [24]keyed // most entries: no allocation
+	sorted := buf[:0]
+	if len(attrs) > len(buf) {
+		sorted = make([]keyed, 0, len(attrs))
+	}
+	for _, a := range attrs {
+		sorted = append(sorted, keyed{strings.EqualFold(a.Name, ldapschema.AttrObjectClass), lowerName(a.Name), a})
 	}
 	sort.SliceStable(sorted, func(i, j int) bool {
 		if sorted[i].class != sorted[j].class {
@@ -175,6 +231,25 @@ func writeRecord(b stringWriter, dn string, attrs []*ldap.EntryAttribute) {
 			writeLDIFLine(b, k.attr.Name, v)
 		}
 	}
+}
+
+// lowerNames caches the lower-case form of attribute names: a federation
+// has a few dozen, written on every entry. It holds at most 1,024 (a file
+// of arbitrary names does not make it grow without bound).
+var (
+	lowerNames      sync.Map
+	lowerNamesCount atomic.Int32
+)
+
+func lowerName(name string) string {
+	if v, ok := lowerNames.Load(name); ok {
+		return v.(string)
+	}
+	l := strings.ToLower(name)
+	if lowerNamesCount.Load() < 1024 && lowerNamesCount.Add(1) <= 1024 {
+		lowerNames.Store(name, l)
+	}
+	return l
 }
 
 func writeLDIFLine(b stringWriter, name, value string) {

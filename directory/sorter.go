@@ -2,6 +2,7 @@ package directory
 
 import (
 	"bufio"
+	"bytes"
 	"container/heap"
 	"encoding/binary"
 	"fmt"
@@ -40,7 +41,8 @@ const spillLimit = 64 << 20
 
 func newRecordSorter(limit int) *recordSorter { return &recordSorter{limit: limit} }
 
-// Add adds a record. Keys must be unique.
+// Add adds a record. Records of the same key come out in the order of
+// their bytes.
 func (s *recordSorter) Add(key string, data []byte) error {
 	s.buf = append(s.buf, sortRecord{key, data})
 	s.held += len(key) + len(data) + 64
@@ -80,7 +82,7 @@ func (s *recordSorter) wait() error {
 }
 
 func sortRecords(buf []sortRecord) {
-	sort.Slice(buf, func(i, j int) bool { return buf[i].key < buf[j].key })
+	sort.Slice(buf, func(i, j int) bool { return recordLess(buf[i].key, buf[j].key, buf[i].data, buf[j].data) })
 }
 
 // writeRun writes buf, sorted, to f.
@@ -101,14 +103,14 @@ func writeRun(f *os.File, buf []sortRecord) error {
 }
 
 // Each hands every record to fn in key order.
-func (s *recordSorter) Each(fn func(data []byte) error) error {
+func (s *recordSorter) Each(fn func(key string, data []byte) error) error {
 	if err := s.wait(); err != nil {
 		return err
 	}
 	if len(s.runs) == 0 {
 		sortRecords(s.buf)
 		for _, r := range s.buf {
-			if err := fn(r.data); err != nil {
+			if err := fn(r.key, r.data); err != nil {
 				return err
 			}
 		}
@@ -139,7 +141,7 @@ func (s *recordSorter) Each(fn func(data []byte) error) error {
 	heap.Init(h)
 	for h.Len() > 0 {
 		top := h.items[0]
-		if err := fn(top.data); err != nil {
+		if err := fn(top.key, top.data); err != nil {
 			return err
 		}
 		ok, err := top.next()
@@ -198,10 +200,21 @@ func (r *run) next() (bool, error) {
 
 type runHeap struct{ items []*run }
 
-func (h *runHeap) Len() int           { return len(h.items) }
-func (h *runHeap) Less(i, j int) bool { return h.items[i].key < h.items[j].key }
-func (h *runHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *runHeap) Push(x any)         { h.items = append(h.items, x.(*run)) }
+func (h *runHeap) Len() int { return len(h.items) }
+func (h *runHeap) Less(i, j int) bool {
+	return recordLess(h.items[i].key, h.items[j].key, h.items[i].data, h.items[j].data)
+}
+
+// recordLess orders records by key, and records of the same key by their
+// bytes, so that the order never depends on the order of Add.
+func recordLess(ki, kj string, di, dj []byte) bool {
+	if ki != kj {
+		return ki < kj
+	}
+	return bytes.Compare(di, dj) < 0
+}
+func (h *runHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *runHeap) Push(x any)    { h.items = append(h.items, x.(*run)) }
 func (h *runHeap) Pop() any {
 	old := h.items
 	it := old[len(old)-1]

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/ldapschema"
 )
 
 // TestRecordSorterSpills: whatever the memory limit (everything held, a
@@ -30,7 +32,7 @@ func TestRecordSorterSpills(t *testing.T) {
 			}
 		}
 		var got []string
-		if err := s.Each(func(d []byte) error {
+		if err := s.Each(func(_ string, d []byte) error {
 			got = append(got, string(bytes.TrimPrefix(d, []byte("data:"))))
 			return nil
 		}); err != nil {
@@ -73,6 +75,74 @@ func TestExportOrderWithSpills(t *testing.T) {
 		}
 		if n != len(snap.Entries()) || got.String() != want.String() {
 			t.Errorf("limit %d: %d entries, export differs from WriteLDIF:\n%s\nwant:\n%s", limit, n, got.String(), want.String())
+		}
+	}
+}
+
+// TestSortedLDIFOrder: entries added in any order, from several
+// goroutines, with spills, come out as export writes them (WriteLDIF's
+// order and encoding); a second entry of the same DN is left out and
+// counted, the same one whatever the order of Add.
+func TestSortedLDIFOrder(t *testing.T) {
+	snap, err := ParseSnapshot(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := WriteLDIF(&want, snap.Entries()); err != nil {
+		t.Fatal(err)
+	}
+	defer func(old int) { exportSpillLimit = old }(exportSpillLimit)
+	for _, limit := range []int{spillLimit, 200} {
+		exportSpillLimit = limit
+		for seed := int64(1); seed <= 3; seed++ {
+			entries := snap.Entries()
+			rand.New(rand.NewSource(seed)).Shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
+			out := NewSortedLDIF()
+			// The same DN twice, with other values (that sort after the
+			// entry's own), added first or last: it is left out.
+			dup := entries[len(entries)-1]
+			addDup := func() {
+				if err := out.Add(dup.DN, ldapschema.Attrs{ldapschema.AttrObjectClass: {"zzz"}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if seed%2 == 0 {
+				addDup()
+			}
+			done := make(chan error, 2)
+			for half := 0; half < 2; half++ {
+				go func(part []*ldap.Entry) {
+					for _, e := range part {
+						a := ldapschema.Attrs{}
+						for _, at := range e.Attributes {
+							a[at.Name] = at.Values
+						}
+						if err := out.Add(e.DN, a); err != nil {
+							done <- err
+							return
+						}
+					}
+					done <- nil
+				}(entries[half*len(entries)/2 : (half+1)*len(entries)/2])
+			}
+			for range 2 {
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+			}
+			if seed%2 == 1 {
+				addDup()
+			}
+			var got bytes.Buffer
+			n, err := out.Flush(&got)
+			out.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != len(entries) || out.Duplicates != 1 || got.String() != want.String() {
+				t.Errorf("limit %d seed %d: %d entries, %d duplicates; got:\n%s\nwant:\n%s", limit, seed, n, out.Duplicates, got.String(), want.String())
+			}
 		}
 	}
 }

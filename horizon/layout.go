@@ -3,7 +3,6 @@ package horizon
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -197,8 +196,8 @@ func EachRecord(dir string, f File, fn func(json.RawMessage) error) error {
 	}
 	defer fh.Close()
 	n, err := decodeTop(bufio.NewReaderSize(fh, 64<<10), fn)
-	if errors.Is(err, errCallback) {
-		return errors.Unwrap(err)
+	if isCallback(err) {
+		return callbackCause(err)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -214,4 +213,31 @@ func EachRecord(dir string, f File, fn func(json.RawMessage) error) error {
 func localName(name string) bool {
 	return name != "" && !strings.Contains(name, `\`) && !path.IsAbs(name) &&
 		path.Clean(name) == name && !strings.HasPrefix(name, "../") && name != ".." && filepath.IsLocal(filepath.FromSlash(name))
+}
+
+// ReadFile reads one file of the pull in dir whole (a page: at most the
+// largest answer a pull accepts), for a reader that splits the records
+// itself; it checks the count of records no more than the name.
+func ReadFile(dir string, f File) ([]byte, error) {
+	if !localName(f.Name) {
+		return nil, fmt.Errorf("file name %q leaves the directory", f.Name)
+	}
+	name := filepath.Join(dir, filepath.FromSlash(f.Name))
+	fh, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > maxBody {
+		return nil, fmt.Errorf("%s is not a regular file of at most %d MiB", name, maxBody>>20)
+	}
+	b := make([]byte, st.Size())
+	if _, err := io.ReadFull(fh, b); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return b, nil
 }

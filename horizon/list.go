@@ -101,8 +101,8 @@ func (s *Session) copyBody(resp *http.Response, path string, w io.Writer, each f
 		return p, cw.err // the disk, not the server
 	case lim.over:
 		return p, &ProtocolError{URL: s.base, Op: "GET " + path, Err: fmt.Errorf("the answer is larger than %d MiB", maxBody>>20)}
-	case err != nil && errors.Is(err, errCallback):
-		return p, errors.Unwrap(err)
+	case err != nil && isCallback(err):
+		return p, callbackCause(err)
 	case err != nil:
 		if ctxErr := contextOf(resp).Err(); ctxErr != nil {
 			return p, ctxErr
@@ -124,8 +124,25 @@ func contextOf(resp *http.Response) context.Context {
 	return context.Background()
 }
 
-// errCallback marks an error of the each callback, returned as is.
-var errCallback = errors.New("callback")
+// callbackError marks an error of the each callback, returned as is
+// (callbackCause) by the reads and EachRecord.
+type callbackError struct{ err error }
+
+func (e *callbackError) Error() string { return e.err.Error() }
+
+func isCallback(err error) bool {
+	var ce *callbackError
+	return errors.As(err, &ce)
+}
+
+// callbackCause returns the callback's own error.
+func callbackCause(err error) error {
+	var ce *callbackError
+	if errors.As(err, &ce) {
+		return ce.err
+	}
+	return err
+}
 
 // decodeTop decodes one JSON value, an array (each gets its elements) or
 // an object (each gets it), and checks that nothing but white space
@@ -143,7 +160,7 @@ func decodeTop(br *bufio.Reader, each func(json.RawMessage) error) (int, error) 
 			return nil
 		}
 		if err := each(raw); err != nil {
-			return fmt.Errorf("%w: %w", errCallback, err)
+			return &callbackError{err}
 		}
 		return nil
 	}

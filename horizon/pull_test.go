@@ -552,3 +552,22 @@ func TestCheckTarget(t *testing.T) {
 		t.Errorf("beside the pull: %v", entries)
 	}
 }
+
+// TestEachRecordCallbackError: an error of the callback is what
+// EachRecord returns (it was lost: errors.Unwrap of an error wrapping two
+// errors is nil, so the reader's error became a success).
+func TestEachRecordCallbackError(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "sites.json"), []byte(`[{"id":"a"},{"id":"b"}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("the reader stops")
+	calls := 0
+	err := horizon.EachRecord(dir, horizon.File{Name: "sites.json", Records: 2}, func(json.RawMessage) error {
+		calls++
+		return stop
+	})
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("EachRecord returned %v after %d calls, want the callback's error after 1", err, calls)
+	}
+}

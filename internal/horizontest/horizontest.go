@@ -230,8 +230,13 @@ func Start(t interface {
 
 // New starts the federation; tmp is where the CA file goes. Close stops
 // it.
-func New(name, tmp string) (*Federation, error) {
-	f := &Federation{dir: Dir(name), servers: map[string]*httptest.Server{}, tokens: map[string]*token{}}
+func New(name, tmp string) (*Federation, error) { return NewDir(Dir(name), tmp) }
+
+// NewDir starts a federation from the fixtures in dir (a copy of one under
+// testdata that a test changes: the servers read the fixtures at each
+// request, so a change is seen by the next one).
+func NewDir(dir, tmp string) (*Federation, error) {
+	f := &Federation{dir: dir, servers: map[string]*httptest.Server{}, tokens: map[string]*token{}}
 	b, err := os.ReadFile(filepath.Join(f.dir, "pods.json"))
 	if err != nil {
 		return nil, err

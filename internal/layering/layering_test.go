@@ -35,6 +35,7 @@ func TestLayers(t *testing.T) {
 		{"config", "the configuration file is read and written without LDAP or a command line", [][]string{ldap, cobra}},
 		{"horizon", "the Horizon REST access knows no LDAP and no command line", [][]string{ldap, cobra, {"github.com/cpactl/cpactl/directory", "github.com/cpactl/cpactl/ldapschema"}}},
 		{"horizonpush", "the push's mapping takes records and the REST side's plan: no LDAP access, no command line", [][]string{ldap, cobra, {"github.com/cpactl/cpactl/directory"}}},
+		{"horizonimport", "the import maps records and reaches LDAP only through directory; it knows no command line", [][]string{ldap, cobra}},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			files, err := filepath.Glob(filepath.Join("..", "..", tc.dir, "*.go"))
