@@ -296,7 +296,7 @@ func (s *scanner) strField(name string, into *string, firstErr *error, depth int
 
 // sessionFields are the keys of sessionJSON.
 var sessionFields = []string{"id", "user_id", "global_desktop_entitlement_id", "global_application_entitlement_ids",
-	"pod_id", "brokering_pod_id", "desktop_pool_id", "farm_id", "rds_server_id", "session_state", "client_data"}
+	"application_names", "pod_id", "brokering_pod_id", "desktop_pool_id", "farm_id", "rds_server_id", "session_state", "client_data"}
 
 // fieldOf matches a key to a field as encoding/json does: exactly, else
 // case-insensitively.
@@ -312,6 +312,29 @@ func fieldOf(key string, fields []string) string {
 		}
 	}
 	return ""
+}
+
+// strList reads a list of strings into *into as json.Unmarshal would
+// (null: nil; a list: reused from its start); ok is false for any other
+// value, which the caller treats as a type error.
+func (s *scanner) strList(f string, into *[]string, typeErr *error) (bool, error) {
+	switch s.peek() {
+	case 'n':
+		*into = nil
+		return true, s.literal("null")
+	case '[':
+		*into = (*into)[:0]
+		if *into == nil {
+			*into = []string{}
+		}
+		return true, s.array(func() error {
+			var e string
+			err := s.strField(f, &e, typeErr, 2)
+			*into = append(*into, e)
+			return err
+		})
+	}
+	return false, nil
 }
 
 // decodeSession decodes one record into v as json.Unmarshal would.
@@ -368,21 +391,12 @@ func (s *scanner) sessionField(key string, v *sessionJSON, typeErr *error) error
 	case "session_state":
 		return s.strField(f, &v.State, typeErr, 1)
 	case "global_application_entitlement_ids":
-		switch s.peek() {
-		case 'n':
-			v.GAEs = nil
-			return s.literal("null")
-		case '[':
-			v.GAEs = v.GAEs[:0]
-			if v.GAEs == nil {
-				v.GAEs = []string{}
-			}
-			return s.array(func() error {
-				var e string
-				err := s.strField(f, &e, typeErr, 2)
-				v.GAEs = append(v.GAEs, e)
-				return err
-			})
+		if ok, err := s.strList(f, &v.GAEs, typeErr); ok {
+			return err
+		}
+	case "application_names":
+		if ok, err := s.strList(f, &v.Apps, typeErr); ok {
+			return err
 		}
 	case "client_data":
 		switch s.peek() {

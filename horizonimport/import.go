@@ -83,7 +83,7 @@ func Import(dir string, opts Options, emit Emit) (*Report, error) {
 		principals: map[string]principal{}, uids: map[string]string{}, groupNames: map[string]string{},
 		ges: map[string]*geState{}, geNames: map[string]string{},
 		pools: map[string]string{}, poolGE: map[string]string{}, farms: map[string]string{},
-		hosts: map[string]string{}, appPools: map[string]string{}, machines: map[string]string{},
+		hosts: map[string]string{}, appPools: map[string]string{}, appPoolNamed: map[string]string{}, machines: map[string]string{},
 		computers: map[string]string{}, counts: map[string]*atomic.Int64{}}
 	for _, k := range Kinds {
 		im.counts[k] = &atomic.Int64{}
@@ -140,9 +140,12 @@ type importer struct {
 	poolGE     map[string]string   // pod\x00pool id -> GE id
 	farms      map[string]string   // pod\x00id -> farm name
 	hosts      map[string]string   // pod\x00id -> host DN
-	appPools   map[string]string   // pod\x00GAE id\x00farm id -> pool DN
-	machines   map[string]string   // pod\x00SID\x00GE id -> machine name
-	computers  map[string]string   // fold(name) -> DN (from the base)
+	appPools   map[string]string   // pod\x00GAE id\x00farm id -> pool DN (the first such pool)
+	// appPoolNamed: pod\x00GAE id\x00farm id\x00folded pool name -> pool DN,
+	// for a session whose application_names name its pool.
+	appPoolNamed map[string]string
+	machines     map[string]string // pod\x00SID\x00GE id -> machine name
+	computers    map[string]string // fold(name) -> DN (from the base)
 
 	counts map[string]*atomic.Int64
 }
@@ -679,7 +682,11 @@ func (im *importer) podObjects(pod *podState) error {
 			Enabled: p.Enabled == nil || *p.Enabled, FarmDN: im.dit.Farm(pod.name, farm)}
 		dn := im.dit.Pool(pod.name, p.Name)
 		if p.GAE != "" {
-			im.appPools[podKey+p.GAE+"\x00"+p.FarmID] = dn
+			k := podKey + p.GAE + "\x00" + p.FarmID
+			if _, ok := im.appPools[k]; !ok {
+				im.appPools[k] = dn
+			}
+			im.appPoolNamed[k+"\x00"+fold.Key(p.Name)] = dn
 			im.linkPool(p.GAE, ldapschema.TypeApplication, dn, "application pool "+p.Name)
 		}
 		im.count("pools")
@@ -749,7 +756,12 @@ func (im *importer) host(pod, farm string, h rdsServerJSON) ldapschema.Host {
 		rec.PolicyLoadIndexThreshold, rec.PolicyConnectingSessionThreshold = b.PolicyLoadIndexThreshold, b.PolicyConnectingSessionThreshold
 	}
 	name := fmt.Sprintf("RDS host %s in farm %s", h.Name, farm)
-	if h.LoadIndex != nil {
+	// No load index, or a load preference of UNKNOWN, is a host whose
+	// load is not known: cpactl's -1.
+	switch {
+	case h.LoadIndex == nil || h.LoadPref == "UNKNOWN":
+		rec.LoadIndex = -1
+	default:
 		def := 0
 		if inBase {
 			def = b.LoadIndex
@@ -759,7 +771,8 @@ func (im *importer) host(pod, farm string, h rdsServerJSON) ldapschema.Host {
 	if h.Sessions != nil {
 		rec.Sessions = im.inRange(*h.Sessions, 0, 1<<20, name+": session_count", 0)
 	}
-	if h.State != "" {
+	// DISABLED is what cpactl holds as the enabled flag (false).
+	if h.State != "" && !(h.State == "DISABLED" && !rec.Enabled) {
 		if _, ok, _ := hostStateEnum.Map(h.State); !ok {
 			im.rep.loss(keyHostState, fmt.Sprintf("%s (%s)", h.Name, h.State))
 		}
@@ -1057,7 +1070,16 @@ func (im *importer) session(s sessionJSON) error {
 	case s.DesktopPoolID != "":
 		rec.PoolDN = im.pools[podKey+s.DesktopPoolID]
 	case gae != "" && s.FarmID != "":
-		rec.PoolDN = im.appPools[podKey+gae+"\x00"+s.FarmID]
+		// The API names no application pool: the one of the entitlement
+		// on that farm that application_names names, else the first.
+		k := podKey + gae + "\x00" + s.FarmID
+		rec.PoolDN = im.appPools[k]
+		for _, name := range s.Apps {
+			if dn, ok := im.appPoolNamed[k+"\x00"+fold.Key(name)]; ok {
+				rec.PoolDN = dn
+				break
+			}
+		}
 	}
 	if s.RDSServerID != "" {
 		rec.HostDN = im.hosts[podKey+s.RDSServerID]

@@ -160,6 +160,7 @@ type rdsServerJSON struct {
 	FarmID      string `json:"farm_id"`
 	Enabled     *bool  `json:"enabled"`
 	LoadIndex   *int   `json:"load_index"`
+	LoadPref    string `json:"load_preference"`
 	Sessions    *int   `json:"session_count"`
 	State       string `json:"state"`
 }
@@ -185,6 +186,7 @@ type sessionJSON struct {
 	UserID         string   `json:"user_id"`
 	GDE            string   `json:"global_desktop_entitlement_id"`
 	GAEs           []string `json:"global_application_entitlement_ids"`
+	Apps           []string `json:"application_names"`
 	PodID          string   `json:"pod_id"`
 	BrokeringPodID string   `json:"brokering_pod_id"`
 	DesktopPoolID  string   `json:"desktop_pool_id"`
