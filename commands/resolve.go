@@ -141,7 +141,7 @@ func (o *resolveOptions) run() error {
 		Protocol: broker.Protocol(strings.ToUpper(o.Protocol)), Unauthenticated: o.Unauthenticated,
 		OfflinePods: offline, Seed: o.Seed, WhatIf: whatIfs})
 	if err != nil {
-		return err
+		return st.WithSuggestion(err)
 	}
 	// What the directory could not read cleanly comes first: it may explain
 	// the rest.

@@ -154,7 +154,7 @@ func (o *stormOptions) validate() error {
 			"--offline-pod does not apply to simulate storm")
 	}
 	if o.Requests < 1 || o.Requests > maxStormRequests {
-		return errorf("", "--requests %d is out of range: it takes an integer 1-%d", o.Requests, maxStormRequests)
+		return errorf("", "--requests %d is out of range: it takes an integer 1..%d", o.Requests, maxStormRequests)
 	}
 	if _, err := o.protocol(); err != nil {
 		return err
