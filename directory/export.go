@@ -18,6 +18,9 @@ import (
 // in order by an external merge sort, so memory stays bounded whatever the
 // directory's size. Nothing is written to w when the read fails.
 func (s *Store) Export(w io.Writer, keep func(e *ldap.Entry, key string) *ldap.Entry) (int, error) {
+	if err := s.notEnclosed(); err != nil {
+		return 0, err
+	}
 	sorter := newRecordSorter(exportSpillLimit)
 	defer sorter.Close()
 	n := 0
