@@ -163,7 +163,15 @@ func WriteJSON(w io.Writer, v any) error {
 // to it: tablewriter wraps long cells at word boundaries. A large table is
 // never wrapped (wrapping is tablewriter's, at its cost per row).
 func Rows(w io.Writer, header []string, rows [][]string) error {
-	header, rows = visibleCells(header, rows)
+	return RowsKeeping(w, header, nil, rows)
+}
+
+// RowsKeeping is Rows with the header cells at the indexes keep marks
+// shown as given rather than upper-cased: names such as file names
+// (`diff OLD NEW` heads its columns with them), which upper case, or
+// tablewriter's turning dots into blanks, would change.
+func RowsKeeping(w io.Writer, header []string, keep []bool, rows [][]string) error {
+	header, rows = visibleCells(headerCells(header, keep), rows)
 	width := 0
 	if f, ok := w.(*fitted); ok {
 		w, width = f.Writer, f.width
@@ -172,6 +180,21 @@ func Rows(w io.Writer, header []string, rows [][]string) error {
 		return plainRows(w, header, rows)
 	}
 	return tableRows(w, header, rows, width)
+}
+
+// headerCells formats a header: each cell upper-cased as tablewriter
+// titles it (underscores and dots between letters read as blanks), but
+// those keep marks, shown as given.
+func headerCells(header []string, keep []bool) []string {
+	shown := make([]string, len(header))
+	for i, h := range header {
+		if i < len(keep) && keep[i] {
+			shown[i] = h
+		} else {
+			shown[i] = tw.Title(h)
+		}
+	}
+	return shown
 }
 
 // visibleCells returns the header and rows with every cell rendered by
@@ -215,14 +238,11 @@ func visibleRow(cells []string) ([]string, bool) {
 // largeTable is the row count above which Rows uses plainRows.
 var largeTable = 5000
 
-// plainRows lays out the table as text/tabwriter would (header
-// upper-cased, each column as wide as its widest cell in characters plus
+// plainRows lays out the table as text/tabwriter would (the header as
+// Rows formatted it, each column as wide as its widest cell in characters plus
 // two spaces, no trailing blanks), in two passes: widths, then lines.
 func plainRows(w io.Writer, header []string, rows [][]string) error {
-	upper := make([]string, len(header))
-	for i, h := range header {
-		upper[i] = strings.ToUpper(h)
-	}
+	upper := header
 	clean := func(c string) string {
 		if strings.IndexByte(c, '\t') >= 0 {
 			return strings.ReplaceAll(c, "\t", " ")
@@ -284,7 +304,7 @@ func tableRows(w io.Writer, header []string, rows [][]string, width int) error {
 				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
 			},
 		})),
-		tablewriter.WithHeaderAutoFormat(tw.On),
+		tablewriter.WithHeaderAutoFormat(tw.Off), // Rows formats the header
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAlignment(tw.AlignLeft),
 		tablewriter.WithRowAutoWrap(wrap),
