@@ -132,8 +132,8 @@ func (o *farmListOptions) run() error {
 			rows = append(rows, []string{v.Name, v.Pod, offOr(v.MaxSessionsPerHost, "unlimited"), offOr(v.HostLoadIndexThreshold, "off"),
 				offOr(v.HostConnectingSessionThreshold, "off"), strconv.Itoa(len(v.Hosts)), joinOr(v.Pools, "-")})
 		}
-		return output.Rows(w, []string{"name", "pod", "max sessions/host", "load index threshold", "connecting threshold",
-			"hosts", "pools"}, rows)
+		return output.RowsWide(w, []string{"name", "pod", "max sessions/host", "load index threshold", "connecting threshold",
+			"hosts", "pools"}, []bool{3: true, 4: true}, rows)
 	})
 }
 

@@ -103,7 +103,8 @@ func (o *hostListOptions) run() error {
 			rows = append(rows, []string{v.Name, v.Farm, v.Pod, strconv.Itoa(v.LoadIndex), strconv.Itoa(v.Sessions),
 				strconv.Itoa(v.Connecting), featureWords(v.Features), yesNo(v.Enabled)})
 		}
-		return output.Rows(w, []string{"name", "farm", "pod", "load index", "sessions", "connecting", "features", "enabled"}, rows)
+		return output.RowsWide(w, []string{"name", "farm", "pod", "load index", "sessions", "connecting", "features", "enabled"},
+			[]bool{6: true}, rows)
 	})
 }
 

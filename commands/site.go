@@ -102,7 +102,7 @@ func (o *siteListOptions) run() error {
 		for _, v := range views {
 			rows = append(rows, []string{v.Name, ranked(v.PreferredSites), joinOr(v.Pods, "-"), v.URL, v.Description})
 		}
-		return output.Rows(w, []string{"name", "preferred sites", "pods", "url", "description"}, rows)
+		return output.RowsWide(w, []string{"name", "preferred sites", "pods", "url", "description"}, []bool{3: true, 4: true}, rows)
 	})
 }
 

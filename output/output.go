@@ -128,9 +128,38 @@ func (p Printer) Print(v any, table func(w io.Writer) error) error {
 			return table(&fitted{Writer: p.Out, width: p.Width})
 		}
 		return table(p.Out)
+	case Wide:
+		return table(wideOut{p.Out})
 	default:
 		return table(p.Out)
 	}
+}
+
+// wideOut is the writer a table function gets with -o wide: RowsWide
+// shows every column then.
+type wideOut struct{ io.Writer }
+
+// RowsWide is Rows for a table some of whose columns (wide marks them)
+// only -o wide shows: the default table leaves them out, so that its lines
+// stay within about 100 columns (docs/conventions.md).
+func RowsWide(w io.Writer, header []string, wide []bool, rows [][]string) error {
+	if ww, ok := w.(wideOut); ok {
+		return Rows(ww.Writer, header, rows)
+	}
+	keep := func(cells []string) []string {
+		out := make([]string, 0, len(cells))
+		for i, c := range cells {
+			if i >= len(wide) || !wide[i] {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	narrow := make([][]string, len(rows))
+	for i, r := range rows {
+		narrow[i] = keep(r)
+	}
+	return Rows(w, keep(header), narrow)
 }
 
 // PrintLazy is Print for a value that costs something to build (a view
@@ -139,7 +168,7 @@ func (p Printer) PrintLazy(view func() any, table func(w io.Writer) error) error
 	if p.Format == JSON || p.Format == YAML {
 		return p.Print(view(), table)
 	}
-	return table(p.Out)
+	return p.Print(nil, table)
 }
 
 // WriteJSON writes v as indented JSON followed by a newline.
@@ -171,6 +200,9 @@ func Rows(w io.Writer, header []string, rows [][]string) error {
 // (`diff OLD NEW` heads its columns with them), which upper case, or
 // tablewriter's turning dots into blanks, would change.
 func RowsKeeping(w io.Writer, header []string, keep []bool, rows [][]string) error {
+	if ww, ok := w.(wideOut); ok {
+		w = ww.Writer
+	}
 	header, rows = visibleCells(headerCells(header, keep), rows)
 	width := 0
 	if f, ok := w.(*fitted); ok {
