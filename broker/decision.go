@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cpactl/cpactl/internal/nearest"
 	"github.com/cpactl/cpactl/quote"
 )
 
@@ -296,12 +297,18 @@ type TraceStep struct {
 type NotFoundError struct {
 	Kind string // user, entitlement, connection server, pod, computer, site
 	Name string // the name as given
+	// Suggestion is the name of that kind nearest to Name, when the
+	// caller found one (the broker sees only what it was given to read).
+	Suggestion string
 }
 
-// Error implements error.
+// Error implements error: the directory's phrasing, "does not exist".
 func (e *NotFoundError) Error() string {
-	return fmt.Sprintf("%s %s not found", e.Kind, quote.Name(e.Name))
+	return fmt.Sprintf("%s %s does not exist", e.Kind, quote.Name(e.Name))
 }
+
+// Hint asks whether the nearest name was meant, when there is one.
+func (e *NotFoundError) Hint() string { return nearest.Hint(e.Suggestion) }
 
 // RequestError is returned for a request that cannot be resolved as given:
 // both or neither of Connection Server and pod, connecting through an offline

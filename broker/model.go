@@ -75,10 +75,10 @@ const (
 
 // Settings are the federation-wide values of cn=Common (docs/schema.md).
 type Settings struct {
-	LoadThresholdForSite          int  // pae-LoadThresholdForSite, 0-100, default 98
-	RDSLoadIndexThreshold         int  // pae-RDSLoadIndexThreshold, 0-100, default 20
-	RDSConnectingSessionThreshold int  // pae-RDSConnectingSessionThreshold, 0-150, default 20
-	MinRDSServersInLBQueue        int  // pae-MinRDSServersInLBQueue, 0-1000, default 4
+	LoadThresholdForSite          int  // pae-LoadThresholdForSite, 0..100, default 98
+	RDSLoadIndexThreshold         int  // pae-RDSLoadIndexThreshold, 0..100, default 20
+	RDSConnectingSessionThreshold int  // pae-RDSConnectingSessionThreshold, 0..150, default 20
+	MinRDSServersInLBQueue        int  // pae-MinRDSServersInLBQueue, 0..1000, default 4
 	EnableSiteRedirection         bool // pae-EnableSiteRedirection, default false
 	// RDSSources says whether each of the three RDS values above is
 	// cn=Common's (SourceFederation) or the default (SourceDefault); an

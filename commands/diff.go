@@ -24,10 +24,11 @@ type diffOptions struct {
 func newDiffCommand(g *Globals) *cobra.Command {
 	o := &diffOptions{g: g}
 	cmd := &cobra.Command{
-		Use:   "diff FILE.ldif",
-		Short: "Compare a federation file with the directory; exit 2 when they differ",
+		Use:   "diff FILE.ldif | diff OLD.ldif NEW.ldif",
+		Short: "Compare a federation file with the directory, or two files; exit 2 when they differ",
 		Long: `Compares the desired state in FILE.ldif (what ` + "`cpactl export`" + ` writes, edited)
-with the live directory, or with another snapshot given with --from, over the
+with the live directory, or two files as Unix diff does: ` + "`cpactl diff OLD.ldif NEW.ldif`" + `
+shows what changes from OLD to NEW (the same as ` + "`diff NEW.ldif --from OLD.ldif`" + `), over the
 objects cpactl owns under the base DN: sites, pods, Connection Servers,
 pools, farms, RDS hosts, entitlements, home-site rows, users, groups,
 computers, sessions, pod assignments and cn=Common. The base entry and the
@@ -37,19 +38,31 @@ Each entry is added (only in FILE), removed (only in the directory) or
 changed, attribute by attribute. Values compare as the schema matches them:
 strings ignoring case, DNs as DNs, integers by value, preferred-site lists
 in rank order; operational attributes are ignored. In the table, CURRENT
-and DESIRED show single values and preferred-site lists whole, and for
+and DESIRED (for two files, the columns are named after them, old then
+new) show single values and preferred-site lists whole, and for
 attributes with several values only the values that differ (-removed,
-+added); DNs are shown without the base. -o json lists every value.
++added); DNs are shown without the base; a setting of cn=Common that is
+not stored shows the default in force ("98 (default)"), a pod's own
+pae-RDS* value that is not stored "(the federation's)". -o json lists
+every value as stored.
 
 ` + "`cpactl apply FILE.ldif`" + ` makes the directory match (with --prune, it also
 deletes what is removed). Exit 0 when identical, 2 when they differ.`,
 		Example: `  cpactl export -O federation.ldif
   sed -i '/^dn: cn=blr-desktops,/,/^$/ s/^pae-Capacity: .*/pae-Capacity: 40/' federation.ldif
   cpactl diff federation.ldif
+  cpactl diff last-week.ldif federation.ldif
   cpactl diff federation.ldif --from last-week.ldif -o json | jq '.entries[].dn'`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.File = args[0]
+			o.File = args[len(args)-1]
+			if len(args) == 2 {
+				if o.From != "" {
+					return errorf("compare two files as `cpactl diff OLD.ldif NEW.ldif`, or a file with --from OLD.ldif",
+						"--from and two files given")
+				}
+				o.From = args[0]
+			}
 			return o.run()
 		},
 	}
@@ -78,7 +91,11 @@ func (o *diffOptions) run() error {
 	for _, pr := range append(append([]reconcile.Problem(nil), desired.Problems...), desired.Foreign...) {
 		o.g.warn("%s: %s (not compared)", o.File, pr)
 	}
-	r, err := o.g.showDiff(p, st, desired)
+	columns := diffColumns{current: "current", desired: "desired"}
+	if o.From != "" {
+		columns = diffColumns{current: o.From, desired: o.File, named: true}
+	}
+	r, err := o.g.showDiff(p, st, desired, columns)
 	if err != nil || r.Identical {
 		return err
 	}
@@ -87,8 +104,9 @@ func (o *diffOptions) run() error {
 
 // showDiff compares a desired state with the directory of st and prints
 // the differences (diff's table, or p's format), with a summary on
-// stderr when there are some: what diff and horizon sync show.
-func (g *Globals) showDiff(p output.Printer, st *directory.Store, desired *reconcile.State) (*reconcile.Report, error) {
+// stderr when there are some: what diff and horizon sync show. columns
+// names the two value columns.
+func (g *Globals) showDiff(p output.Printer, st *directory.Store, desired *reconcile.State, columns diffColumns) (*reconcile.Report, error) {
 	done := g.track(st, "reading", "entries", 0)
 	current, err := currentState(st, desired)
 	done()
@@ -96,7 +114,7 @@ func (g *Globals) showDiff(p output.Printer, st *directory.Store, desired *recon
 		return nil, err
 	}
 	r := reconcile.Compare(desired, current)
-	err = p.Print(r, func(w io.Writer) error { return diffTable(w, r, st.DIT.Base) })
+	err = p.Print(r, func(w io.Writer) error { return diffTable(w, r, st.DIT.Base, columns) })
 	if err != nil {
 		return nil, err
 	}
@@ -142,9 +160,17 @@ func currentState(st *directory.Store, desired *reconcile.State) (*reconcile.Sta
 	return current, nil
 }
 
+// diffColumns heads the two value columns of the table: "current" and
+// "desired" against the directory, the files' names (as given, named)
+// when two files are compared.
+type diffColumns struct {
+	current, desired string
+	named            bool
+}
+
 // diffTable renders a report: one row per added or removed entry, one row
 // per attribute of a changed entry.
-func diffTable(w io.Writer, r *reconcile.Report, base string) error {
+func diffTable(w io.Writer, r *reconcile.Report, base string, columns diffColumns) error {
 	if r.Identical {
 		_, err := fmt.Fprintln(w, "diff: no differences")
 		return err
@@ -156,24 +182,42 @@ func diffTable(w io.Writer, r *reconcile.Report, base string) error {
 			continue
 		}
 		for _, a := range e.Attributes {
-			current, desired := showChange(a, base)
+			current, desired := showChange(e.Kind, a, base)
 			rows = append(rows, []string{e.Change, e.Object(), a.Attribute, current, desired})
 		}
 	}
-	return output.Rows(w, []string{"change", "object", "attribute", "current", "desired"}, rows)
+	header := []string{"change", "object", "attribute", columns.current, columns.desired}
+	return output.RowsKeeping(w, header, []bool{3: columns.named, 4: columns.named}, rows)
 }
 
 // showChange renders both sides of an attribute change for the table: a
 // preferred-site list whole, in rank order ("1. UK, 2. US"); single values
 // whole; several values as the ones that differ (-removed, +added).
-func showChange(a reconcile.AttributeChange, base string) (current, desired string) {
+func showChange(kind string, a reconcile.AttributeChange, base string) (current, desired string) {
 	if ldapschema.IsOrderedAttribute(a.Attribute) {
 		return showRanked(a.Current), showRanked(a.Desired)
 	}
 	if len(a.Current) <= 1 && len(a.Desired) <= 1 {
-		return showValues(a.Attribute, a.Current, "", base), showValues(a.Attribute, a.Desired, "", base)
+		return showSingle(kind, a.Attribute, a.Current, base), showSingle(kind, a.Attribute, a.Desired, base)
 	}
 	return showValues(a.Attribute, a.Removed, "-", base), showValues(a.Attribute, a.Added, "+", base)
+}
+
+// showSingle renders one side of a single-valued change; a setting not
+// stored shows what is in force instead of "(none)": the default in
+// cn=Common ("98 (default)"), the federation's value on a pod.
+func showSingle(kind, attr string, values []string, base string) string {
+	if len(values) == 0 {
+		if set, ok := ldapschema.LookupSetting(attr); ok {
+			switch kind {
+			case reconcile.KindSettings:
+				return strconv.Itoa(set.Default) + " (default)"
+			case directory.KindPod:
+				return "(the federation's)"
+			}
+		}
+	}
+	return showValues(attr, values, "", base)
 }
 
 func showRanked(values []string) string {

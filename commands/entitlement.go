@@ -273,9 +273,9 @@ type entitlementPolicyFlags struct {
 func (f *entitlementPolicyFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.Type, "type", "", "desktop or application (fixed at creation)")
-	fl.StringVar(&f.Scope, "scope", "ANY", "where the broker looks: ANY (every pod), SITE (the connecting site), LOCAL (the connecting pod)")
-	fl.StringVar(&f.LoadDistribution, "load-distribution", "none", "Session Load Distribution policy: none, load (load index) or session (session count)")
-	fl.StringVar(&f.DefaultProtocol, "default-protocol", "blast", "display protocol when the request names none: blast, pcoip or rdp")
+	fl.StringVar(&f.Scope, "scope", "ANY", "where the broker looks: ANY (every pod), SITE (the connecting site), LOCAL (the connecting pod); Horizon's words too: \"All Sites\", \"Within Site\", \"Within Pod\", ALL_SITES, WITHIN_SITE, WITHIN_POD")
+	fl.StringVar(&f.LoadDistribution, "load-distribution", "none", "Session Load Distribution policy: none, load (load index) or session (session count); Horizon's words too: disabled, \"Load Index\", \"Session Count\"")
+	fl.StringVar(&f.DefaultProtocol, "default-protocol", "blast", "display protocol when the request names none: blast, pcoip or rdp (also \"VMware Blast\", \"Microsoft RDP\")")
 	fl.StringVar(&f.Description, "description", "", "what the entitlement is for (up to 1024 characters)")
 	csvListVar(fl, &f.Tags, "tags", "Connection Server restriction tags, comma-separated: only servers with one of them broker it")
 	fl.BoolVar(&f.NoTags, "no-tags", false, "no restriction tags: any Connection Server brokers it")
@@ -322,13 +322,13 @@ func (f *entitlementPolicyFlags) parse(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	if f.Scope, err = parseEnum("scope", f.Scope, scopes...); err != nil {
+	if f.Scope, err = parseAlias("scope", f.Scope, ldapschema.ScopeAliases, scopes...); err != nil {
 		return err
 	}
-	if f.LoadDistribution, err = parseEnum("load-distribution", f.LoadDistribution, loadDistributions...); err != nil {
+	if f.LoadDistribution, err = parseAlias("load-distribution", f.LoadDistribution, ldapschema.PolicyAliases, loadDistributions...); err != nil {
 		return err
 	}
-	if f.DefaultProtocol, err = parseEnum("default-protocol", f.DefaultProtocol, protocols...); err != nil {
+	if f.DefaultProtocol, err = parseAlias("default-protocol", f.DefaultProtocol, ldapschema.ProtocolAliases, protocols...); err != nil {
 		return err
 	}
 	f.Tags = cleanList(f.Tags)

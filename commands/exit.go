@@ -149,6 +149,14 @@ func hintOf(err error) string {
 	if errors.As(err, &re) {
 		return re.Hint
 	}
+	var nf *directory.NotFoundError
+	if errors.As(err, &nf) {
+		return nf.Hint()
+	}
+	var bnf *broker.NotFoundError
+	if errors.As(err, &bnf) {
+		return bnf.Hint()
+	}
 	var layout *directory.LayoutError
 	if errors.As(err, &layout) {
 		return layout.Hint()
@@ -187,6 +195,10 @@ func hintOf(err error) string {
 	var closed *directory.ClosedError
 	if errors.As(err, &closed) {
 		return closed.Hint()
+	}
+	var auth *directory.AuthError
+	if errors.As(err, &auth) {
+		return auth.Hint()
 	}
 	var behind *directory.ReplicasBehindError
 	if errors.As(err, &behind) {

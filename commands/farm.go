@@ -23,9 +23,9 @@ application pools of that pod (several pools may share a farm).
 
   --max-sessions-per-host N              0 = unlimited (counts as 150 for the
                                          SESSION load policy)
-  --host-load-index-threshold N          0-100, 0 = off: a host at or above
+  --host-load-index-threshold N          0..100, 0 = off: a host at or above
                                          this load index refuses logons
-  --host-connecting-session-threshold N  0-150, 0 = off: a host with this many
+  --host-connecting-session-threshold N  0..150, 0 = off: a host with this many
                                          connecting sessions refuses logons
 
 The host-side thresholds only filter candidates; the broker's buckets use
@@ -132,8 +132,8 @@ func (o *farmListOptions) run() error {
 			rows = append(rows, []string{v.Name, v.Pod, offOr(v.MaxSessionsPerHost, "unlimited"), offOr(v.HostLoadIndexThreshold, "off"),
 				offOr(v.HostConnectingSessionThreshold, "off"), strconv.Itoa(len(v.Hosts)), joinOr(v.Pools, "-")})
 		}
-		return output.Rows(w, []string{"name", "pod", "max sessions/host", "load index threshold", "connecting threshold",
-			"hosts", "pools"}, rows)
+		return output.RowsWide(w, []string{"name", "pod", "max sessions/host", "load index threshold", "connecting threshold",
+			"hosts", "pools"}, []bool{3: true, 4: true}, rows)
 	})
 }
 
@@ -198,9 +198,9 @@ type farmLimitFlags struct {
 
 func (f *farmLimitFlags) add(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.MaxSessions, "max-sessions-per-host", 0, "session limit of each host, 0 = unlimited")
-	cmd.Flags().IntVar(&f.LoadIndexThreshold, "host-load-index-threshold", 0, "0-100, 0 = off: load index at which a host refuses logons")
+	cmd.Flags().IntVar(&f.LoadIndexThreshold, "host-load-index-threshold", 0, "0..100, 0 = off: load index at which a host refuses logons")
 	cmd.Flags().IntVar(&f.ConnectingThreshold, "host-connecting-session-threshold", 0,
-		"0-150, 0 = off: connecting sessions at which a host refuses logons")
+		"0..150, 0 = off: connecting sessions at which a host refuses logons")
 	cmd.Flags().StringVar(&f.Description, "description", "", "what the farm is")
 	f.changed = cmd.Flags().Changed
 }

@@ -74,6 +74,9 @@ type Globals struct {
 	// belowHorizon: the command is a horizon command that also binds the
 	// directory (import, sync), whose password flags are --ldap-*.
 	belowHorizon bool
+	// bindDNFrom says where BindDN came from: -D, CPACTL_BIND_DN, a
+	// context or LDAPBINDDN (the hint of a refused bind names it).
+	bindDNFrom string
 
 	baseExplicit bool
 	// baseOfContext: the base came from the context, which describes a
@@ -204,8 +207,16 @@ func (g *Globals) resolveSettings(cmd *cobra.Command) error {
 			g.Base = ldapschema.DefaultBase
 		}
 	}
+	g.bindDNFrom = "-D"
 	if !changed("bind-dn") {
-		g.BindDN = firstOf(env("CPACTL_BIND_DN"), ctx.BindDN, env("LDAPBINDDN"))
+		switch {
+		case env("CPACTL_BIND_DN") != "":
+			g.BindDN, g.bindDNFrom = env("CPACTL_BIND_DN"), "CPACTL_BIND_DN"
+		case ctx.BindDN != "":
+			g.BindDN, g.bindDNFrom = ctx.BindDN, fmt.Sprintf("context %q", ctx.Name)
+		default:
+			g.BindDN, g.bindDNFrom = env("LDAPBINDDN"), "LDAPBINDDN"
+		}
 	}
 	if !changed("starttls") && ctx.StartTLS {
 		g.StartTLS = true
@@ -315,6 +326,20 @@ func (g *Globals) secret(promptFor bool, file, env, message string) (string, err
 	return g.Getenv(env), nil
 }
 
+// credentials says where the bind password and DN came from, for the hint
+// of a refused bind: "the password came from CPACTL_BIND_PASSWORD, the
+// bind DN from context "lab"". It names sources, never the password.
+func (g *Globals) credentials() string {
+	from := "CPACTL_BIND_PASSWORD"
+	switch {
+	case g.PasswordFile != "":
+		from = "-y " + quote.Shell(g.PasswordFile)
+	case g.PromptPassword:
+		from = "-W (typed at the prompt)"
+	}
+	return fmt.Sprintf("the password came from %s, the bind DN from %s", from, g.bindDNFrom)
+}
+
 func (g *Globals) dialOptions() (directory.Options, error) {
 	opts := directory.Options{URLs: g.URLs, BindDN: g.BindDN, StartTLS: g.StartTLS, CAFile: g.CAFile,
 		InsecureSkipVerify: g.InsecureSkipVerify, Timeout: g.Timeout, WriteURL: g.WriteURL,
@@ -331,6 +356,7 @@ func (g *Globals) dialOptions() (directory.Options, error) {
 				"bind as %q needs a password", g.BindDN)
 		}
 		opts.Password = pw
+		opts.Credentials = g.credentials()
 	}
 	if g.InsecureSkipVerify {
 		fmt.Fprintln(g.IO.Err, "warning: --insecure-skip-tls-verify: the server certificate is NOT checked; anyone on the path can read and change this session")

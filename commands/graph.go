@@ -74,7 +74,7 @@ func (o *siteGraphOptions) run() error {
 	var loads *broker.EntitlementSiteLoads
 	if o.Entitlement != "" {
 		if loads, err = broker.SiteLoadsFor(data.Federation, o.Entitlement, offline); err != nil {
-			return err
+			return st.WithSuggestion(err)
 		}
 	} else if len(offline) > 0 {
 		return errorf("pass --entitlement GE to see the loads without those pods", "--offline-pod needs --entitlement")

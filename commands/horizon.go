@@ -152,7 +152,7 @@ sites: the pull says so and reads what it has.`,
 	cmd.Flags().StringArrayVar(&o.PodURLs, "pod-url", nil, "POD=https://HOST: reach this pod's Connection Server here (repeatable)")
 	cmd.Flags().StringArrayVar(&o.Missing, "allow-missing-pod", nil, "pull without this pod when none of its Connection Servers answers (repeatable)")
 	cmd.Flags().BoolVar(&o.Replace, "replace", false, "replace DIR when it holds an earlier pull")
-	cmd.Flags().IntVar(&o.PageSize, "page-size", horizon.MaxPageSize, "records per page of a paged list (1-1000)")
+	cmd.Flags().IntVar(&o.PageSize, "page-size", horizon.MaxPageSize, "records per page of a paged list (1..1000)")
 	return cmd
 }
 

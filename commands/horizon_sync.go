@@ -133,7 +133,7 @@ func (o *horizonSyncOptions) run() error {
 		for _, pr := range append(append([]reconcile.Problem(nil), desired.Problems...), desired.Foreign...) {
 			o.g.warn("%s: %s (not compared)", label, pr)
 		}
-		r, err := o.g.showDiff(p, st, desired)
+		r, err := o.g.showDiff(p, st, desired, diffColumns{current: "current", desired: "desired"})
 		if err != nil {
 			return err
 		}

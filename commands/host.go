@@ -103,7 +103,8 @@ func (o *hostListOptions) run() error {
 			rows = append(rows, []string{v.Name, v.Farm, v.Pod, strconv.Itoa(v.LoadIndex), strconv.Itoa(v.Sessions),
 				strconv.Itoa(v.Connecting), featureWords(v.Features), yesNo(v.Enabled)})
 		}
-		return output.Rows(w, []string{"name", "farm", "pod", "load index", "sessions", "connecting", "features", "enabled"}, rows)
+		return output.RowsWide(w, []string{"name", "farm", "pod", "load index", "sessions", "connecting", "features", "enabled"},
+			[]bool{6: true}, rows)
 	})
 }
 
@@ -371,9 +372,9 @@ optionally, its sessions and connecting sessions. Unchanged figures print
 	o.hostFigureFlags.add(cmd, setLoad)
 	if !setLoad {
 		cmd.Flags().IntVar(&o.PolicyLoadIndexThreshold, "policy-load-index-threshold", 0,
-			"0-100, 0 = off: the host's policy (ADMX) Load Index Threshold, which replaces the farm's")
+			"0..100, 0 = off: the host's policy (ADMX) Load Index Threshold, which replaces the farm's")
 		cmd.Flags().IntVar(&o.PolicyConnectingSessionThreshold, "policy-connecting-session-threshold", 0,
-			"0-150, 0 = off: the host's policy (ADMX) Connecting Session Threshold, which replaces the farm's")
+			"0..150, 0 = off: the host's policy (ADMX) Connecting Session Threshold, which replaces the farm's")
 		cmd.Flags().BoolVar(&o.NoPolicyThresholds, "no-policy-thresholds", false,
 			"remove both policy thresholds: the farm's apply again")
 		cmd.Example += `

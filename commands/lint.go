@@ -42,6 +42,8 @@ reports, for each problem, the object, what is wrong and how to fix it:
   out-of-range                          thresholds, load indexes, counters or settings out of range
   entitled-users-without-pool           entitled users of an enabled entitlement that cannot reach any pool
   home-site-override-not-entitled       a home-site override for a user or group not entitled to its entitlement
+  entitled-users-without-home-site      entitled users with no home site for an entitlement that requires one (resolve denies them)
+  client-restrictions-without-computer  client restrictions, and no client computer in a group entitled (resolve denies every request)
 
 Exit 0 when clean, 2 with findings (the stable "check" names above are in
 -o json).`,

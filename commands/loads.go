@@ -76,7 +76,7 @@ func (o *loadsOptions) run() error {
 	}
 	r, err := broker.Loads(data.Federation, o.Entitlement, offline, whatIfs)
 	if err != nil {
-		return err
+		return st.WithSuggestion(err)
 	}
 	r.Warnings = append(append([]string{}, data.Warnings...), r.Warnings...)
 	return p.Print(r, func(w io.Writer) error { return writeLoads(w, r) })

@@ -8,7 +8,7 @@ import (
 	"github.com/cpactl/cpactl/quote"
 )
 
-// Limits on names and descriptions (docs/topology.md and docs/entitlements.md: site names 1-64 characters,
+// Limits on names and descriptions (docs/topology.md and docs/entitlements.md: site names 1 to 64 characters,
 // descriptions up to 1024; cpactl applies the same to every object it
 // names, users excepted, whose uid may be up to 256).
 const (

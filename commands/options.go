@@ -91,6 +91,17 @@ func parseEnum(flag, value string, allowed ...string) (string, error) {
 		"--%s %q is not one of %s", flag, value, strings.Join(words, ", "))
 }
 
+// parseAlias reads a flag value in cpactl's words or in Horizon's
+// (ldapschema's alias tables: "All Sites", ALL_SITES, "Load Index",
+// "VMware Blast"), returning cpactl's word; allowed are cpactl's words, in
+// the order the refusal lists them.
+func parseAlias(flag, value string, aliases map[string]string, allowed ...string) (string, error) {
+	if v, ok := ldapschema.Canonical(aliases, value); ok {
+		return v, nil
+	}
+	return parseEnum(flag, value, allowed...)
+}
+
 // onOff picks one of two words.
 func onOff(v bool, on, off string) string {
 	if v {

@@ -154,8 +154,8 @@ func (o *poolListOptions) run() error {
 			rows = append(rows, []string{v.Name, v.Pod, kindWord(v.Kind), assignmentWord(v.Dedicated), intOrDash(v.Capacity),
 				intOrDash(v.Sessions), intOrDash(v.Assigned), strOrDash(v.Farm), yesNo(v.Enabled), joinOr(v.Entitlements, "-")})
 		}
-		return output.Rows(w, []string{"name", "pod", "kind", "assignment", "capacity", "sessions", "assigned", "farm",
-			"enabled", "entitlement"}, rows)
+		return output.RowsWide(w, []string{"name", "pod", "kind", "assignment", "capacity", "sessions", "assigned", "farm",
+			"enabled", "entitlement"}, []bool{6: true, 7: true}, rows)
 	})
 }
 

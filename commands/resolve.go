@@ -3,7 +3,6 @@ package commands
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 )
 
@@ -112,8 +112,12 @@ func (o *resolveOptions) validate() error {
 		return errorf("name the Connection Server the user reached, or --pod to connect through an untagged server of that pod",
 			"--connection-server or --pod is required")
 	}
-	if o.Protocol != "" && !slices.Contains(protocols, strings.ToUpper(o.Protocol)) {
-		return errorf("", "--protocol %q: use blast, pcoip or rdp", o.Protocol)
+	if o.Protocol != "" {
+		p, ok := ldapschema.Canonical(ldapschema.ProtocolAliases, o.Protocol)
+		if !ok {
+			return errorf("", "--protocol %q: use blast, pcoip or rdp", o.Protocol)
+		}
+		o.Protocol = p
 	}
 	if _, err := directory.ParseUserName(o.User); err != nil {
 		return errorf("", "%v", err)
@@ -141,7 +145,7 @@ func (o *resolveOptions) run() error {
 		Protocol: broker.Protocol(strings.ToUpper(o.Protocol)), Unauthenticated: o.Unauthenticated,
 		OfflinePods: offline, Seed: o.Seed, WhatIf: whatIfs})
 	if err != nil {
-		return err
+		return st.WithSuggestion(err)
 	}
 	// What the directory could not read cleanly comes first: it may explain
 	// the rest.

@@ -182,7 +182,8 @@ func (o *sessionListOptions) run() error {
 			rows = append(rows, []string{v.ID, v.User, v.Entitlement, v.Pod, v.Pool, orDash(v.Host), orDash(v.BrokeringPod),
 				strings.ToLower(v.State), orDash(v.Client)})
 		}
-		return output.Rows(w, []string{"id", "user", "entitlement", "pod", "pool", "host", "brokering pod", "state", "client"}, rows)
+		return output.RowsWide(w, []string{"id", "user", "entitlement", "pod", "pool", "host", "brokering pod", "state", "client"},
+			[]bool{6: true, 8: true}, rows)
 	})
 }
 

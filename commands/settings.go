@@ -10,6 +10,7 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/nearest"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/rules"
@@ -167,7 +168,7 @@ func (o *settingsShowOptions) run() error {
 				source = v.Source
 			}
 			rows = append(rows, []string{v.Name, strconv.Itoa(v.Value), strconv.Itoa(v.Default), source,
-				fmt.Sprintf("%d-%d", v.Min, v.Max)})
+				fmt.Sprintf("%d..%d", v.Min, v.Max)})
 		}
 		return output.Rows(w, []string{"setting", "value", "default", "source", "range"}, rows)
 	})
@@ -239,7 +240,7 @@ func parseSettingPairs(pairs []string) ([]settingChange, error) {
 		}
 		set, ok := ldapschema.LookupSetting(strings.TrimSpace(key))
 		if !ok {
-			return nil, errorf("see `cpactl settings set --help` for the five settings", "unknown setting %q", key)
+			return nil, unknownSetting(key, "cpactl settings set --help")
 		}
 		if prev, dup := seen[set.Attr]; dup {
 			return nil, errorf("give each setting once", "%s is given twice (%s and %s)", set.Attr, prev, pair)
@@ -475,7 +476,7 @@ func (o *settingsResetOptions) run() error {
 	for _, k := range o.Keys {
 		set, ok := ldapschema.LookupSetting(k)
 		if !ok {
-			return errorf("see `cpactl settings --help` for the five settings", "unknown setting %q", k)
+			return unknownSetting(k, "cpactl settings --help")
 		}
 		if o.Pod != "" {
 			if err := rules.PodSetting(set); err != nil {
@@ -498,4 +499,14 @@ func (o *settingsResetOptions) run() error {
 			delete(next, name)
 		}
 	}, managed)
+}
+
+// unknownSetting refuses a key that names no setting: "did you mean" the
+// nearest one, and where the five are listed.
+func unknownSetting(key, help string) error {
+	hint := "see `" + help + "` for the five settings"
+	if near := ldapschema.NearestSetting(strings.TrimSpace(key)); near != "" {
+		hint = nearest.Hint(near) + " (" + hint + ")"
+	}
+	return &Failure{Code: ExitError, Err: fmt.Errorf("unknown setting %q", key), Hint: hint}
 }

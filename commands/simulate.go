@@ -3,7 +3,6 @@ package commands
 import (
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -154,7 +153,7 @@ func (o *stormOptions) validate() error {
 			"--offline-pod does not apply to simulate storm")
 	}
 	if o.Requests < 1 || o.Requests > maxStormRequests {
-		return errorf("", "--requests %d is out of range: it takes an integer 1-%d", o.Requests, maxStormRequests)
+		return errorf("", "--requests %d is out of range: it takes an integer 1..%d", o.Requests, maxStormRequests)
 	}
 	if _, err := o.protocol(); err != nil {
 		return err
@@ -170,8 +169,11 @@ func (o *stormOptions) validate() error {
 }
 
 func (o *stormOptions) protocol() (broker.Protocol, error) {
-	if p := broker.Protocol(strings.ToUpper(o.Protocol)); p == "" || slices.Contains(protocols, string(p)) {
-		return p, nil
+	if o.Protocol == "" {
+		return "", nil
+	}
+	if p, ok := ldapschema.Canonical(ldapschema.ProtocolAliases, o.Protocol); ok {
+		return broker.Protocol(p), nil
 	}
 	return "", errorf("", "--protocol %q: use blast, pcoip or rdp", o.Protocol)
 }

@@ -196,12 +196,12 @@ func TestSimulateStormValidatesBeforeAnyIO(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"requests missing", nil, "--requests 0 is out of range: it takes an integer 1-1000000"},
+		{"requests missing", nil, "--requests 0 is out of range: it takes an integer 1..1000000"},
 		{"requests too many", []string{"--requests", "1000001"}, "--requests 1000001 is out of range"},
-		{"lit above 100", []string{"--requests", "5", "--lit", "101"}, "--lit 101 is out of range: it takes an integer 0-100 (like pae-RDSLoadIndexThreshold)"},
-		{"lit negative", []string{"--requests", "5", "--lit", "-1"}, "--lit -1 is out of range: it takes an integer 0-100"},
-		{"cst above 150", []string{"--requests", "5", "--cst", "151"}, "--cst 151 is out of range: it takes an integer 0-150"},
-		{"min above 1000", []string{"--requests", "5", "--min", "1001"}, "--min 1001 is out of range: it takes an integer 0-1000"},
+		{"lit above 100", []string{"--requests", "5", "--lit", "101"}, "--lit 101 is out of range: it takes an integer 0..100 (like pae-RDSLoadIndexThreshold)"},
+		{"lit negative", []string{"--requests", "5", "--lit", "-1"}, "--lit -1 is out of range: it takes an integer 0..100"},
+		{"cst above 150", []string{"--requests", "5", "--cst", "151"}, "--cst 151 is out of range: it takes an integer 0..150"},
+		{"min above 1000", []string{"--requests", "5", "--min", "1001"}, "--min 1001 is out of range: it takes an integer 0..1000"},
 		{"lit not a number", []string{"--requests", "5", "--lit", "high"}, `invalid argument "high" for "--lit" flag`},
 		{"unknown protocol", []string{"--requests", "5", "--protocol", "ica"}, `--protocol "ica": use blast, pcoip or rdp`},
 		{"unknown format", []string{"--requests", "5", "-o", "xml"}, `unknown output format "xml"`},

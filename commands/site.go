@@ -23,7 +23,7 @@ preferred sites: the other sites the broker searches, in rank order, when
 the connecting site cannot serve a request with Use Preferred Sites (see
 ` + "`cpactl site preferred --help`" + `).
 
-Site names are 1-64 printable characters, any of them allowed
+Site names are 1 to 64 printable characters, any of them allowed
 (, + " \ < > ; = * ( ) and non-ASCII letters included), compared without
 regard to case.`,
 	}
@@ -102,7 +102,7 @@ func (o *siteListOptions) run() error {
 		for _, v := range views {
 			rows = append(rows, []string{v.Name, ranked(v.PreferredSites), joinOr(v.Pods, "-"), v.URL, v.Description})
 		}
-		return output.Rows(w, []string{"name", "preferred sites", "pods", "url", "description"}, rows)
+		return output.RowsWide(w, []string{"name", "preferred sites", "pods", "url", "description"}, []bool{3: true, 4: true}, rows)
 	})
 }
 

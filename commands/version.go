@@ -21,6 +21,18 @@ type VersionView struct {
 	GoVersion string `json:"go_version"`
 }
 
+// commit is the VCS commit a build stamps with -ldflags (README "Build"):
+//
+//	go build -ldflags "-X github.com/cpactl/cpactl/commands.commit=$(git rev-parse HEAD)" ./cmd/cpactl
+//
+// It names the commit when the build recorded none (-buildvcs=false, a
+// tree outside git); what Go recorded wins.
+var commit string
+
+// unknownCommit is what the table says when neither Go nor a stamp
+// recorded the commit.
+const unknownCommit = "unknown (built without VCS information and not stamped: see the README's build command)"
+
 type versionOptions struct {
 	g *Globals
 	readFlags
@@ -36,7 +48,10 @@ func newVersionCommand(g *Globals) *cobra.Command {
 		Long: `Prints the module version (a release tag, or "(devel)" for a build from a
 work tree), the VCS commit the binary was built from (with "modified" when
 the work tree had uncommitted changes) and the Go version that built it,
-as the binary recorded them. It reads no server.`,
+as the binary recorded them. A build without VCS information
+(-buildvcs=false, a tree outside git) names the commit it was stamped with
+(-ldflags "-X github.com/cpactl/cpactl/commands.commit=..."), or says it is
+unknown. It reads no server.`,
 		Example: `  cpactl version
   cpactl version -o json`,
 		Args: cobra.NoArgs,
@@ -49,6 +64,9 @@ as the binary recorded them. It reads no server.`,
 // versionOf reads what the build recorded.
 func versionOf(info *debug.BuildInfo, ok bool) VersionView {
 	v := VersionView{Version: "unknown", Commit: "unknown", GoVersion: runtime.Version()}
+	if commit != "" {
+		v.Commit = commit
+	}
 	if !ok || info == nil {
 		return v
 	}
@@ -76,10 +94,13 @@ func (o *versionOptions) run() error {
 	}
 	v := versionOf(o.buildInfo())
 	return p.Print(v, func(w io.Writer) error {
-		commit := v.Commit
-		if v.Modified {
-			commit += " (modified)"
+		shown := v.Commit
+		switch {
+		case shown == "unknown":
+			shown = unknownCommit
+		case v.Modified:
+			shown += " (modified)"
 		}
-		return output.Fields(w, [][2]string{{"version", v.Version}, {"commit", commit}, {"go", v.GoVersion}})
+		return output.Fields(w, [][2]string{{"version", v.Version}, {"commit", shown}, {"go", v.GoVersion}})
 	})
 }

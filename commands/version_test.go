@@ -65,3 +65,27 @@ func TestVersionCommand(t *testing.T) {
 		t.Errorf("table: exit %d, %q", code, out)
 	}
 }
+
+// TestVersionSaysAnUnknownCommitPlainly: with no VCS information and no
+// stamp, the table says so and how to get one; a stamp fills the gap.
+func TestVersionSaysAnUnknownCommitPlainly(t *testing.T) {
+	info := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}
+	var out bytes.Buffer
+	o := &versionOptions{g: &Globals{IO: IOStreams{Out: &out}}, buildInfo: func() (*debug.BuildInfo, bool) { return info, true }}
+	o.Output = "table"
+	if err := o.run(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "commit:   unknown (built without VCS information and not stamped: see the README's build command)\n") {
+		t.Errorf("got\n%s", out.String())
+	}
+	defer func(c string) { commit = c }(commit)
+	commit = "feedc0de"
+	if v := versionOf(info, true); v.Commit != "feedc0de" {
+		t.Errorf("a stamped build: %+v", v)
+	}
+	info.Settings = []debug.BuildSetting{{Key: "vcs.revision", Value: "0123abcd"}}
+	if v := versionOf(info, true); v.Commit != "0123abcd" {
+		t.Errorf("Go's record wins over the stamp: %+v", v)
+	}
+}

@@ -253,7 +253,7 @@ func (r *resolveReader) unreadable(err error, what string) {
 // without the user's). A GE that does not exist is a *NotFoundError.
 func (s *Store) LoadsFederation(entitlement string) (*ResolveData, error) {
 	if entitlement == "" {
-		return nil, &NotFoundError{Kind: KindEntitlement, Name: entitlement}
+		return nil, s.notFound(KindEntitlement, entitlement)
 	}
 	t, err := s.TopologyFederation(entitlement)
 	if err != nil {
@@ -388,7 +388,7 @@ func (s *Store) TopologyFederation(entitlement string) (*TopologyData, error) {
 			return nil, err
 		}
 		if dn == "" {
-			return nil, &NotFoundError{Kind: KindEntitlement, Name: entitlement}
+			return nil, s.notFound(KindEntitlement, entitlement)
 		}
 	}
 	return &TopologyData{Federation: r.f, Warnings: r.warnings}, nil

@@ -481,7 +481,7 @@ func (b *bulkConn) bind(u *url.URL, opts Options) error {
 		return err
 	}
 	if err := r.err(); err != nil {
-		return &AuthError{Who: opts.BindDN, Err: err}
+		return &AuthError{Who: opts.BindDN, Err: err, Credentials: opts.Credentials}
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/internal/nearest"
 	"github.com/cpactl/cpactl/quote"
 )
 
@@ -50,11 +51,17 @@ var ErrReadOnly = errors.New("an LDIF snapshot (--from) is read-only: run write 
 type NotFoundError struct {
 	Kind string // "site", "pod", ...
 	Name string
+	// Suggestion is the name of that kind nearest to Name, if one is
+	// near enough: the hint asks "did you mean" it.
+	Suggestion string
 }
 
 func (e *NotFoundError) Error() string {
 	return fmt.Sprintf("%s %s does not exist", e.Kind, quote.Name(e.Name))
 }
+
+// Hint asks whether the nearest name was meant, when there is one.
+func (e *NotFoundError) Hint() string { return nearest.Hint(e.Suggestion) }
 
 // ConflictError says someone else changed an object between our read and
 // our write (exit code 5).

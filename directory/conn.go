@@ -34,6 +34,10 @@ type Options struct {
 	// other connection stays anonymous.
 	BindDN   string
 	Password string
+	// Credentials says where the bind DN and the password came from
+	// ("the password from -y pw.txt, the bind DN from -D"), for the hint
+	// of a refused bind; never the password itself.
+	Credentials string
 	// StartTLS upgrades an ldap:// connection; a failed upgrade is an error,
 	// never a fall back to clear text.
 	StartTLS bool
@@ -180,7 +184,7 @@ func bind(c *ldap.Conn, u *url.URL, opts Options) error {
 		return nil // anonymous
 	}
 	if err != nil {
-		return &AuthError{Who: opts.BindDN, Err: err}
+		return &AuthError{Who: opts.BindDN, Err: err, Credentials: opts.Credentials}
 	}
 	return nil
 }
@@ -257,6 +261,19 @@ func (c *Conn) answered(err error, start time.Time, op string) error {
 type AuthError struct {
 	Who string
 	Err error
+	// Credentials says where the bind DN and password came from
+	// (Options.Credentials).
+	Credentials string
+}
+
+// Hint says, for a simple bind the server refused as invalid credentials
+// (49), where the password and the bind DN came from: a stale
+// CPACTL_BIND_PASSWORD or a context's bind DN is the usual cause.
+func (e *AuthError) Hint() string {
+	if e.Credentials == "" || !IsCode(e.Err, ldap.LDAPResultInvalidCredentials) {
+		return ""
+	}
+	return "check the password and the bind DN: " + e.Credentials
 }
 
 func (e *AuthError) Error() string {

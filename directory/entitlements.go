@@ -21,7 +21,7 @@ func (s *Store) NamedEntry(kind, name string) (*ldap.Entry, error) {
 	case KindPool:
 		e, err := s.FindOne(kind, name, s.DIT.Pods(), ldap.ScopeWholeSubtree, And(poolFilter(), Filter(ldapschema.AttrCN, name)))
 		if err == nil && e == nil {
-			err = &NotFoundError{Kind: kind, Name: name}
+			err = s.notFound(kind, name)
 		}
 		return e, err
 	case KindFarm:

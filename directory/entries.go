@@ -9,6 +9,9 @@ import "github.com/go-ldap/ldap/v3"
 // entryCSN read). A base that does not exist is a *LayoutError, as for
 // Each.
 func (s *Store) EachEntry(each func(*ldap.Entry)) error {
+	if err := s.notEnclosed(); err != nil {
+		return err
+	}
 	return s.Each(s.DIT.Base, ldap.ScopeWholeSubtree, "(objectClass=*)", objectAttrs, func(e *ldap.Entry) error {
 		each(e)
 		return nil

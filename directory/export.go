@@ -20,6 +20,9 @@ import (
 // whatever the directory's size. Nothing is written to w when the read
 // fails.
 func (s *Store) Export(w io.Writer, keep func(e *ldap.Entry, key string) *ldap.Entry) (int, error) {
+	if err := s.notEnclosed(); err != nil {
+		return 0, err
+	}
 	out := NewSortedLDIF()
 	defer out.Close()
 	err := s.Each(s.DIT.Base, ldap.ScopeWholeSubtree, AnyEntry, nil, func(e *ldap.Entry) error {

@@ -266,7 +266,7 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 				return nil, err
 			}
 			if len(entries) == 0 && first {
-				return nil, &NotFoundError{Kind: kind, Name: name}
+				return nil, s.notFound(kind, name)
 			}
 			for _, e := range entries {
 				k := ldapschema.NormalizeDN(e.DN)
@@ -422,7 +422,7 @@ func (s *Store) PlanRename(kind, name, dn, newName string) (*Plan, error) {
 		return nil, err
 	}
 	if len(entries) == 0 {
-		return nil, &NotFoundError{Kind: kind, Name: name}
+		return nil, s.notFound(kind, name)
 	}
 	var dns []string
 	isSite := false

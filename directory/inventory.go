@@ -26,18 +26,19 @@ type containerSearch struct {
 // missing is a *LayoutError (the base holds no federation).
 func (s *Store) eachContainer(searches []containerSearch) error {
 	missing := make([]bool, len(searches))
+	enclosing := ""
 	for i, q := range searches {
 		err := s.Each(q.base, q.scope, q.filter, nil, q.each)
 		var layout *LayoutError
 		if errors.As(err, &layout) && layout.BaseExists {
-			err, missing[i] = nil, true
+			err, missing[i], enclosing = nil, true, layout.Enclosing
 		}
 		if err != nil {
 			return err
 		}
 	}
 	if !slices.Contains(missing, false) {
-		return &LayoutError{Base: s.DIT.Base, DN: s.DIT.Sites(), BaseExists: true}
+		return &LayoutError{Base: s.DIT.Base, DN: s.DIT.Sites(), BaseExists: true, Enclosing: enclosing}
 	}
 	return nil
 }

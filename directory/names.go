@@ -1,12 +1,15 @@
 package directory
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/internal/nearest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -90,4 +93,55 @@ func (s *Store) MemberNames(prefix string, limit int) ([]string, error) {
 		all = append(all, names...)
 	}
 	return all, nil
+}
+
+// Suggest returns the name of an object of kind nearest to name (a
+// mistyped name: "India" for "Indai"), or "" when none is near enough or
+// the names cannot be read. It streams the names of that kind (one paged
+// search asking for the name attribute only, not counted as progress):
+// it runs on the way to a not-found error, never on a command's success.
+// The kind "user, group or computer" (ResolveMember's) looks at the three.
+func (s *Store) Suggest(kind, name string) string {
+	if name == "" {
+		return ""
+	}
+	kinds := []string{kind}
+	if kind == kindMember {
+		kinds = []string{KindUser, KindGroup, KindComputer}
+	}
+	f := nearest.New(name)
+	for _, k := range kinds {
+		ns, ok := nameSearches[k]
+		if !ok {
+			return ""
+		}
+		err := s.Client.SearchEach(ldap.NewSearchRequest(ns.base(s.DIT), ns.scope, ldap.NeverDerefAliases, 0, 0, false,
+			ns.filter, []string{ns.attr}, nil), func(e *ldap.Entry) error {
+			f.Add(e.GetEqualFoldAttributeValue(ns.attr))
+			return nil
+		})
+		if err != nil {
+			return ""
+		}
+	}
+	best, _ := f.Best()
+	return best
+}
+
+// notFound is the *NotFoundError of a name of kind the directory does not
+// hold, with the nearest name it does hold as its suggestion.
+func (s *Store) notFound(kind, name string) *NotFoundError {
+	return &NotFoundError{Kind: kind, Name: name, Suggestion: s.Suggest(kind, name)}
+}
+
+// WithSuggestion adds to a not-found error of the broker (a resolve,
+// loads or impact request naming a user, entitlement, Connection Server,
+// pod, computer or site that does not exist) the nearest name the
+// directory holds; any other error is returned as it is.
+func (s *Store) WithSuggestion(err error) error {
+	var nf *broker.NotFoundError
+	if errors.As(err, &nf) && nf.Suggestion == "" {
+		nf.Suggestion = s.Suggest(nf.Kind, nf.Name)
+	}
+	return err
 }

@@ -22,6 +22,8 @@ const (
 	KindGroup            = "group"
 	KindComputer         = "computer"
 	KindSession          = "session"
+	// kindMember is what a member argument names (ResolveMember).
+	kindMember = "user, group or computer"
 )
 
 // findNamed finds the single entry of a class named name under base.
@@ -31,7 +33,7 @@ func (s *Store) findNamed(kind, name, base string, scope int, class, nameAttr st
 		return nil, err
 	}
 	if e == nil {
-		return nil, &NotFoundError{Kind: kind, Name: name}
+		return nil, s.notFound(kind, name)
 	}
 	return e, nil
 }
@@ -92,7 +94,7 @@ func (s *Store) Pool(name string) (ldapschema.Pool, error) {
 		return ldapschema.Pool{}, err
 	}
 	if e == nil {
-		return ldapschema.Pool{}, &NotFoundError{Kind: KindPool, Name: name}
+		return ldapschema.Pool{}, s.notFound(KindPool, name)
 	}
 	return ldapschema.PoolFromEntry(e)
 }

@@ -354,10 +354,15 @@ type LayoutError struct {
 	DN         string   // the search base (or the entry written) that does not exist
 	BaseExists bool     // the server holds the base DN (so init has not run)
 	Contexts   []string // the server's naming contexts, when the base lies under none
+	// Enclosing is the base of a cpactl layout that holds the base inside
+	// it (-b ou=Sites,dc=example: dc=example), when there is one.
+	Enclosing string
 }
 
 func (e *LayoutError) Error() string {
 	switch {
+	case e.Enclosing != "":
+		return fmt.Sprintf("the base %s lies inside the cpactl layout under %s: it is not a federation's base", e.Base, e.Enclosing)
 	case len(e.Contexts) > 0:
 		return fmt.Sprintf("the base %s is outside every naming context of the server: it holds %s", e.Base, strings.Join(e.Contexts, "; "))
 	case !e.BaseExists:
@@ -369,6 +374,10 @@ func (e *LayoutError) Error() string {
 // Hint says what to do about it.
 func (e *LayoutError) Hint() string {
 	switch {
+	case e.Enclosing != "" && ldapschema.EqualDN(e.Enclosing, ldapschema.DefaultBase):
+		return "pass -b " + e.Enclosing + ", the entry that holds ou=Sites and ou=Pods (or leave -b out: it is the default)"
+	case e.Enclosing != "":
+		return "pass -b " + e.Enclosing + ", the entry that holds ou=Sites and ou=Pods"
 	case len(e.Contexts) > 0:
 		return "check -b/--base (or CPACTL_BASE): the base must be one of the server's naming contexts or lie under one"
 	case !e.BaseExists:
@@ -393,7 +402,36 @@ func (s *Store) layoutError(searchBase string, err error) error {
 			return &LayoutError{Base: s.DIT.Base, DN: searchBase, Contexts: contexts}
 		}
 	}
-	return &LayoutError{Base: s.DIT.Base, DN: searchBase, BaseExists: exists}
+	return &LayoutError{Base: s.DIT.Base, DN: searchBase, BaseExists: exists, Enclosing: s.enclosingLayout(exists)}
+}
+
+// notEnclosed refuses a base that lies inside a cpactl layout (a
+// *LayoutError naming it): what init, apply and export would do there
+// (nest a second layout inside the first, or read a container as a
+// federation) is never what was meant. For a base no layout could hold
+// (the usual case) it reads nothing.
+func (s *Store) notEnclosed() error {
+	if x := s.enclosingLayout(true); x != "" {
+		return &LayoutError{Base: s.DIT.Base, DN: s.DIT.Base, BaseExists: true, Enclosing: x}
+	}
+	return nil
+}
+
+// enclosingLayout returns the base of a cpactl layout that holds this
+// store's base inside it (ldapschema.LayoutsAround: -b ou=Sites,dc=example
+// names a container of dc=example's layout), when the base exists and
+// such a layout is there (its ou=Sites container is read, one read per
+// candidate, on this error path only); "" otherwise.
+func (s *Store) enclosingLayout(baseExists bool) string {
+	if !baseExists {
+		return ""
+	}
+	for _, x := range ldapschema.LayoutsAround(s.DIT.Base) {
+		if e, err := s.Entry(ldapschema.DIT{Base: x}.Sites(), "1.1"); err == nil && e != nil {
+			return x
+		}
+	}
+	return ""
 }
 
 // InitStep is one entry `cpactl init` considered.
@@ -442,6 +480,9 @@ func Layout(dit ldapschema.DIT) ([]LayoutEntry, error) {
 func (s *Store) Init(dryRun bool) ([]InitStep, error) {
 	wants, err := Layout(s.DIT)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.notEnclosed(); err != nil {
 		return nil, err
 	}
 	var steps []InitStep

@@ -58,7 +58,7 @@ func (s *Store) ResolveMember(arg string) (Member, error) {
 		if userErr != nil {
 			return Member{}, userErr
 		}
-		return Member{}, &NotFoundError{Kind: "user, group or computer", Name: arg}
+		return Member{}, s.notFound(kindMember, arg)
 	case 1:
 		return found[0], nil
 	}

@@ -2,6 +2,7 @@ package generate
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -371,6 +372,14 @@ func (p *plan) planEntitlements() {
 	// for entitlements with client restrictions.
 	teamsWithComputers := min(g.n[0], p.cfg.Computers, p.cfg.Users)
 	rot := [6]int{r.intn(6), r.intn(6), r.intn(5), r.intn(2), r.intn(8), r.intn(20)}
+	// An entitlement that requires a home site has users as members, and
+	// an override row for each, written first among the overrides
+	// (writeHomeSites), so
+	// that no entitled user is refused (lint's
+	// entitled-users-without-home-site); the overrides' share of the rows
+	// bounds how many such members there can be.
+	required := p.cfg.HomeSites * 2 / 5
+	rh := newRng(p.cfg.Seed, "home-site-members")
 	for e := range p.ges {
 		ge := &p.ges[e].rec
 		floatingOrApp := ge.Type == ldapschema.TypeApplication || !ge.Dedicated
@@ -387,6 +396,10 @@ func (p *plan) planEntitlements() {
 		ge.AutoClean = floatingOrApp && r.percent(40)
 		ge.MultipleSessionsPerUser = ge.Type == ldapschema.TypeDesktop && !ge.Dedicated && r.percent(15)
 		ge.ClientRestrictions = floatingOrApp && teamsWithComputers > 0 && r.percent(10)
+		// Client restrictions need teams (their computers) as members, and
+		// a dedicated entitlement a large group (its users are assigned),
+		// a required home site users: neither goes with it.
+		ge.RequireHomeSite = ge.RequireHomeSite && !ge.ClientRestrictions && !ge.Dedicated
 		ge.DefaultProtocol = pick(r, []string{ldapschema.ProtocolBlast, ldapschema.ProtocolBlast, ldapschema.ProtocolBlast,
 			ldapschema.ProtocolPCoIP, ldapschema.ProtocolPCoIP, ldapschema.ProtocolRDP})
 		if ge.Type == ldapschema.TypeApplication && ge.DefaultProtocol == ldapschema.ProtocolRDP {
@@ -402,7 +415,32 @@ func (p *plan) planEntitlements() {
 			ge.Description = "only from registered client computers"
 		}
 		p.ges[e].members = p.drawMembers(r, ge, teamsWithComputers)
+		if ge.RequireHomeSite && p.cfg.Users > 0 {
+			// Users only, drawn apart (the other entitlements stay as
+			// they were): a group's home-site row is the home site of its
+			// own users, not of those of the groups nested in it.
+			p.ges[e].members = homeSiteUsers(rh, p.cfg.Users)
+		}
+		if ge.RequireHomeSite {
+			if n := len(p.ges[e].members); n <= required {
+				required -= n
+			} else {
+				ge.RequireHomeSite = false
+			}
+		}
 	}
+}
+
+// homeSiteUsers draws one to three users, the members of an entitlement
+// that requires a home site.
+func homeSiteUsers(r *rng, users int) []member {
+	var out []member
+	for k := r.between(1, 3); k > 0; k-- {
+		if u := (member{index: r.intn(users)}); !slices.Contains(out, u) {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // drawMembers picks an entitlement's members: one to three groups of any
@@ -410,7 +448,7 @@ func (p *plan) planEntitlements() {
 // groups in the entitlement), sometimes a user directly. A dedicated
 // entitlement's first member is a large group: its users are the ones
 // assigned. Entitlements with client restrictions take teams that hold
-// computers.
+// computers (those that require a home site get users instead: homeSiteUsers).
 func (p *plan) drawMembers(r *rng, ge *ldapschema.Entitlement, teamsWithComputers int) []member {
 	g := p.groups
 	if p.cfg.Users == 0 {

@@ -302,6 +302,21 @@ func (p *plan) eachHomeSite(fn func(principal member, ge, site int) error) error
 		target := total * 2 / 5
 		done := map[string]bool{}
 		memberSite := map[[2]int]int{}
+		// First an override for each member of the entitlements that
+		// require a home site (plan: they fit in target).
+		for _, e := range homeGEs {
+			if !p.ges[e].rec.RequireHomeSite {
+				continue
+			}
+			for slot, principal := range p.ges[e].members {
+				site := r.intn(sites)
+				memberSite[[2]int{e, slot}] = site
+				done[fmt.Sprint(principal, e)] = true
+				if err := row(principal, e, site); err != nil {
+					return err
+				}
+			}
+		}
 		for k := 0; written < target && k < 4*target; k++ {
 			e := homeGEs[k%len(homeGEs)]
 			slot := k / len(homeGEs)

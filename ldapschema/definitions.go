@@ -101,13 +101,13 @@ const (
 
 // Attributes is every attribute type cpactl owns, in OID order. Append only.
 var Attributes = []AttributeType{
-	{Number: 1, Name: AttrLoadThresholdForSite, Syntax: Integer, Single: true, Values: "0-100, default 98",
+	{Number: 1, Name: AttrLoadThresholdForSite, Syntax: Integer, Single: true, Values: "0..100, default 98",
 		Desc: "Horizon: percent load above which a preferred site is skipped when its GE ignores preferred sites with high load"},
-	{Number: 2, Name: AttrRDSLoadIndexThreshold, Syntax: Integer, Single: true, Values: "0-100, default 20",
+	{Number: 2, Name: AttrRDSLoadIndexThreshold, Syntax: Integer, Single: true, Values: "0..100, default 20",
 		Desc: "Horizon: load index under which an RDS host may join buckets 1 and 2"},
-	{Number: 3, Name: AttrRDSConnectingSessionThreshold, Syntax: Integer, Single: true, Values: "0-150, default 20",
+	{Number: 3, Name: AttrRDSConnectingSessionThreshold, Syntax: Integer, Single: true, Values: "0..150, default 20",
 		Desc: "Horizon: connecting sessions under which an RDS host may join buckets 1 and 2"},
-	{Number: 4, Name: AttrMinRDSServersInLBQueue, Syntax: Integer, Single: true, Values: "0-1000, default 4",
+	{Number: 4, Name: AttrMinRDSServersInLBQueue, Syntax: Integer, Single: true, Values: "0..1000, default 4",
 		Desc: "Horizon: minimum RDS hosts in bucket 1; the load index threshold is raised to reach it"},
 	{Number: 5, Name: AttrEnableSiteRedirection, Syntax: Integer, Single: true, Values: "0 or 1, default 0",
 		Desc: "Horizon: 1 redirects a user who connects to another site to the home site"},
@@ -137,9 +137,9 @@ var Attributes = []AttributeType{
 		Desc: "whether a pool, RDS host or global entitlement is enabled"},
 	{Number: 18, Name: AttrMaxSessionsPerHost, Syntax: Integer, Single: true, Values: ">= 0, 0 = unlimited (default)",
 		Desc: "session limit of each host of an RDS farm"},
-	{Number: 19, Name: AttrHostLoadIndexThreshold, Syntax: Integer, Single: true, Values: "0-100, 0 = off (default)",
+	{Number: 19, Name: AttrHostLoadIndexThreshold, Syntax: Integer, Single: true, Values: "0..100, 0 = off (default)",
 		Desc: "load index at which a host of the farm refuses logons"},
-	{Number: 20, Name: AttrHostConnectingSessionThreshold, Syntax: Integer, Single: true, Values: "0-150, 0 = off (default)",
+	{Number: 20, Name: AttrHostConnectingSessionThreshold, Syntax: Integer, Single: true, Values: "0..150, 0 = off (default)",
 		Desc: "connecting sessions at which a host of the farm refuses logons"},
 	{Number: 21, Name: AttrLoadIndex, Syntax: Integer, Single: true, Values: "-1..100, -1 = load balancing off, default 0",
 		Desc: "the load index an RDS host last reported"},
@@ -195,9 +195,9 @@ var Attributes = []AttributeType{
 		Desc: "the domain of a user"},
 	{Number: 47, Name: AttrBackupEntitlementDN, Syntax: DN, Single: true, Values: "DN of a floating desktop global entitlement",
 		Desc: "the backup global entitlement of a floating desktop global entitlement"},
-	{Number: 48, Name: AttrPolicyLoadIndexThreshold, Syntax: Integer, Single: true, Values: "0-100, 0 = off",
+	{Number: 48, Name: AttrPolicyLoadIndexThreshold, Syntax: Integer, Single: true, Values: "0..100, 0 = off",
 		Desc: "an RDS host's policy (ADMX) Load Index Threshold; replaces the farm's"},
-	{Number: 49, Name: AttrPolicyConnectingSessionThreshold, Syntax: Integer, Single: true, Values: "0-150, 0 = off",
+	{Number: 49, Name: AttrPolicyConnectingSessionThreshold, Syntax: Integer, Single: true, Values: "0..150, 0 = off",
 		Desc: "an RDS host's policy (ADMX) Connecting Session Threshold; replaces the farm's"},
 }
 

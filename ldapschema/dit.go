@@ -93,6 +93,27 @@ func (d DIT) Assignments() string { return d.under("ou=Assignments") }
 // commit. It is not part of the layout `cpactl init` creates.
 func (d DIT) Trash() string { return d.under("ou=Trash") }
 
+// LayoutsAround returns the DNs above base that would hold base inside
+// their layout: every ancestor X of base such that base is one of the
+// containers of a layout under X (ou=Sites,X, ou=Global,ou=Properties,X,
+// ou=Trash,X...) or lies below one (cn=India,ou=Sites,X), nearest first.
+// A base given as ou=Sites,dc=example is then the layout's container, not
+// the federation's base: `cpactl init` there would nest a second layout
+// inside the first.
+func LayoutsAround(base string) []string {
+	var out []string
+	for x := ParentOf(base); x != ""; x = ParentOf(x) {
+		d := DIT{Base: x}
+		for _, c := range append(d.Containers(), d.Trash()) {
+			if IsUnder(base, c) {
+				out = append(out, x)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // Containers returns the organizational units cpactl creates, parents first.
 func (d DIT) Containers() []string {
 	return []string{d.Properties(), d.Global(), d.Sites(), d.Pods(), d.Entitlements(), d.HomeSites(),

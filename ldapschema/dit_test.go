@@ -195,3 +195,27 @@ func TestNormalizeDNMultiValuedRDNIsASet(t *testing.T) {
 		t.Errorf("parent key %q, want the key of uid=b+cn=a,dc=example", p)
 	}
 }
+
+func TestLayoutsAround(t *testing.T) {
+	for _, tc := range []struct {
+		rule, base string
+		want       []string
+	}{
+		{"a layout's container", "ou=Sites,dc=vdiglobal,dc=vmware,dc=int", []string{"dc=vdiglobal,dc=vmware,dc=int"}},
+		{"a container's case does not count", "OU=sites,DC=vdiglobal,DC=vmware,DC=int", []string{"dc=vdiglobal,dc=vmware,dc=int"}},
+		{"a nested container", "ou=Global,ou=Properties,dc=example", []string{"dc=example"}},
+		{"an object of the layout", "cn=India,ou=Sites,dc=example", []string{"dc=example"}},
+		{"the trash", "ou=Trash,dc=example", []string{"dc=example"}},
+		{"a base beside the containers is its own federation", "ou=Tenant2,dc=example", nil},
+		{"a suffix", "dc=example", nil},
+		{"a name that is not a container", "ou=Site,dc=example", nil},
+		{"two layouts deep, nearest first", "ou=Pods,ou=Sites,dc=example", []string{"ou=Sites,dc=example", "dc=example"}},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			got := LayoutsAround(tc.base)
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("LayoutsAround(%q) = %q, want %q", tc.base, got, tc.want)
+			}
+		})
+	}
+}

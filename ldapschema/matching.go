@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/cpactl/cpactl/internal/nearest"
 )
 
 // AttributeInfo is what comparing and writing values of an attribute type
@@ -75,6 +77,22 @@ func LookupAttribute(name string) (AttributeInfo, bool) {
 		info.Name += ";" + strings.ToLower(options)
 	}
 	return info, ok
+}
+
+// NearestAttribute returns the attribute type name nearest to a name no
+// schema defines (pae-PreferedSite: pae-PreferredSite), among cpactl's
+// attributes and the standard ones; "" when none is near.
+func NearestAttribute(name string) string {
+	base, _, _ := strings.Cut(name, ";")
+	f := nearest.New(base)
+	for _, a := range Attributes {
+		f.Add(a.Name)
+	}
+	for _, a := range StandardAttributes {
+		f.Add(a.Name)
+	}
+	best, _ := f.Best()
+	return best
 }
 
 // LookupClass finds an object class cpactl knows, ignoring case.

@@ -306,7 +306,7 @@ func TestSettingCheck(t *testing.T) {
 			t.Errorf("Check(%d) = %v", tt.v, err)
 		}
 	}
-	if err := s.Check(101); !strings.Contains(err.Error(), "0-100") || !strings.Contains(err.Error(), s.Attr) {
+	if err := s.Check(101); !strings.Contains(err.Error(), "0..100") || !strings.Contains(err.Error(), s.Attr) {
 		t.Errorf("message %q must name the attribute and the range", err)
 	}
 }

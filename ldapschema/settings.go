@@ -3,6 +3,8 @@ package ldapschema
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cpactl/cpactl/internal/nearest"
 )
 
 // Setting describes one global setting of cn=Common (docs/schema.md).
@@ -43,8 +45,24 @@ func LookupSetting(key string) (Setting, bool) {
 	return Setting{}, false
 }
 
-// Range returns the setting's accepted range for messages, e.g. "0-100".
-func (s Setting) Range() string { return fmt.Sprintf("%d-%d", s.Min, s.Max) }
+// NearestSetting returns the attribute name of the setting nearest to a
+// key that names none (LoadThresholdForSite: pae-LoadThresholdForSite),
+// compared with the attribute names and the aliases; "" when none is near.
+func NearestSetting(key string) string {
+	f := nearest.New(key)
+	byName := map[string]string{}
+	for _, s := range Settings {
+		for _, n := range []string{s.Attr, s.Alias} {
+			f.Add(n)
+			byName[n] = s.Attr
+		}
+	}
+	best, _ := f.Best()
+	return byName[best]
+}
+
+// Range returns the setting's accepted range for messages, e.g. "0..100" (docs/conventions.md: ranges are written A..B).
+func (s Setting) Range() string { return fmt.Sprintf("%d..%d", s.Min, s.Max) }
 
 // Check validates a value of the setting.
 func (s Setting) Check(v int) error {

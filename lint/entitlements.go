@@ -212,14 +212,7 @@ func (l *linter) reachable(i int, poolKeys []string) {
 // them in the order of d.Users (a user listed twice counts twice), from the
 // union of what its members hold (membership.Tally).
 func (l *linter) entitledUsers(i, n int) (first []string, total int) {
-	if l.tally == nil {
-		dns := make([]string, len(l.d.Users))
-		for u, x := range l.d.Users {
-			dns[u] = x.DN
-		}
-		l.tally = l.graph.NewTally(dns)
-	}
-	users := l.tally.Within(l.memberSet(i))
+	users := l.userTally().Within(l.memberSet(i))
 	for _, u := range users.First(n) {
 		first = append(first, l.d.Users[u].UID)
 	}
@@ -337,5 +330,140 @@ func (l *linter) assignments() {
 		l.ref(KindAssignment, obj, fix, ldapschema.AttrUserDN, a.UserDN, KindUser)
 		l.ref(KindAssignment, obj, fix, ldapschema.AttrEntitlementDN, a.EntitlementDN, KindEntitlement)
 		l.ref(KindAssignment, obj, fix, ldapschema.AttrPodDN, a.PodDN, KindPod)
+	}
+}
+
+// userTally counts users within sets of members (membership.Tally over
+// d.Users), built when first needed.
+func (l *linter) userTally() *membership.Tally {
+	if l.tally == nil {
+		dns := make([]string, len(l.d.Users))
+		for u, x := range l.d.Users {
+			dns[u] = x.DN
+		}
+		l.tally = l.graph.NewTally(dns)
+	}
+	return l.tally
+}
+
+// requiredHomeSites reports an enabled entitlement that uses and requires
+// home sites whose entitled users include some without a home site for
+// it: no home-site row of theirs or of one of their immediate groups, for
+// this entitlement or global, names an existing site. Resolve DENIES each
+// of them (check require_home_site): Horizon offers such an entitlement
+// only to users with a home site.
+//
+// Cost: O(H + Σ direct members of the groups with a row) to mark, once,
+// the users a row covers (a bit set over the users for the global rows,
+// one per entitlement with overrides), after O(U + G) to index users and
+// groups by DN; then for each such entitlement the union of its members
+// (membership.Tally, as entitled-users-without-pool) and O(w) words to
+// take out the covered users. Nothing is walked when no entitlement
+// requires a home site.
+func (l *linter) requiredHomeSites() {
+	var required []int
+	for i, ge := range l.d.Entitlements {
+		if ge.Enabled && ge.UseHomeSite && ge.RequireHomeSite {
+			required = append(required, i)
+		}
+	}
+	if len(required) == 0 {
+		return
+	}
+	userOf := make(map[string]int, len(l.d.Users))
+	for u, x := range l.d.Users {
+		userOf[l.key(x.DN)] = u
+	}
+	groupOf := make(map[string]int, len(l.d.Groups))
+	for g, x := range l.d.Groups {
+		groupOf[l.key(x.DN)] = g
+	}
+	words := (len(l.d.Users) + 63) / 64
+	global := make(membership.Bits, words)
+	byGE := map[string]membership.Bits{} // normalized GE DN -> users its overrides cover
+	for _, h := range l.d.HomeSites {
+		if o := l.objects[l.key(h.SiteDN)]; o == nil || o.kind != KindSite {
+			continue // a row naming no site loses (as resolve's)
+		}
+		covered := global
+		if h.EntitlementDN != "" {
+			k := l.key(h.EntitlementDN)
+			if covered = byGE[k]; covered == nil {
+				covered = make(membership.Bits, words)
+				byGE[k] = covered
+			}
+		}
+		switch {
+		case h.UserDN != "":
+			if u, ok := userOf[l.key(h.UserDN)]; ok {
+				covered.Add(u)
+			}
+		case h.GroupDN != "":
+			g, ok := groupOf[l.key(h.GroupDN)]
+			if !ok {
+				continue
+			}
+			for _, m := range l.d.Groups[g].Members {
+				if u, ok := userOf[l.key(m)]; ok {
+					covered.Add(u)
+				}
+			}
+		}
+	}
+	for _, i := range required {
+		ge := l.d.Entitlements[i]
+		users := l.userTally().Within(l.memberSet(i))
+		users.AndNot(global)
+		users.AndNot(byGE[l.key(ge.DN)])
+		total := users.Count()
+		if total == 0 {
+			continue
+		}
+		var first []string
+		for _, u := range users.First(5) {
+			first = append(first, l.d.Users[u].UID)
+		}
+		l.add(KindEntitlement, ge.Name, CheckEntitledUsersWithoutHome,
+			fmt.Sprintf("%d entitled user(s) have no home site, and the entitlement requires one: resolve denies them (%s)",
+				total, listSome(first, total)),
+			fmt.Sprintf("cpactl homesite set --user USER (or --group GROUP) --site SITE, or cpactl entitlement update %s --no-require-home-site",
+				quote.Shell(ge.Name)))
+	}
+}
+
+// clientRestrictions reports an enabled entitlement with client
+// restrictions (which apply to floating desktop and application
+// entitlements) and entitled users, but no client computer in a group
+// entitled to it: resolve DENIES every request (check
+// client_restrictions), whatever the client.
+//
+// Cost: O(E) to find them; for each, the union of its members over the
+// computers and over the users (membership.Tally, O(k·w) each).
+func (l *linter) clientRestrictions() {
+	var computers *membership.Tally
+	for i, ge := range l.d.Entitlements {
+		applies := (ge.Type == ldapschema.TypeDesktop && !ge.Dedicated) || ge.Type == ldapschema.TypeApplication
+		if !ge.Enabled || !ge.ClientRestrictions || !applies {
+			continue
+		}
+		if computers == nil {
+			dns := make([]string, len(l.d.Computers))
+			for c, x := range l.d.Computers {
+				dns[c] = x.DN
+			}
+			computers = l.graph.NewTally(dns)
+		}
+		if computers.Within(l.memberSet(i)).Count() > 0 {
+			continue
+		}
+		first, total := l.entitledUsers(i, 5)
+		if total == 0 {
+			continue
+		}
+		l.add(KindEntitlement, ge.Name, CheckClientRestrictionsNoClient,
+			fmt.Sprintf("%d entitled user(s) are refused on every client: the entitlement has client restrictions and no client computer is in a group entitled to it (%s)",
+				total, listSome(first, total)),
+			fmt.Sprintf("cpactl group add-member GROUP computer:NAME for a group entitled to %s, or cpactl entitlement update %s --no-client-restrictions",
+				quote.Shell(ge.Name), quote.Shell(ge.Name)))
 	}
 }

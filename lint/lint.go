@@ -47,6 +47,8 @@ const (
 	CheckEntitledUsersWithoutPool    = "entitled-users-without-pool"
 	CheckHomeSiteOverrideNotEntitled = "home-site-override-not-entitled"
 	CheckOverCapacity                = rules.CheckOverCapacity
+	CheckEntitledUsersWithoutHome    = "entitled-users-without-home-site"
+	CheckClientRestrictionsNoClient  = "client-restrictions-without-computer"
 )
 
 // Checks lists every finding class.
@@ -55,6 +57,7 @@ var Checks = []string{CheckUnreadable, CheckDuplicateName, CheckDangling, CheckP
 	CheckPreferredSitesScope, CheckRequireHomeSiteWithoutUse, CheckOptionNotAllowed, CheckPoolInTwoEntitlements,
 	CheckDedicatedFloatingMismatch, CheckPoolTypeMismatch, CheckFarmInAnotherPod, CheckOutOfRange,
 	CheckEntitledUsersWithoutPool, CheckHomeSiteOverrideNotEntitled, CheckOverCapacity,
+	CheckEntitledUsersWithoutHome, CheckClientRestrictionsNoClient,
 	rules.CheckBackupPrimaryKind, rules.CheckBackupKind, rules.CheckBackupMembers, rules.CheckBackupProtocol,
 	rules.CheckBackupSelf, rules.CheckBackupChain}
 
@@ -114,6 +117,8 @@ func Run(d Data) []Finding {
 	l.entitlements()
 	l.backups()
 	l.homeSites()
+	l.requiredHomeSites()
+	l.clientRestrictions()
 	l.groups()
 	l.sessions()
 	l.assignments()

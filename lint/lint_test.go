@@ -181,6 +181,22 @@ func TestFindingClasses(t *testing.T) {
 		{"home-site override of a user not entitled", func(d *Data) { ge(d, "Desk").Members = nil }, KindHomeSite,
 			"user alice for entitlement Desk", CheckHomeSiteOverrideNotEntitled, `not entitled to it`,
 			"cpactl entitlement add-member Desk --user alice, or cpactl homesite unset --user alice --entitlement Desk"},
+		{"entitled users without a home site: no row", func(d *Data) { ge(d, "Desk").RequireHomeSite = true; d.HomeSites = nil },
+			KindEntitlement, "Desk", CheckEntitledUsersWithoutHome,
+			"1 entitled user(s) have no home site, and the entitlement requires one: resolve denies them (alice)",
+			"cpactl homesite set --user USER (or --group GROUP) --site SITE, or cpactl entitlement update Desk --no-require-home-site"},
+		{"entitled users without a home site: the group's row names no site", func(d *Data) {
+			ge(d, "Desk").RequireHomeSite = true
+			d.HomeSites = d.HomeSites[1:]
+			d.HomeSites[0].SiteDN = dit.Site("Atlantis")
+		}, KindEntitlement, "Desk", CheckEntitledUsersWithoutHome, "(alice)", "--no-require-home-site"},
+		{"entitled users without a home site: another GE's override", func(d *Data) {
+			ge(d, "Apps").UseHomeSite, ge(d, "Apps").RequireHomeSite = true, true
+			d.HomeSites = d.HomeSites[:1] // alice's override is for Desk
+		}, KindEntitlement, "Apps", CheckEntitledUsersWithoutHome, "(alice)", "update Apps --no-require-home-site"},
+		{"client restrictions without a computer", func(d *Data) { ge(d, "Apps").ClientRestrictions = true }, KindEntitlement, "Apps",
+			CheckClientRestrictionsNoClient, "1 entitled user(s) are refused on every client: the entitlement has client restrictions and no client computer is in a group entitled to it (alice)",
+			"cpactl entitlement update Apps --no-client-restrictions"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -217,5 +233,40 @@ func TestFindingsAreSorted(t *testing.T) {
 		if fs[i-1].Kind > fs[i].Kind {
 			t.Fatalf("not sorted by kind:\n%s", dump(fs))
 		}
+	}
+}
+
+// TestHomeSiteAndClientCoveredAreClean: the rows and computers that do
+// let resolve through leave the new rules silent.
+func TestHomeSiteAndClientCoveredAreClean(t *testing.T) {
+	for _, tc := range []struct {
+		rule string
+		edit func(d *Data)
+	}{
+		{"the user's own override", func(d *Data) { d.Entitlements[0].RequireHomeSite = true; d.HomeSites = d.HomeSites[:1] }},
+		{"an immediate group's global row", func(d *Data) { d.Entitlements[0].RequireHomeSite = true; d.HomeSites = d.HomeSites[1:] }},
+		{"a disabled entitlement", func(d *Data) {
+			d.Entitlements[0].RequireHomeSite, d.Entitlements[0].Enabled = true, false
+			d.HomeSites = nil
+		}},
+		{"require without use (its own finding)", func(d *Data) {
+			d.Entitlements[1].RequireHomeSite = true
+			d.HomeSites = nil
+		}},
+		{"a computer in an entitled group", func(d *Data) {
+			d.Entitlements[0].ClientRestrictions = true
+			d.Groups[0].Members = append(d.Groups[0].Members, dit.Computer("laptop"))
+		}},
+		{"client restrictions on a dedicated GE do not apply", func(d *Data) { d.Entitlements[2].ClientRestrictions = true }},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			d := clean()
+			tc.edit(&d)
+			for _, f := range Run(d) {
+				if f.Check == CheckEntitledUsersWithoutHome || f.Check == CheckClientRestrictionsNoClient {
+					t.Errorf("unexpected finding: %+v", f)
+				}
+			}
+		})
 	}
 }

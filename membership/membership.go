@@ -353,6 +353,16 @@ func (b Bits) or(c Bits) {
 	}
 }
 
+// AndNot takes the principals of c out of b; a nil c takes nothing out.
+func (b Bits) AndNot(c Bits) {
+	for i, w := range c {
+		b[i] &^= w
+	}
+}
+
+// Add puts principal i in the set.
+func (b Bits) Add(i int) { b.add(int32(i)) }
+
 // Count returns how many principals the set holds.
 func (b Bits) Count() int {
 	n := 0

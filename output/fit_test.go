@@ -87,7 +87,7 @@ func TestLargeTablesAreNotWrapped(t *testing.T) {
 	defer func(n int) { largeTable = n }(largeTable)
 	largeTable = 1
 	var b bytes.Buffer
-	if err := plainRows(&b, fitHeader, fitRows); err != nil {
+	if err := plainRows(&b, headerCells(fitHeader, nil), fitRows); err != nil {
 		t.Fatal(err)
 	}
 	if got := printed(t, Printer{Format: Table, Width: 50}, fitHeader, fitRows); got != b.String() {

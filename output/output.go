@@ -128,9 +128,38 @@ func (p Printer) Print(v any, table func(w io.Writer) error) error {
 			return table(&fitted{Writer: p.Out, width: p.Width})
 		}
 		return table(p.Out)
+	case Wide:
+		return table(wideOut{p.Out})
 	default:
 		return table(p.Out)
 	}
+}
+
+// wideOut is the writer a table function gets with -o wide: RowsWide
+// shows every column then.
+type wideOut struct{ io.Writer }
+
+// RowsWide is Rows for a table some of whose columns (wide marks them)
+// only -o wide shows: the default table leaves them out, so that its lines
+// stay within about 100 columns (docs/conventions.md).
+func RowsWide(w io.Writer, header []string, wide []bool, rows [][]string) error {
+	if ww, ok := w.(wideOut); ok {
+		return Rows(ww.Writer, header, rows)
+	}
+	keep := func(cells []string) []string {
+		out := make([]string, 0, len(cells))
+		for i, c := range cells {
+			if i >= len(wide) || !wide[i] {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	narrow := make([][]string, len(rows))
+	for i, r := range rows {
+		narrow[i] = keep(r)
+	}
+	return Rows(w, keep(header), narrow)
 }
 
 // PrintLazy is Print for a value that costs something to build (a view
@@ -139,7 +168,7 @@ func (p Printer) PrintLazy(view func() any, table func(w io.Writer) error) error
 	if p.Format == JSON || p.Format == YAML {
 		return p.Print(view(), table)
 	}
-	return table(p.Out)
+	return p.Print(nil, table)
 }
 
 // WriteJSON writes v as indented JSON followed by a newline.
@@ -163,7 +192,18 @@ func WriteJSON(w io.Writer, v any) error {
 // to it: tablewriter wraps long cells at word boundaries. A large table is
 // never wrapped (wrapping is tablewriter's, at its cost per row).
 func Rows(w io.Writer, header []string, rows [][]string) error {
-	header, rows = visibleCells(header, rows)
+	return RowsKeeping(w, header, nil, rows)
+}
+
+// RowsKeeping is Rows with the header cells at the indexes keep marks
+// shown as given rather than upper-cased: names such as file names
+// (`diff OLD NEW` heads its columns with them), which upper case, or
+// tablewriter's turning dots into blanks, would change.
+func RowsKeeping(w io.Writer, header []string, keep []bool, rows [][]string) error {
+	if ww, ok := w.(wideOut); ok {
+		w = ww.Writer
+	}
+	header, rows = visibleCells(headerCells(header, keep), rows)
 	width := 0
 	if f, ok := w.(*fitted); ok {
 		w, width = f.Writer, f.width
@@ -172,6 +212,21 @@ func Rows(w io.Writer, header []string, rows [][]string) error {
 		return plainRows(w, header, rows)
 	}
 	return tableRows(w, header, rows, width)
+}
+
+// headerCells formats a header: each cell upper-cased as tablewriter
+// titles it (underscores and dots between letters read as blanks), but
+// those keep marks, shown as given.
+func headerCells(header []string, keep []bool) []string {
+	shown := make([]string, len(header))
+	for i, h := range header {
+		if i < len(keep) && keep[i] {
+			shown[i] = h
+		} else {
+			shown[i] = tw.Title(h)
+		}
+	}
+	return shown
 }
 
 // visibleCells returns the header and rows with every cell rendered by
@@ -215,14 +270,11 @@ func visibleRow(cells []string) ([]string, bool) {
 // largeTable is the row count above which Rows uses plainRows.
 var largeTable = 5000
 
-// plainRows lays out the table as text/tabwriter would (header
-// upper-cased, each column as wide as its widest cell in characters plus
+// plainRows lays out the table as text/tabwriter would (the header as
+// Rows formatted it, each column as wide as its widest cell in characters plus
 // two spaces, no trailing blanks), in two passes: widths, then lines.
 func plainRows(w io.Writer, header []string, rows [][]string) error {
-	upper := make([]string, len(header))
-	for i, h := range header {
-		upper[i] = strings.ToUpper(h)
-	}
+	upper := header
 	clean := func(c string) string {
 		if strings.IndexByte(c, '\t') >= 0 {
 			return strings.ReplaceAll(c, "\t", " ")
@@ -284,7 +336,7 @@ func tableRows(w io.Writer, header []string, rows [][]string, width int) error {
 				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
 			},
 		})),
-		tablewriter.WithHeaderAutoFormat(tw.On),
+		tablewriter.WithHeaderAutoFormat(tw.Off), // Rows formats the header
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAlignment(tw.AlignLeft),
 		tablewriter.WithRowAutoWrap(wrap),

@@ -77,7 +77,7 @@ func refNewState(dit ldapschema.DIT, entries []*ldap.Entry) *refState {
 			info, ok := ldapschema.LookupAttribute(a.Name)
 			if !ok {
 				s.Problems = append(s.Problems, Problem{DN: raw.DN,
-					Message: fmt.Sprintf("attribute %s is not defined by cpactl's schema or the standard classes", a.Name)})
+					Message: unknownAttribute(a.Name)})
 				continue
 			}
 			e.Attrs[info.Name] = append(e.Attrs[info.Name], a.Values...)

@@ -339,8 +339,7 @@ func (c *stateCache) readAttributes(e *Entry, raw *ldap.Entry, problems []Proble
 			continue
 		}
 		if !t.known {
-			problems = append(problems, Problem{DN: raw.DN,
-				Message: fmt.Sprintf("attribute %s is not defined by cpactl's schema or the standard classes", a.Name)})
+			problems = append(problems, Problem{DN: raw.DN, Message: unknownAttribute(a.Name)})
 			continue
 		}
 		n += len(a.Values)
@@ -670,4 +669,14 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// unknownAttribute says that no schema defines the attribute name, and
+// which attribute it may have meant (pae-PreferedSite: pae-PreferredSite).
+func unknownAttribute(name string) string {
+	msg := fmt.Sprintf("attribute %s is not defined by cpactl's schema or the standard classes", name)
+	if near := ldapschema.NearestAttribute(name); near != "" {
+		msg += " (did you mean " + near + "?)"
+	}
+	return msg
 }

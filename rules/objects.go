@@ -80,7 +80,7 @@ var (
 	RangePolicyConnectingSessionThreshold = Range{Field: "policy-connecting-session-threshold", Min: 0, Max: 150}
 )
 
-// Text renders the range for messages: "0-100" or "0 or more".
+// Text renders the range for messages: "0..100" or "0 or more".
 func (r Range) Text() string {
 	if r.NoMax {
 		return fmt.Sprintf("%d or more", r.Min)

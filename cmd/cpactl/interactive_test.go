@@ -286,18 +286,18 @@ func TestInteractiveDeleteDefaultsToNo(t *testing.T) {
 	}
 }
 
-// TestTableFitsTheTerminal: on a terminal of 55 columns a table's long
+// TestTableFitsTheTerminal: on a terminal of 85 columns a table's long
 // cells wrap; -o wide leaves them whole.
 func TestTableFitsTheTerminal(t *testing.T) {
 	srv, _ := startSeed(t)
-	term := startTerminalCols(t, srv, 55, "site", "list")
-	term.expect("India  1. UK, 2. US     Bangalore-1       Site 3:\r\n")
-	term.expect("Bangalore\r\n")
+	term := startTerminalCols(t, srv, 85, "pool", "list")
+	term.expect("blr-desk-2  Bangalore-1  desktop  floating    10        10        yes      Sales\r\n")
+	term.expect("Desktop UK\r\n")
 	if code := term.wait(); code != 0 {
 		t.Fatalf("exit %d; the terminal shows:\n%s", code, term.output())
 	}
-	term = startTerminalCols(t, srv, 55, "site", "list", "-o", "wide")
-	term.expect("Site 3: Bangalore\r\n")
+	term = startTerminalCols(t, srv, 85, "pool", "list", "-o", "wide")
+	term.expect("yes      Sales Desktop UK Busy\r\n")
 	if code := term.wait(); code != 0 {
 		t.Fatalf("exit %d; the terminal shows:\n%s", code, term.output())
 	}
