@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -506,12 +507,47 @@ func restartDuringCommit(t *testing.T, p, c *slapdtest.Server, apply func() (int
 		_ = p.Thaw()
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond) // the consumer's syncrepl connects and sends its search
+	// The consumer's syncrepl connects and sends its bind, which waits,
+	// unread, on the frozen provider: thawed after that, the provider
+	// answers it and the refresh while the commit goes on. A loaded
+	// machine may take longer than any fixed pause to get there.
+	waitQueued(t, p.URL, 10*time.Second)
+	time.Sleep(20 * time.Millisecond)
 	if err := p.Thaw(); err != nil {
 		t.Fatal(err)
 	}
 	r := <-done
 	return r.code, r.out, r.err
+}
+
+// waitQueued waits (at most limit) until a connection to the server of
+// url holds bytes the server has not read (its rx queue in
+// /proc/net/tcp): a request sent to a frozen server. It returns at once
+// where /proc/net/tcp cannot be read.
+func waitQueued(t *testing.T, url string, limit time.Duration) {
+	t.Helper()
+	_, portText, _ := strings.Cut(strings.TrimPrefix(url, "ldap://127.0.0.1"), ":")
+	port, err := strconv.Atoi(strings.TrimSuffix(portText, "/"))
+	if err != nil {
+		t.Fatalf("waitQueued: no port in %s", url)
+	}
+	local := fmt.Sprintf("0100007F:%04X", port)
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		b, err := os.ReadFile("/proc/net/tcp")
+		if err != nil {
+			return
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			f := strings.Fields(line)
+			// sl local rem st tx_queue:rx_queue ...; 01 is ESTABLISHED.
+			if len(f) > 4 && f[1] == local && f[3] == "01" && !strings.HasSuffix(f[4], ":00000000") {
+				return
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Logf("waitQueued: nothing queued on %s within %v", url, limit)
 }
 
 // entryCount counts the entries under the server's base (as the root DN).
