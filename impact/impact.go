@@ -47,6 +47,9 @@ type Options struct {
 	// observe, when set (by tests), sees every request resolved, moved or
 	// not, as a Move.
 	observe func(Move)
+	// full, set by tests, resolves without probes (probe.go): the full
+	// comparison the probes must agree with.
+	full bool
 }
 
 // Result is one side of a request: the outcome and where it lands.
@@ -99,6 +102,10 @@ type Move struct {
 	Before           Result     `json:"before"`
 	After            Result     `json:"after"`
 	FirstDifference  Difference `json:"first_difference"`
+	// Why says in a few words why it moves ("London's rank 1 changed
+	// from São Paulo to New York", "pod lon-1 is offline"); the first
+	// difference gives the broker's own step.
+	Why string `json:"why"`
 }
 
 // Change kinds of a Move.
@@ -365,8 +372,8 @@ type geOut struct {
 }
 
 // runGE compares the requests of the GE folded gk.
-func (e *engine) runGE(gk string) geOut {
-	out := geOut{outcomes: map[[2]string]int{}, sites: map[[2]string]int{}}
+func (e *engine) runGE(gk string) (out geOut) {
+	out = geOut{outcomes: map[[2]string]int{}, sites: map[[2]string]int{}}
 	db, da := e.b.ge(gk), e.a.ge(gk)
 	// Everything of the GE reads the same, but for what only the site
 	// search (steps 5-7) reads: the connecting site's preferred list and
@@ -381,10 +388,12 @@ func (e *engine) runGE(gk string) geOut {
 			samePoints++
 		}
 	}
+	pr := e.newProber(db, da)
+	defer func() { out.sum.Resolved += pr.resolved }()
 	for _, c := range e.classes(gk, db, da, e.only, samePoints < len(e.points) || !e.usersSame) {
 		n := len(c.members)
 		both := c.ui[0] >= 0 && c.ui[1] >= 0
-		offlineOwn := len(e.offline) > 0 && (e.offlineRecords(e.b, c.ui[0]) || e.offlineRecords(e.a, c.ui[1]))
+		offlineOwn := len(e.offline) > 0 && (e.offlineRecords(e.b, c.ui[0], db) || e.offlineRecords(e.a, c.ui[1], da))
 		if samePoints == len(e.points) && e.usersSame && both && !offlineOwn {
 			// Nothing this class reads differs: counted, not built.
 			out.sum.Requests += n * len(e.points)
@@ -399,6 +408,7 @@ func (e *engine) runGE(gk string) geOut {
 			parts[1] = e.a.user(c.ui[1], da)
 		}
 		userSame := parts[0] != nil && parts[1] != nil && (e.usersSame || reflect.DeepEqual(parts[0], parts[1])) && !offlineOwn
+		prefixSame := pr.prefixSame(parts, userSame)
 		for pi := range e.points {
 			p := &e.points[pi]
 			out.sum.Requests += n
@@ -406,9 +416,21 @@ func (e *engine) runGE(gk string) geOut {
 				out.sum.Unchanged += n
 				continue
 			}
+			if prefixSame && p.csSame {
+				// The search, which alone may differ, is the probe's.
+				same, err := pr.unchanged(pi, parts[0])
+				if err != nil {
+					out.err = fmt.Errorf("%s via %s: %w", db.ge.Name, via(p.cp), err)
+					return out
+				}
+				if same {
+					out.sum.Unchanged += n
+					continue
+				}
+			}
 			// Only what the site search reads differs: a decision made
 			// before the search (no "tiers" step) is the same after.
-			searchOnly := geBase && userSame && p.csSame
+			searchOnly := (geBase && userSame || prefixSame) && p.csSame
 			var res [2]Result
 			var dec [2]*broker.Decision
 			for si, st := range e.states() {
@@ -424,14 +446,7 @@ func (e *engine) runGE(gk string) geOut {
 					dec[1], res[1] = dec[0], res[0]
 					continue
 				}
-				f := st.federation(d, parts[si], p.cs[si], p.site[si])
-				r := broker.Request{User: placeholder, Entitlement: d.ge.Name, Seed: e.opt.Seed, OfflinePods: st.offline}
-				if p.cs[si] != nil {
-					r.ConnectionServer = p.cs[si].Name
-				} else {
-					r.Pod = p.cp.Pod
-				}
-				got, err := broker.ResolveWith(f, r, broker.Prepared{Places: st.placesFor(p.site[si], d.preferred), Hosts: d.hostIx})
+				got, err := e.resolve(st, d, parts[si], p, si)
 				if err != nil {
 					out.err = fmt.Errorf("%s, %s via %s: %w", st.f.Users[c.ui[si]].Name, d.ge.Name, via(p.cp), err)
 					return out
@@ -443,7 +458,7 @@ func (e *engine) runGE(gk string) geOut {
 			if e.opt.observe != nil {
 				diff := firstDifference(dec)
 				for i := range c.members {
-					e.opt.observe(e.move(c, i, parts, db, da, p, "", res, diff))
+					e.opt.observe(e.move(c, i, parts, db, da, p, "", res, diff, ""))
 				}
 			}
 			if res[0].same(res[1]) {
@@ -464,12 +479,26 @@ func (e *engine) runGE(gk string) geOut {
 			}
 			out.sites[[2]string{res[0].Site, res[1].Site}] += n
 			diff := firstDifference(dec)
+			why := e.why(dec, p, diff)
 			for i := range c.members {
-				out.moves = append(out.moves, e.move(c, i, parts, db, da, p, change, res, diff))
+				out.moves = append(out.moves, e.move(c, i, parts, db, da, p, change, res, diff, why))
 			}
 		}
 	}
 	return out
+}
+
+// resolve resolves the request of user part u for GE data d through
+// point p over state st (si: 0 before, 1 after).
+func (e *engine) resolve(st *state, d *geData, u *userPart, p *point, si int) (*broker.Decision, error) {
+	f := st.federation(d, u, p.cs[si], p.site[si])
+	r := broker.Request{User: placeholder, Entitlement: d.ge.Name, Seed: e.opt.Seed, OfflinePods: st.offline}
+	if p.cs[si] != nil {
+		r.ConnectionServer = p.cs[si].Name
+	} else {
+		r.Pod = p.cp.Pod
+	}
+	return broker.ResolveWith(f, r, broker.Prepared{Places: st.placesFor(p.site[si], d.preferred), Hosts: d.hostIx})
 }
 
 // offlinePools reports whether a what-if offline pod holds a pool of the
@@ -487,20 +516,23 @@ func (e *engine) offlinePools(d *geData) bool {
 	return false
 }
 
-// offlineRecords reports whether user ui has a session or an assignment
-// on a what-if offline pod.
-func (e *engine) offlineRecords(st *state, ui int) bool {
-	if ui < 0 {
+// offlineRecords reports whether user ui has, among the records a request
+// for GE data d reads (its sessions of the GE and of the backup, every
+// session for an application GE, its assignments for the GE), one on a
+// what-if offline pod.
+func (e *engine) offlineRecords(st *state, ui int, d *geData) bool {
+	if ui < 0 || d == nil {
 		return false
 	}
 	k := st.userKey[ui]
 	for _, i := range st.sessions[k] {
-		if e.offline[fold.Key(st.f.Sessions[i].Pod)] {
+		ek := st.sessionGE[i]
+		if (d.app || ek == d.key || (d.backup != nil && ek == d.backupKey)) && e.offline[fold.Key(st.f.Sessions[i].Pod)] {
 			return true
 		}
 	}
 	for _, i := range st.assigned[k] {
-		if e.offline[fold.Key(st.f.Assignments[i].Pod)] {
+		if a := st.f.Assignments[i]; fold.Key(a.Entitlement) == d.key && e.offline[fold.Key(a.Pod)] {
 			return true
 		}
 	}
@@ -520,7 +552,7 @@ func searched(d *broker.Decision) bool {
 
 // move is the row of one member of a class: the class's results, with
 // the member's name in their texts.
-func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *point, change string, res [2]Result, diff Difference) Move {
+func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *point, change string, res [2]Result, diff Difference, why string) Move {
 	m := c.members[i]
 	mv := Move{Entitlement: geName(db, da), ConnectionServer: p.cp.ConnectionServer, Pod: p.cp.Pod, Change: change}
 	var rep [2]*strings.Replacer
@@ -548,6 +580,12 @@ func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *po
 	}
 	mv.Before, mv.After = named(res[0], rep[0]), named(res[1], rep[1])
 	mv.FirstDifference = namedDiff(diff, rep)
+	mv.Why = why
+	for _, r := range rep {
+		if r != nil {
+			mv.Why = r.Replace(mv.Why)
+		}
+	}
 	return mv
 }
 
