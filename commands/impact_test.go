@@ -139,8 +139,8 @@ func TestImpactTableFoldsMoves(t *testing.T) {
 		t.Errorf("header %q, want %s", lines[0], want)
 	}
 	want := map[string]string{
-		"carol|Desktops|Bangalore-1, Bangalore-2":             "pod London-1 is offline: the session there is ignored",
-		"carol|Desktops|Dallas-1, NewYork-1":                  "pod London-1 is offline: the session there is ignored",
+		"carol|Desktops|Bangalore-1, Bangalore-2":              "pod London-1 is offline: the session there is ignored",
+		"carol|Desktops|Dallas-1, NewYork-1":                   "pod London-1 is offline: the session there is ignored",
 		"alice|Engineering Workstations|all 5 connecting pods": "pod London-1 is offline: the assigned machine there is unavailable",
 	}
 	rows := map[string]string{}
