@@ -178,7 +178,8 @@ func (o *horizonPullOptions) run() error {
 		return err
 	}
 	opts := horizon.PullOptions{URL: base, PodURLs: podURLs, AllowMissing: o.Missing, Replace: o.Replace,
-		Note: func(msg string) { fmt.Fprintln(o.g.IO.Err, "note: "+msg) }}
+		// A note lands on a line of its own, above the bar.
+		Note: func(msg string) { fmt.Fprintln(o.g.progress.meter.Lines(o.g.IO.Err), "note: "+msg) }}
 	if m := o.g.progress.meter; m != nil {
 		opts.Records = m.Stage("reading", "records", 0)
 	}

@@ -152,7 +152,8 @@ func (o *impactOptions) run() error {
 		return errorf("check `cpactl pod list`", "no pod online before and after the change to connect through")
 	}
 	rep, err := impact.Run(before.Federation, after.Federation, impact.Options{Points: points, Offline: offline,
-		Entitlements: o.Entitlements, Users: o.Users, Groups: o.Groups, Seed: o.Seed})
+		Entitlements: o.Entitlements, Users: o.Users, Groups: o.Groups, Seed: o.Seed, Progress: o.g.stage})
+	o.g.endProgress()
 	if err != nil {
 		return err
 	}

@@ -47,6 +47,12 @@ type Options struct {
 	// observe, when set (by tests), sees every request resolved, moved or
 	// not, as a Move.
 	observe func(Move)
+	// Progress, when set, is told of the work as it goes: each stage as
+	// it starts (what is done, the unit counted, how many there are), and
+	// returns what counts the units done (called from several goroutines).
+	// The stages: the entitlements whose users are put in classes, then
+	// the requests compared (counted or resolved).
+	Progress func(what, unit string, total int64) func(n int64)
 	// full, set by tests, resolves without probes (probe.go): the full
 	// comparison the probes must agree with.
 	full bool
@@ -310,23 +316,24 @@ func (e *engine) run() (*Report, error) {
 			st.sitesFor(i, true)
 		}
 	}
+	// Two passes over the GEs, each on every processor: the classes of
+	// each GE first, which count the requests, then the comparison.
+	plans := make([]*gePlan, len(ges))
+	grouped := e.stage("grouping users", "entitlements", int64(len(ges)))
+	parallel(len(ges), func(i int) {
+		plans[i] = e.planGE(ges[i])
+		grouped(1)
+	})
+	total := 0
+	for _, pl := range plans {
+		total += pl.requests
+	}
+	compared := e.stage("comparing", "requests", int64(total))
 	outs := make([]geOut, len(ges))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), len(ges))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				outs[i] = e.runGE(ges[i])
-			}
-		}()
-	}
-	for i := range ges {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
+	parallel(len(ges), func(i int) {
+		outs[i] = e.runGE(plans[i], compared)
+		plans[i] = nil
+	})
 
 	outcomes, sites := map[[2]string]int{}, map[[2]string]int{}
 	e.rep.Moves = []Move{}
@@ -371,27 +378,82 @@ type geOut struct {
 	err             error
 }
 
-// runGE compares the requests of the GE folded gk.
-func (e *engine) runGE(gk string) (out geOut) {
-	out = geOut{outcomes: map[[2]string]int{}, sites: map[[2]string]int{}}
-	db, da := e.b.ge(gk), e.a.ge(gk)
+// gePlan is one GE's part of the work: its data in each state, what of
+// it reads the same in both, and the classes of its users.
+type gePlan struct {
+	db, da         *geData
+	geBase, geSame bool
+	samePoints     int
+	classes        []*class
+	requests       int // the GE's requests: its users from every point
+}
+
+// planGE forms the classes of the GE folded gk.
+func (e *engine) planGE(gk string) *gePlan {
+	pl := &gePlan{db: e.b.ge(gk), da: e.a.ge(gk)}
+	db, da := pl.db, pl.da
 	// Everything of the GE reads the same, but for what only the site
 	// search (steps 5-7) reads: the connecting site's preferred list and
 	// pae-LoadThresholdForSite.
-	geBase := e.common && db != nil && da != nil && sameGE(db, da) && (e.rdsSame || !db.rds) && !e.offlinePools(db)
-	geSame := geBase && (e.ldSame || !db.loadThr)
+	pl.geBase = e.common && db != nil && da != nil && sameGE(db, da) && (e.rdsSame || !db.rds) && !e.offlinePools(db)
+	pl.geSame = pl.geBase && (e.ldSame || !db.loadThr)
 	// The points whose requests for this GE read the same in both states,
 	// users aside.
-	samePoints := 0
 	for pi := range e.points {
-		if p := &e.points[pi]; geSame && p.csSame && (p.prefs || !db.preferred) {
-			samePoints++
+		if p := &e.points[pi]; pl.geSame && p.csSame && (p.prefs || !db.preferred) {
+			pl.samePoints++
 		}
 	}
+	pl.classes = e.classes(gk, db, da, e.only, pl.samePoints < len(e.points) || !e.usersSame)
+	for _, c := range pl.classes {
+		pl.requests += len(c.members) * len(e.points)
+	}
+	return pl
+}
+
+// parallel runs do(0) to do(n-1) on every processor.
+func parallel(n int, do func(int)) {
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), n)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				do(i)
+			}
+		}()
+	}
+	for i := range n {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+}
+
+// stage starts a stage of the progress (Options.Progress) and returns
+// what counts its units.
+func (e *engine) stage(what, unit string, total int64) func(int64) {
+	if e.opt.Progress == nil {
+		return func(int64) {}
+	}
+	return e.opt.Progress(what, unit, total)
+}
+
+// runGE compares the requests of one GE, counting them as compared.
+func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
+	out = geOut{outcomes: map[[2]string]int{}, sites: map[[2]string]int{}}
+	db, da, geBase, geSame, samePoints := pl.db, pl.da, pl.geBase, pl.geSame, pl.samePoints
 	pr := e.newProber(db, da)
 	defer func() { out.sum.Resolved += pr.resolved }()
-	for _, c := range e.classes(gk, db, da, e.only, samePoints < len(e.points) || !e.usersSame) {
+	// Each class's requests are counted as compared once the next class
+	// starts, the last once all are.
+	done := 0
+	defer func() { compared(int64(done)) }()
+	for _, c := range pl.classes {
+		compared(int64(done))
 		n := len(c.members)
+		done = n * len(e.points)
 		both := c.ui[0] >= 0 && c.ui[1] >= 0
 		offlineOwn := len(e.offline) > 0 && (e.offlineRecords(e.b, c.ui[0], db) || e.offlineRecords(e.a, c.ui[1], da))
 		if samePoints == len(e.points) && e.usersSame && both && !offlineOwn {
