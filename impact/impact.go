@@ -444,6 +444,7 @@ func (e *engine) stage(what, unit string, total int64) func(int64) {
 func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 	out = geOut{outcomes: map[[2]string]int{}, sites: map[[2]string]int{}}
 	db, da, geBase, geSame, samePoints := pl.db, pl.da, pl.geBase, pl.geSame, pl.samePoints
+	shared := e.sharedOffline(db, da)
 	pr := e.newProber(db, da)
 	defer func() { out.sum.Resolved += pr.resolved }()
 	// Each class's requests are counted as compared once the next class
@@ -455,7 +456,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 		n := len(c.members)
 		done = n * len(e.points)
 		both := c.ui[0] >= 0 && c.ui[1] >= 0
-		offlineOwn := len(e.offline) > 0 && (e.offlineRecords(e.b, c.ui[0], db) || e.offlineRecords(e.a, c.ui[1], da))
+		offlineOwn := len(e.offline) > 0 && (e.offlineRecords(e.b, c.ui[0], db, shared) || e.offlineRecords(e.a, c.ui[1], da, shared))
 		if samePoints == len(e.points) && e.usersSame && both && !offlineOwn {
 			// Nothing this class reads differs: counted, not built.
 			out.sum.Requests += n * len(e.points)
@@ -579,23 +580,50 @@ func (e *engine) offlinePools(d *geData) bool {
 }
 
 // offlineRecords reports whether user ui has, among the records a request
-// for GE data d reads (its sessions of the GE and of the backup, every
-// session for an application GE, its assignments for the GE), one on a
-// what-if offline pod.
-func (e *engine) offlineRecords(st *state, ui int, d *geData) bool {
+// for GE data d reads, one on a what-if offline pod whose being offline
+// may change the decision: a session of the GE or of its backup, an
+// assignment for the GE, and for an application GE, when shared is set,
+// a session of another GE.
+//
+// Without shared, an application GE's request reads such a session of
+// another GE only to see whether it opens in it (broker.sharedSession):
+// after the change it does not, its pod being offline; before, it did not
+// either, as it would have had to run on a host of a farm of one of the
+// GE's pools in that pod, and shared says whether the GE has a farm on a
+// what-if offline pod (sharedOffline). The session is passed over in
+// both states, only its trace line differs.
+func (e *engine) offlineRecords(st *state, ui int, d *geData, shared bool) bool {
 	if ui < 0 || d == nil {
 		return false
 	}
 	k := st.userKey[ui]
 	for _, i := range st.sessions[k] {
 		ek := st.sessionGE[i]
-		if (d.app || ek == d.key || (d.backup != nil && ek == d.backupKey)) && e.offline[fold.Key(st.f.Sessions[i].Pod)] {
+		own := ek == d.key || (d.backup != nil && ek == d.backupKey)
+		if (own || (d.app && shared)) && e.offline[fold.Key(st.f.Sessions[i].Pod)] {
 			return true
 		}
 	}
 	for _, i := range st.assigned[k] {
 		if a := st.f.Assignments[i]; fold.Key(a.Entitlement) == d.key && e.offline[fold.Key(a.Pod)] {
 			return true
+		}
+	}
+	return false
+}
+
+// sharedOffline reports whether an application GE has, in either state, a
+// farm-backed pool whose farm is on a what-if offline pod: a session on a
+// host of that farm may open the GE's applications before the change.
+func (e *engine) sharedOffline(db, da *geData) bool {
+	for _, d := range []*geData{db, da} {
+		if d == nil || !d.app {
+			continue
+		}
+		for _, fm := range d.farms {
+			if e.offline[fold.Key(fm.Pod)] {
+				return true
+			}
 		}
 	}
 	return false

@@ -8,8 +8,10 @@ package impact
 // point p whose inputs before the site search are the same in both states
 // (prefixSame below): u's own part (its groups, home-site rows, the
 // sessions and the assignments the decision reads), G's record and its
-// backup's, the Connection Server and its site, the pods, and none of the
-// records u's decision reads on a what-if offline pod. broker.Resolve
+// backup's, the Connection Server and its site, the pods, and none of
+// u's records on a what-if offline pod whose being offline may change
+// the decision (engine.offlineRecords: a session of another GE there is
+// passed over in both states unless G has a farm there). broker.Resolve
 // runs steps 1-4 (the entitlement checks, the existing sessions, an
 // application's session of another GE, the assignment, the home site)
 // and then, unless one of them decided, the site search (steps 5-7, and

@@ -166,3 +166,35 @@ func TestProbeSharedSessionOnAFarmInAnotherPod(t *testing.T) {
 		t.Fatalf("moves %+v, want u's RECONNECT (shared) -> PLACED in q", rep.Moves)
 	}
 }
+
+// TestSharedSessionOnAnOfflineFarmPod: an application GE's pool whose farm
+// is on a pod taken offline (the pool itself in another pod; data lint
+// reports) opens the user's session of another GE on that farm before,
+// and not after: the request moves, although no pool of the GE is on the
+// offline pod and the user has no session of the GE.
+func TestSharedSessionOnAnOfflineFarmPod(t *testing.T) {
+	f := &broker.Federation{Settings: broker.DefaultSettings(),
+		Sites: []broker.Site{{Name: "S"}},
+		Pods:  []broker.Pod{{Name: "P1", Site: "S", Online: true}, {Name: "P2", Site: "S", Online: true}, {Name: "O", Site: "S", Online: true}},
+		Farms: []broker.Farm{{Name: "F", Pod: "O"}},
+		Hosts: []broker.Host{{Name: "H", Farm: "F", Enabled: true, Features: broker.AllFeatures()}},
+		Pools: []broker.Pool{
+			{Name: "p", Kind: broker.KindApplication, Pod: "P2", Farm: "F", Enabled: true},
+			{Name: "p2", Kind: broker.KindApplication, Pod: "O", Farm: "F", Enabled: true},
+		},
+		Groups: []broker.Group{{Name: "g"}},
+		Users:  []broker.User{{Name: "u", Groups: []string{"g"}}},
+		Entitlements: []broker.Entitlement{
+			{Name: "Apps", Type: broker.TypeApplication, Enabled: true, Members: []broker.Member{{Kind: broker.MemberGroup, Name: "g"}}, Pools: []string{"p"}},
+			{Name: "Other", Type: broker.TypeApplication, Enabled: true, Members: []broker.Member{{Kind: broker.MemberGroup, Name: "g"}}, Pools: []string{"p2"}},
+		},
+		Sessions: []broker.Session{{ID: "s1", User: "u", Entitlement: "Other", Pod: "O", Pool: "p2", Host: "H", State: broker.StateConnected}},
+	}
+	rep, err := Run(f, f, Options{Points: []ConnectingPoint{{Pod: "P1", Site: "S"}}, Offline: []string{"O"}, Entitlements: []string{"Apps"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Moves) != 1 || rep.Moves[0].Before.Outcome != broker.OutcomeReconnect || rep.Moves[0].After.Outcome != broker.OutcomePlaced {
+		t.Fatalf("moves %+v, want u's RECONNECT (shared, on O) -> PLACED in p", rep.Moves)
+	}
+}
