@@ -18,6 +18,17 @@ func (rs *resolver) sharedSession() *Decision {
 	if rs.geType != TypeApplication {
 		return nil
 	}
+	// The user's sessions of other GEs: without one, nothing to open in
+	// (looked up first: the hosts below are many).
+	var others []Session
+	for _, s := range rs.ix.f.Sessions {
+		if strings.EqualFold(s.User, rs.user.Name) && !strings.EqualFold(s.Entitlement, rs.ge.Name) {
+			others = append(others, s)
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
 	// This GE's enabled farm-backed pools by folded farm name: the first by
 	// name serves the placement.
 	farmPool := map[string]*Pool{}
@@ -49,15 +60,6 @@ func (rs *resolver) sharedSession() *Decision {
 				hosts[key] = servedHost{pool: p, host: &hs[i]}
 			}
 		}
-	}
-	var others []Session
-	for _, s := range rs.ix.f.Sessions {
-		if strings.EqualFold(s.User, rs.user.Name) && !strings.EqualFold(s.Entitlement, rs.ge.Name) {
-			others = append(others, s)
-		}
-	}
-	if len(others) == 0 {
-		return nil
 	}
 	// CONNECTED first, then by session ID.
 	sort.SliceStable(others, func(i, j int) bool {
