@@ -141,8 +141,8 @@ type Summary struct {
 	// ("" is no placement: DENIED, NO_CAPACITY, ...), cells in name order.
 	Sites []Count `json:"sites"`
 	// Resolved says how many requests were resolved (one per equivalence
-	// class and connecting point, before and after counted once); the rest
-	// were counted.
+	// class and connecting point, before and after counted once, and one
+	// per probe: probe.go); the rest were counted.
 	Resolved int `json:"resolved"`
 }
 
