@@ -182,7 +182,7 @@ func (ix *index) resolveHomeSite(user, entitlement string) HomeSiteResolution {
 		if ra, rb := levelRank(a.Level), levelRank(b.Level); ra != rb {
 			return ra < rb
 		}
-		if foldKey(a.Name) != foldKey(b.Name) {
+		if !strings.EqualFold(a.Name, b.Name) {
 			return nameLess(a.Name, b.Name)
 		}
 		if a.valid != b.valid {
@@ -193,7 +193,7 @@ func (ix *index) resolveHomeSite(user, entitlement string) HomeSiteResolution {
 	// One row per (user or group, GE or none): later duplicates lose.
 	for i := range rows {
 		for j := 0; j < i; j++ {
-			if rows[j].valid && rows[i].valid && rows[j].Level == rows[i].Level && foldKey(rows[j].Name) == foldKey(rows[i].Name) {
+			if rows[j].valid && rows[i].valid && rows[j].Level == rows[i].Level && strings.EqualFold(rows[j].Name, rows[i].Name) {
 				rows[i].valid = false
 				rows[i].LostBecause = fmt.Sprintf("duplicate row for %s %s: the row naming site %s counts", rows[j].Kind, rows[j].Name, rows[j].Site)
 				break

@@ -77,6 +77,17 @@ type places struct {
 	sitePods      map[string][]*Pod // by folded site name, pods in name order
 	offline       map[string]bool   // folded pod names: stored offline or what-if
 	whatIfOffline []string          // what-if offline pods, stored spelling
+	// By the stored spelling of every site and pod name, what the look-ups
+	// by folded name give for it: most names looked up are spelled as
+	// stored, and folding one allocates.
+	exactSites map[string]*Site
+	exactPods  map[string]exactPod
+}
+
+// exactPod is a pod as looked up by a stored spelling of its name.
+type exactPod struct {
+	pod     *Pod
+	offline bool
 }
 
 // Prepared holds indexes built once for many ResolveWith calls. Each part
@@ -184,6 +195,15 @@ func newPlaces(sites []Site, pods []Pod, offlinePods []string) *places {
 			}
 		}
 	}
+	pl.exactSites = make(map[string]*Site, len(sites))
+	for i := range sites {
+		pl.exactSites[sites[i].Name] = pl.sites[foldKey(sites[i].Name)]
+	}
+	pl.exactPods = make(map[string]exactPod, len(pods))
+	for i := range pods {
+		k := foldKey(pods[i].Name)
+		pl.exactPods[pods[i].Name] = exactPod{pod: pl.pods[k], offline: pl.offline[k]}
+	}
 	return pl
 }
 
@@ -252,8 +272,20 @@ func putFirst[T any](m map[string]*T, name string, v *T) {
 
 // Look-ups by name, case-insensitive; nil (or empty) when absent.
 
-func (ix *index) site(name string) *Site               { return ix.sites[foldKey(name)] }
-func (ix *index) pod(name string) *Pod                 { return ix.pods[foldKey(name)] }
+func (ix *index) site(name string) *Site {
+	if s, ok := ix.exactSites[name]; ok {
+		return s
+	}
+	return ix.sites[foldKey(name)]
+}
+
+func (ix *index) pod(name string) *Pod {
+	if p, ok := ix.exactPods[name]; ok {
+		return p.pod
+	}
+	return ix.pods[foldKey(name)]
+}
+
 func (ix *index) server(name string) *ConnectionServer { return ix.servers[foldKey(name)] }
 func (ix *index) entitlement(name string) *Entitlement { return ix.ges[foldKey(name)] }
 func (ix *index) pool(name string) *Pool               { return ix.pools[foldKey(name)] }
@@ -263,4 +295,10 @@ func (ix *index) group(name string) *Group             { return ix.groups[foldKe
 func (ix *index) computer(name string) *Computer       { return ix.computers[foldKey(name)] }
 func (ix *index) hostsOf(farm string) []Host           { return ix.farmHosts[foldKey(farm)] }
 func (ix *index) podsOf(site string) []*Pod            { return ix.sitePods[foldKey(site)] }
-func (ix *index) isOffline(pod string) bool            { return ix.offline[foldKey(pod)] }
+
+func (ix *index) isOffline(pod string) bool {
+	if p, ok := ix.exactPods[pod]; ok {
+		return p.offline
+	}
+	return ix.offline[foldKey(pod)]
+}

@@ -43,21 +43,20 @@ func (ix *index) poolUnavailable(p *Pool) string {
 	if farm == nil {
 		return fmt.Sprintf("farm %q does not exist", p.Farm)
 	}
-	if len(enabledHosts(ix.hostsOf(farm.Name))) == 0 {
+	if !hasEnabledHost(ix.hostsOf(farm.Name)) {
 		return fmt.Sprintf("farm %s has no enabled host", farm.Name)
 	}
 	return ""
 }
 
-// enabledHosts keeps the enabled hosts.
-func enabledHosts(hosts []Host) []Host {
-	var out []Host
+// hasEnabledHost reports whether a host of the list is enabled.
+func hasEnabledHost(hosts []Host) bool {
 	for _, h := range hosts {
 		if h.Enabled {
-			out = append(out, h)
+			return true
 		}
 	}
-	return out
+	return false
 }
 
 // poolFigures are one available pool's load figures under one policy.
@@ -86,14 +85,17 @@ func (ix *index) figures(p *Pool, policy Policy) poolFigures {
 		}
 	}
 	farm := ix.farm(p.Farm)
-	hosts := enabledHosts(ix.hostsOf(farm.Name))
 	perHost := int64(farm.MaxSessionsPerHost)
 	if perHost <= 0 {
 		perHost = unlimitedSessionsPerHost
 	}
-	fig := poolFigures{farm: foldKey(farm.Name), capacity: perHost * int64(len(hosts))}
+	fig := poolFigures{farm: foldKey(farm.Name)}
 	var indexSum, indexed int64
-	for _, h := range hosts {
+	for _, h := range ix.hostsOf(farm.Name) {
+		if !h.Enabled {
+			continue
+		}
+		fig.capacity += perHost
 		fig.sessions += int64(h.Sessions)
 		if h.LoadIndex >= 0 { // -1: load balancing disabled, left out of the mean
 			indexSum += int64(h.LoadIndex)

@@ -480,9 +480,9 @@ func (rs *resolver) serverTags() []string {
 func (rs *resolver) inScope(p *Pod) bool {
 	switch rs.scope {
 	case ScopeLocal:
-		return foldKey(p.Name) == foldKey(rs.pod.Name)
+		return strings.EqualFold(p.Name, rs.pod.Name)
 	case ScopeSite:
-		return foldKey(p.Site) == foldKey(rs.site.Name)
+		return strings.EqualFold(p.Site, rs.site.Name)
 	}
 	return true
 }
@@ -509,7 +509,7 @@ func (rs *resolver) existingSessions(denied bool) []Session {
 		}
 	}
 	sort.SliceStable(mine, func(i, j int) bool {
-		if foldKey(mine[i].ID) != foldKey(mine[j].ID) {
+		if !strings.EqualFold(mine[i].ID, mine[j].ID) {
 			return nameLess(mine[i].ID, mine[j].ID)
 		}
 		return nameLess(mine[i].Pod, mine[j].Pod)
@@ -680,7 +680,7 @@ func (rs *resolver) fillHomeSiteReport() {
 		if rs.home.Site != nil {
 			site := *rs.home.Site
 			rep.Site, rep.Source = &site, rs.home.Source
-			rep.OutsideScope = rs.scope != ScopeAny && foldKey(site) != foldKey(rs.site.Name)
+			rep.OutsideScope = rs.scope != ScopeAny && !strings.EqualFold(site, rs.site.Name)
 		}
 	}
 	rs.d.HomeSite = rep
@@ -735,7 +735,7 @@ func (rs *resolver) redirection() {
 	switch {
 	case global.Site == nil:
 		red.Detail = fmt.Sprintf("%s has no global home site: no redirection", rs.user.Name)
-	case foldKey(*global.Site) == foldKey(rs.site.Name):
+	case strings.EqualFold(*global.Site, rs.site.Name):
 		red.Detail = fmt.Sprintf("%s connected to the home site %s: no redirection", rs.user.Name, rs.site.Name)
 	default:
 		site := *global.Site

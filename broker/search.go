@@ -29,7 +29,7 @@ func (rs *resolver) search() *Decision {
 			rs.trace("tiers", "Use Preferred Sites has no effect: preferred sites apply only to scope ANY (All Sites), and %s has scope %s", rs.ge.Name, rs.scope)
 		}
 		tier := TierStarting
-		if rs.homeSite != nil && foldKey(rs.homeSite.Name) != foldKey(rs.site.Name) {
+		if rs.homeSite != nil && !strings.EqualFold(rs.homeSite.Name, rs.site.Name) {
 			reason := fmt.Sprintf("the home site is outside the scope, %s", rs.scopeWords())
 			rs.d.SiteOrder = append(rs.d.SiteOrder, SiteVisit{
 				Site: rs.homeSite.Name, Tier: TierStarting, Skipped: true, SkipReason: reason,
@@ -350,7 +350,7 @@ func (rs *resolver) searchSite(site *Site, tier Tier, threshold *int) *Decision 
 }
 
 // isConnecting reports whether pod is the connecting pod.
-func (rs *resolver) isConnecting(pod *Pod) bool { return foldKey(pod.Name) == foldKey(rs.pod.Name) }
+func (rs *resolver) isConnecting(pod *Pod) bool { return strings.EqualFold(pod.Name, rs.pod.Name) }
 
 // orderPods orders a site's candidate pods: under NONE the connecting pod
 // first, then the others in seeded random order labelled with the site's
@@ -552,7 +552,7 @@ func (rs *resolver) place(site *Site, tier Tier, pod *Pod, p *placed) *Decision 
 func (rs *resolver) tierWords(site *Site, tier Tier) string {
 	switch tier {
 	case TierStarting:
-		if rs.homeSite != nil && foldKey(rs.homeSite.Name) == foldKey(site.Name) {
+		if rs.homeSite != nil && strings.EqualFold(rs.homeSite.Name, site.Name) {
 			return "the home site (starting site)"
 		}
 		return "the connecting site (starting site)"

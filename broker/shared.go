@@ -18,6 +18,17 @@ func (rs *resolver) sharedSession() *Decision {
 	if rs.geType != TypeApplication {
 		return nil
 	}
+	// The user's sessions of other GEs: without one, nothing to open in
+	// (looked up first: the hosts below are many).
+	var others []Session
+	for _, s := range rs.ix.f.Sessions {
+		if strings.EqualFold(s.User, rs.user.Name) && !strings.EqualFold(s.Entitlement, rs.ge.Name) {
+			others = append(others, s)
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
 	// This GE's enabled farm-backed pools by folded farm name: the first by
 	// name serves the placement.
 	farmPool := map[string]*Pool{}
@@ -28,36 +39,28 @@ func (rs *resolver) sharedSession() *Decision {
 			}
 		}
 	}
-	// The hosts of those farms by folded pod and host name (farms in name
-	// order, the first host so named wins).
+	// The hosts of those farms, by pod and host name: farms in name
+	// order, each farm's hosts in name order, the first so named wins.
 	farms := make([]string, 0, len(farmPool))
 	for k := range farmPool {
 		farms = append(farms, k)
 	}
 	sort.Strings(farms)
-	hosts := map[string]servedHost{}
-	for _, k := range farms {
-		p := farmPool[k]
-		fm := rs.ix.farm(p.Farm)
-		if fm == nil {
-			continue
-		}
-		hs := rs.ix.hostsOf(k)
-		for i := range hs {
-			key := foldKey(fm.Pod) + "\x00" + foldKey(hs[i].Name)
-			if _, dup := hosts[key]; !dup {
-				hosts[key] = servedHost{pool: p, host: &hs[i]}
+	served := func(pod, host string) (servedHost, bool) {
+		for _, k := range farms {
+			p := farmPool[k]
+			fm := rs.ix.farm(p.Farm)
+			if fm == nil || !strings.EqualFold(fm.Pod, pod) {
+				continue
+			}
+			hs := rs.ix.hostsOf(k)
+			for i := range hs {
+				if strings.EqualFold(hs[i].Name, host) {
+					return servedHost{pool: p, host: &hs[i]}, true
+				}
 			}
 		}
-	}
-	var others []Session
-	for _, s := range rs.ix.f.Sessions {
-		if strings.EqualFold(s.User, rs.user.Name) && !strings.EqualFold(s.Entitlement, rs.ge.Name) {
-			others = append(others, s)
-		}
-	}
-	if len(others) == 0 {
-		return nil
+		return servedHost{}, false
 	}
 	// CONNECTED first, then by session ID.
 	sort.SliceStable(others, func(i, j int) bool {
@@ -68,7 +71,7 @@ func (rs *resolver) sharedSession() *Decision {
 		return nameLess(others[i].ID, others[j].ID)
 	})
 	for _, s := range others {
-		pool, host, why := rs.shareable(s, hosts)
+		pool, host, why := rs.shareable(s, served)
 		if why != "" {
 			rs.trace("shared_session", "session %s of %s (pod %s%s) is not used: %s", orNone(s.ID), s.Entitlement, s.Pod, hostSuffix(s.Host), why)
 			continue
@@ -95,7 +98,7 @@ func (rs *resolver) sharedSession() *Decision {
 // shareable says whether session s of another GE can take this application
 // GE: the pool of this GE on the session host's farm and the host, or why
 // not.
-func (rs *resolver) shareable(s Session, hosts map[string]servedHost) (*Pool, *Host, string) {
+func (rs *resolver) shareable(s Session, served func(pod, host string) (servedHost, bool)) (*Pool, *Host, string) {
 	other := rs.ix.entitlement(s.Entitlement)
 	switch {
 	case other == nil:
@@ -114,7 +117,7 @@ func (rs *resolver) shareable(s Session, hosts map[string]servedHost) (*Pool, *H
 	case !rs.inScope(pod):
 		return nil, nil, fmt.Sprintf("pod %s is outside the scope (%s)", pod.Name, rs.scopeWords())
 	}
-	sh, ok := hosts[foldKey(pod.Name)+"\x00"+foldKey(s.Host)]
+	sh, ok := served(pod.Name, s.Host)
 	switch {
 	case !ok:
 	case !sh.host.Features.Supports(rs.protocol):

@@ -218,7 +218,8 @@ func parsePodURLs(pageSize int, values []string) (map[string]string, error) {
 // pull runs a pull into dir with progress and notes on stderr; Ctrl-C
 // cancels it (exit 130) after every session is logged out.
 func (g *Globals) pull(c *horizon.Client, dir string, opts horizon.PullOptions) (*horizon.Manifest, error) {
-	opts.Note = func(msg string) { fmt.Fprintln(g.IO.Err, "note: "+msg) }
+	// A note lands on a line of its own, above the bar.
+	opts.Note = func(msg string) { fmt.Fprintln(g.progress.meter.Lines(g.IO.Err), "note: "+msg) }
 	if m := g.progress.meter; m != nil {
 		opts.Records = m.Stage("reading", "records", 0)
 	}

@@ -36,8 +36,11 @@ entitlement it is given, directly or through nested groups) from each
 connecting point, before and after the what-ifs, as ` + "`cpactl resolve`" + ` does, and
 reports what moves: a summary (requests that keep their placement, change
 outcome, change site, change pod or pool only), the outcome changes, a
-from -> to matrix of the sites of the requests that move, and each request
-that moves with the first trace step that differs. Nothing is written.
+from -> to matrix of the sites of the requests that move, and the moves:
+in the table one row per user, entitlement and change, the connecting pods
+folded into one cell, with a short why ("India's rank 1 changed from UK to
+US"); in -o json one per request, with the first trace step that differs.
+Nothing is written.
 
 Connecting points: --connection-server (repeatable), or --site (one untagged
 Connection Server of each pod of the site online before and after, the pod
@@ -149,7 +152,8 @@ func (o *impactOptions) run() error {
 		return errorf("check `cpactl pod list`", "no pod online before and after the change to connect through")
 	}
 	rep, err := impact.Run(before.Federation, after.Federation, impact.Options{Points: points, Offline: offline,
-		Entitlements: o.Entitlements, Users: o.Users, Groups: o.Groups, Seed: o.Seed})
+		Entitlements: o.Entitlements, Users: o.Users, Groups: o.Groups, Seed: o.Seed, Progress: o.g.stage})
+	o.g.endProgress()
 	if err != nil {
 		return err
 	}
@@ -232,21 +236,63 @@ func impactTable(w io.Writer, r *impactReport) error {
 		return err
 	}
 	fmt.Fprintf(w, "\nMOVES\n")
-	var rows [][]string
-	for _, m := range r.Moves {
-		diff := ""
-		if d := m.FirstDifference.After; d != nil {
-			diff = fmt.Sprintf("%d. [%s] %s", d.Number, d.Step, d.Message)
-		}
-		rows = append(rows, []string{m.User, m.Entitlement, m.Pod, where(m.Before), where(m.After), diff})
-	}
-	if err := output.Rows(w, []string{"user", "entitlement", "connecting pod", "before", "after", "first difference"}, rows); err != nil {
+	if err := output.Rows(w, []string{"user", "entitlement", "connecting pods", "before", "after", "why"}, moveRows(r)); err != nil {
 		return err
 	}
 	if r.MovesLeftOut > 0 {
 		fmt.Fprintf(w, "(%d more moves left out by --limit)\n", r.MovesLeftOut)
 	}
 	return nil
+}
+
+// moveRows are the table's rows of the moves: one per user, entitlement,
+// before, after and why, the connecting pods folded into one cell (the
+// moves come sorted by entitlement, user and pod, so a user's moves for
+// one entitlement are next to each other; JSON keeps one per request).
+func moveRows(r *impactReport) [][]string {
+	type group struct {
+		key  [5]string
+		pods []string
+	}
+	var rows [][]string
+	var run []*group // the groups of the current user and entitlement
+	flush := func() {
+		for _, g := range run {
+			rows = append(rows, []string{g.key[0], g.key[1], podsCell(g.pods, len(r.ConnectingPoints)), g.key[2], g.key[3], g.key[4]})
+		}
+		run = run[:0]
+	}
+	for i, m := range r.Moves {
+		if i > 0 && (m.User != r.Moves[i-1].User || m.Entitlement != r.Moves[i-1].Entitlement) {
+			flush()
+		}
+		key := [5]string{m.User, m.Entitlement, where(m.Before), where(m.After), m.Why}
+		var g *group
+		for _, x := range run {
+			if x.key == key {
+				g = x
+			}
+		}
+		if g == nil {
+			g = &group{key: key}
+			run = append(run, g)
+		}
+		g.pods = append(g.pods, m.Pod)
+	}
+	flush()
+	return rows
+}
+
+// podsCell folds connecting pods into one cell: all of them named up to
+// three, else a count with the first two.
+func podsCell(pods []string, points int) string {
+	switch {
+	case len(pods) == points && points > 3:
+		return fmt.Sprintf("all %d connecting pods", points)
+	case len(pods) > 3:
+		return fmt.Sprintf("%d pods: %s, %s, ...", len(pods), pods[0], pods[1])
+	}
+	return strings.Join(pods, ", ")
 }
 
 // where renders one side of a move: the outcome and the placement.

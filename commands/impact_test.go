@@ -109,7 +109,7 @@ func TestImpactJSONShape(t *testing.T) {
 		{"report", keysOf(v), "connecting_points,moves,moves_left_out,summary,what_if"},
 		{"summary", keysOf(v["summary"]), "changed_outcome,changed_pod_or_pool,changed_site,outcomes,requests,resolved,sites,unchanged"},
 		{"what_if", keysOf(v["what_if"].([]any)[0]), "kind,target,value"},
-		{"move", keysOf(v["moves"].([]any)[0]), "after,before,change,connecting_pod,connection_server,entitlement,first_difference,user"},
+		{"move", keysOf(v["moves"].([]any)[0]), "after,before,change,connecting_pod,connection_server,entitlement,first_difference,user,why"},
 		{"result", keysOf(v["moves"].([]any)[0].(map[string]any)["before"]), "farm,host,machine,outcome,pod,pool,reason,session,site"},
 		{"first_difference", keysOf(v["moves"].([]any)[0].(map[string]any)["first_difference"]), "after,before"},
 		{"count", keysOf(v["summary"].(map[string]any)["sites"].([]any)[0]), "from,requests,to"},
@@ -118,4 +118,71 @@ func TestImpactJSONShape(t *testing.T) {
 			t.Errorf("%s fields %s, want %s", c.what, c.got, c.want)
 		}
 	}
+}
+
+// TestImpactTableFoldsMoves: the table has one row per user, entitlement,
+// before, after and why, the connecting pods folded into one cell, and a
+// short why instead of the broker's trace step, so that it can be pasted
+// into a change ticket; JSON keeps one move per request.
+func TestImpactTableFoldsMoves(t *testing.T) {
+	code, out, _ := run(t, "impact", "--from", "../fixtures/demo.ldif", "--offline-pod", "London-1")
+	if code != ExitDiff {
+		t.Fatalf("exit %d, want %d", code, ExitDiff)
+	}
+	_, table, ok := strings.Cut(out, "\nMOVES\n")
+	if !ok {
+		t.Fatalf("no MOVES table:\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSuffix(table, "\n"), "\n")
+	header := regexpFields(lines[0])
+	if want := "USER|ENTITLEMENT|CONNECTING PODS|BEFORE|AFTER|WHY"; strings.Join(header, "|") != want {
+		t.Errorf("header %q, want %s", lines[0], want)
+	}
+	want := map[string]string{
+		"carol|Desktops|Bangalore-1, Bangalore-2":              "pod London-1 is offline: the session there is ignored",
+		"carol|Desktops|Dallas-1, NewYork-1":                   "pod London-1 is offline: the session there is ignored",
+		"alice|Engineering Workstations|all 5 connecting pods": "pod London-1 is offline: the assigned machine there is unavailable",
+	}
+	rows := map[string]string{}
+	for _, l := range lines[1:] {
+		f := regexpFields(l)
+		if len(f) != 6 {
+			t.Fatalf("row %q: %d cells", l, len(f))
+		}
+		k := strings.Join(f[:3], "|")
+		if _, dup := rows[k]; dup {
+			t.Errorf("two rows for %s", k)
+		}
+		rows[k] = f[5]
+		if len([]rune(f[5])) > 100 {
+			t.Errorf("why of %d characters: %q", len([]rune(f[5])), f[5])
+		}
+	}
+	for k, why := range want {
+		if rows[k] != why {
+			t.Errorf("row %s: why %q, want %q (rows %v)", k, rows[k], why, rows)
+		}
+	}
+	if len(lines)-1 != 5 {
+		t.Errorf("%d rows for 13 moves, want 5:\n%s", len(lines)-1, table)
+	}
+	code, out, _ = run(t, "impact", "--from", "../fixtures/demo.ldif", "--offline-pod", "London-1", "-o", "json")
+	var v struct{ Moves []map[string]any }
+	if err := json.Unmarshal([]byte(out), &v); err != nil || code != ExitDiff {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	if len(v.Moves) != 13 {
+		t.Errorf("JSON lists %d moves, want one per request (13)", len(v.Moves))
+	}
+}
+
+// regexpFields splits a table row at runs of two or more spaces.
+func regexpFields(l string) []string {
+	var out []string
+	for _, f := range strings.Split(l, "  ") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -86,6 +86,22 @@ func (g *Globals) track(st *directory.Store, what, unit string, total int64) fun
 	}
 }
 
+// stage starts a stage of the command's progress for work that is not
+// the directory's (impact's requests compared): what names it, unit what
+// is counted and total how many (0: unknown). It returns what counts the
+// units done (safe for concurrent use); the stage ends at the next one,
+// or with endProgress.
+func (g *Globals) stage(what, unit string, total int64) func(int64) {
+	m := g.progress.meter
+	if m == nil {
+		return func(int64) {}
+	}
+	return m.Stage(what, unit, total).Add
+}
+
+// endProgress ends the stage in progress, if any: a bar is erased.
+func (g *Globals) endProgress() { g.progress.meter.End() }
+
 // loadSnapshot reads an LDIF file, showing the bytes read as a stage of
 // the command's progress when the file is large.
 func (g *Globals) loadSnapshot(path string) (*directory.Snapshot, error) {

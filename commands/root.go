@@ -38,6 +38,9 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	root.SetOut(out)
 	root.SetErr(errOut)
 	err := root.Execute()
+	// A stage a command left running (an error on its way) ends here, its
+	// bar erased before anything else is printed.
+	g.endProgress()
 	if err == nil {
 		if directory.Stopped() {
 			fmt.Fprintln(errOut, noteInterrupted)

@@ -79,3 +79,35 @@ func BenchmarkImpactPreferredCPAMax(b *testing.B) {
 	b.ReportMetric(float64(s.ChangedOutcome+s.ChangedSite+s.ChangedPodOrPool), "moved")
 	b.Logf("site %s: %s -> %s; %d points; summary %+v", site.Name, before.Sites[0].PreferredSites, pref, len(points), s)
 }
+
+// BenchmarkImpactOfflinePodCPAMax: a full impact of one what-if offline
+// pod (the first online pod by name) on the generated CPA maximum, from
+// every pod online before and after.
+func BenchmarkImpactOfflinePodCPAMax(b *testing.B) {
+	before, err := cpaMax()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var offline []string
+	for _, p := range before.Pods {
+		if p.Online && (offline == nil || nameLess(p.Name, offline[0])) {
+			offline = []string{p.Name}
+		}
+	}
+	points, err := DefaultPoints(before, before, offline, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var rep *Report
+	for b.Loop() {
+		rep, err = Run(before, before, Options{Points: points, Offline: offline})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	s := rep.Summary
+	b.ReportMetric(float64(s.Requests), "requests")
+	b.ReportMetric(float64(s.Resolved), "resolved")
+	b.ReportMetric(float64(s.ChangedOutcome+s.ChangedSite+s.ChangedPodOrPool), "moved")
+	b.Logf("offline %s; %d points; summary %+v", offline[0], len(points), s)
+}

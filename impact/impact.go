@@ -47,6 +47,15 @@ type Options struct {
 	// observe, when set (by tests), sees every request resolved, moved or
 	// not, as a Move.
 	observe func(Move)
+	// Progress, when set, is told of the work as it goes: each stage as
+	// it starts (what is done, the unit counted, how many there are), and
+	// returns what counts the units done (called from several goroutines).
+	// The stages: the entitlements whose users are put in classes, then
+	// the requests compared (counted or resolved).
+	Progress func(what, unit string, total int64) func(n int64)
+	// full, set by tests, resolves without probes (probe.go): the full
+	// comparison the probes must agree with.
+	full bool
 }
 
 // Result is one side of a request: the outcome and where it lands.
@@ -99,6 +108,10 @@ type Move struct {
 	Before           Result     `json:"before"`
 	After            Result     `json:"after"`
 	FirstDifference  Difference `json:"first_difference"`
+	// Why says in a few words why it moves ("London's rank 1 changed
+	// from São Paulo to New York", "pod lon-1 is offline"); the first
+	// difference gives the broker's own step.
+	Why string `json:"why"`
 }
 
 // Change kinds of a Move.
@@ -128,8 +141,8 @@ type Summary struct {
 	// ("" is no placement: DENIED, NO_CAPACITY, ...), cells in name order.
 	Sites []Count `json:"sites"`
 	// Resolved says how many requests were resolved (one per equivalence
-	// class and connecting point, before and after counted once); the rest
-	// were counted.
+	// class and connecting point, before and after counted once, and one
+	// per probe: probe.go); the rest were counted.
 	Resolved int `json:"resolved"`
 }
 
@@ -303,23 +316,24 @@ func (e *engine) run() (*Report, error) {
 			st.sitesFor(i, true)
 		}
 	}
+	// Two passes over the GEs, each on every processor: the classes of
+	// each GE first, which count the requests, then the comparison.
+	plans := make([]*gePlan, len(ges))
+	grouped := e.stage("grouping users", "entitlements", int64(len(ges)))
+	parallel(len(ges), func(i int) {
+		plans[i] = e.planGE(ges[i])
+		grouped(1)
+	})
+	total := 0
+	for _, pl := range plans {
+		total += pl.requests
+	}
+	compared := e.stage("comparing", "requests", int64(total))
 	outs := make([]geOut, len(ges))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), len(ges))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				outs[i] = e.runGE(ges[i])
-			}
-		}()
-	}
-	for i := range ges {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
+	parallel(len(ges), func(i int) {
+		outs[i] = e.runGE(plans[i], compared)
+		plans[i] = nil
+	})
 
 	outcomes, sites := map[[2]string]int{}, map[[2]string]int{}
 	e.rep.Moves = []Move{}
@@ -364,27 +378,85 @@ type geOut struct {
 	err             error
 }
 
-// runGE compares the requests of the GE folded gk.
-func (e *engine) runGE(gk string) geOut {
-	out := geOut{outcomes: map[[2]string]int{}, sites: map[[2]string]int{}}
-	db, da := e.b.ge(gk), e.a.ge(gk)
+// gePlan is one GE's part of the work: its data in each state, what of
+// it reads the same in both, and the classes of its users.
+type gePlan struct {
+	db, da         *geData
+	geBase, geSame bool
+	samePoints     int
+	classes        []*class
+	requests       int // the GE's requests: its users from every point
+}
+
+// planGE forms the classes of the GE folded gk.
+func (e *engine) planGE(gk string) *gePlan {
+	pl := &gePlan{db: e.b.ge(gk), da: e.a.ge(gk)}
+	db, da := pl.db, pl.da
 	// Everything of the GE reads the same, but for what only the site
 	// search (steps 5-7) reads: the connecting site's preferred list and
 	// pae-LoadThresholdForSite.
-	geBase := e.common && db != nil && da != nil && sameGE(db, da) && (e.rdsSame || !db.rds) && !e.offlinePools(db)
-	geSame := geBase && (e.ldSame || !db.loadThr)
+	pl.geBase = e.common && db != nil && da != nil && sameGE(db, da) && (e.rdsSame || !db.rds) && !e.offlinePools(db)
+	pl.geSame = pl.geBase && (e.ldSame || !db.loadThr)
 	// The points whose requests for this GE read the same in both states,
 	// users aside.
-	samePoints := 0
 	for pi := range e.points {
-		if p := &e.points[pi]; geSame && p.csSame && (p.prefs || !db.preferred) {
-			samePoints++
+		if p := &e.points[pi]; pl.geSame && p.csSame && (p.prefs || !db.preferred) {
+			pl.samePoints++
 		}
 	}
-	for _, c := range e.classes(gk, db, da, e.only, samePoints < len(e.points) || !e.usersSame) {
+	pl.classes = e.classes(gk, db, da, e.only, pl.samePoints < len(e.points) || !e.usersSame)
+	for _, c := range pl.classes {
+		pl.requests += len(c.members) * len(e.points)
+	}
+	return pl
+}
+
+// parallel runs do(0) to do(n-1) on every processor.
+func parallel(n int, do func(int)) {
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), n)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				do(i)
+			}
+		}()
+	}
+	for i := range n {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+}
+
+// stage starts a stage of the progress (Options.Progress) and returns
+// what counts its units.
+func (e *engine) stage(what, unit string, total int64) func(int64) {
+	if e.opt.Progress == nil {
+		return func(int64) {}
+	}
+	return e.opt.Progress(what, unit, total)
+}
+
+// runGE compares the requests of one GE, counting them as compared.
+func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
+	out = geOut{outcomes: map[[2]string]int{}, sites: map[[2]string]int{}}
+	db, da, geBase, geSame, samePoints := pl.db, pl.da, pl.geBase, pl.geSame, pl.samePoints
+	shared := e.sharedOffline(db, da)
+	pr := e.newProber(db, da)
+	defer func() { out.sum.Resolved += pr.resolved }()
+	// Each class's requests are counted as compared once the next class
+	// starts, the last once all are.
+	done := 0
+	defer func() { compared(int64(done)) }()
+	for _, c := range pl.classes {
+		compared(int64(done))
 		n := len(c.members)
+		done = n * len(e.points)
 		both := c.ui[0] >= 0 && c.ui[1] >= 0
-		offlineOwn := len(e.offline) > 0 && (e.offlineRecords(e.b, c.ui[0]) || e.offlineRecords(e.a, c.ui[1]))
+		offlineOwn := len(e.offline) > 0 && (e.offlineRecords(e.b, c.ui[0], db, shared) || e.offlineRecords(e.a, c.ui[1], da, shared))
 		if samePoints == len(e.points) && e.usersSame && both && !offlineOwn {
 			// Nothing this class reads differs: counted, not built.
 			out.sum.Requests += n * len(e.points)
@@ -399,6 +471,7 @@ func (e *engine) runGE(gk string) geOut {
 			parts[1] = e.a.user(c.ui[1], da)
 		}
 		userSame := parts[0] != nil && parts[1] != nil && (e.usersSame || reflect.DeepEqual(parts[0], parts[1])) && !offlineOwn
+		prefixSame := pr.prefixSame(parts, userSame)
 		for pi := range e.points {
 			p := &e.points[pi]
 			out.sum.Requests += n
@@ -406,9 +479,21 @@ func (e *engine) runGE(gk string) geOut {
 				out.sum.Unchanged += n
 				continue
 			}
+			if prefixSame && p.csSame {
+				// The search, which alone may differ, is the probe's.
+				same, err := pr.unchanged(pi, parts[0])
+				if err != nil {
+					out.err = fmt.Errorf("%s via %s: %w", db.ge.Name, via(p.cp), err)
+					return out
+				}
+				if same {
+					out.sum.Unchanged += n
+					continue
+				}
+			}
 			// Only what the site search reads differs: a decision made
 			// before the search (no "tiers" step) is the same after.
-			searchOnly := geBase && userSame && p.csSame
+			searchOnly := (geBase && userSame || prefixSame) && p.csSame
 			var res [2]Result
 			var dec [2]*broker.Decision
 			for si, st := range e.states() {
@@ -424,14 +509,7 @@ func (e *engine) runGE(gk string) geOut {
 					dec[1], res[1] = dec[0], res[0]
 					continue
 				}
-				f := st.federation(d, parts[si], p.cs[si], p.site[si])
-				r := broker.Request{User: placeholder, Entitlement: d.ge.Name, Seed: e.opt.Seed, OfflinePods: st.offline}
-				if p.cs[si] != nil {
-					r.ConnectionServer = p.cs[si].Name
-				} else {
-					r.Pod = p.cp.Pod
-				}
-				got, err := broker.ResolveWith(f, r, broker.Prepared{Places: st.placesFor(p.site[si], d.preferred), Hosts: d.hostIx})
+				got, err := e.resolve(st, d, parts[si], p, si)
 				if err != nil {
 					out.err = fmt.Errorf("%s, %s via %s: %w", st.f.Users[c.ui[si]].Name, d.ge.Name, via(p.cp), err)
 					return out
@@ -443,7 +521,7 @@ func (e *engine) runGE(gk string) geOut {
 			if e.opt.observe != nil {
 				diff := firstDifference(dec)
 				for i := range c.members {
-					e.opt.observe(e.move(c, i, parts, db, da, p, "", res, diff))
+					e.opt.observe(e.move(c, i, parts, db, da, p, "", res, diff, ""))
 				}
 			}
 			if res[0].same(res[1]) {
@@ -464,12 +542,26 @@ func (e *engine) runGE(gk string) geOut {
 			}
 			out.sites[[2]string{res[0].Site, res[1].Site}] += n
 			diff := firstDifference(dec)
+			why := e.why(dec, p, diff)
 			for i := range c.members {
-				out.moves = append(out.moves, e.move(c, i, parts, db, da, p, change, res, diff))
+				out.moves = append(out.moves, e.move(c, i, parts, db, da, p, change, res, diff, why))
 			}
 		}
 	}
 	return out
+}
+
+// resolve resolves the request of user part u for GE data d through
+// point p over state st (si: 0 before, 1 after).
+func (e *engine) resolve(st *state, d *geData, u *userPart, p *point, si int) (*broker.Decision, error) {
+	f := st.federation(d, u, p.cs[si], p.site[si])
+	r := broker.Request{User: placeholder, Entitlement: d.ge.Name, Seed: e.opt.Seed, OfflinePods: st.offline}
+	if p.cs[si] != nil {
+		r.ConnectionServer = p.cs[si].Name
+	} else {
+		r.Pod = p.cp.Pod
+	}
+	return broker.ResolveWith(f, r, broker.Prepared{Places: st.placesFor(p.site[si], d.preferred), Hosts: d.hostIx})
 }
 
 // offlinePools reports whether a what-if offline pod holds a pool of the
@@ -487,21 +579,51 @@ func (e *engine) offlinePools(d *geData) bool {
 	return false
 }
 
-// offlineRecords reports whether user ui has a session or an assignment
-// on a what-if offline pod.
-func (e *engine) offlineRecords(st *state, ui int) bool {
-	if ui < 0 {
+// offlineRecords reports whether user ui has, among the records a request
+// for GE data d reads, one on a what-if offline pod whose being offline
+// may change the decision: a session of the GE or of its backup, an
+// assignment for the GE, and for an application GE, when shared is set,
+// a session of another GE.
+//
+// Without shared, an application GE's request reads such a session of
+// another GE only to see whether it opens in it (broker.sharedSession):
+// after the change it does not, its pod being offline; before, it did not
+// either, as it would have had to run on a host of a farm of one of the
+// GE's pools in that pod, and shared says whether the GE has a farm on a
+// what-if offline pod (sharedOffline). The session is passed over in
+// both states, only its trace line differs.
+func (e *engine) offlineRecords(st *state, ui int, d *geData, shared bool) bool {
+	if ui < 0 || d == nil {
 		return false
 	}
 	k := st.userKey[ui]
 	for _, i := range st.sessions[k] {
-		if e.offline[fold.Key(st.f.Sessions[i].Pod)] {
+		ek := st.sessionGE[i]
+		own := ek == d.key || (d.backup != nil && ek == d.backupKey)
+		if (own || (d.app && shared)) && e.offline[fold.Key(st.f.Sessions[i].Pod)] {
 			return true
 		}
 	}
 	for _, i := range st.assigned[k] {
-		if e.offline[fold.Key(st.f.Assignments[i].Pod)] {
+		if a := st.f.Assignments[i]; fold.Key(a.Entitlement) == d.key && e.offline[fold.Key(a.Pod)] {
 			return true
+		}
+	}
+	return false
+}
+
+// sharedOffline reports whether an application GE has, in either state, a
+// farm-backed pool whose farm is on a what-if offline pod: a session on a
+// host of that farm may open the GE's applications before the change.
+func (e *engine) sharedOffline(db, da *geData) bool {
+	for _, d := range []*geData{db, da} {
+		if d == nil || !d.app {
+			continue
+		}
+		for _, fm := range d.farms {
+			if e.offline[fold.Key(fm.Pod)] {
+				return true
+			}
 		}
 	}
 	return false
@@ -520,7 +642,7 @@ func searched(d *broker.Decision) bool {
 
 // move is the row of one member of a class: the class's results, with
 // the member's name in their texts.
-func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *point, change string, res [2]Result, diff Difference) Move {
+func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *point, change string, res [2]Result, diff Difference, why string) Move {
 	m := c.members[i]
 	mv := Move{Entitlement: geName(db, da), ConnectionServer: p.cp.ConnectionServer, Pod: p.cp.Pod, Change: change}
 	var rep [2]*strings.Replacer
@@ -548,6 +670,12 @@ func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *po
 	}
 	mv.Before, mv.After = named(res[0], rep[0]), named(res[1], rep[1])
 	mv.FirstDifference = namedDiff(diff, rep)
+	mv.Why = why
+	for _, r := range rep {
+		if r != nil {
+			mv.Why = r.Replace(mv.Why)
+		}
+	}
 	return mv
 }
 

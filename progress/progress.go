@@ -100,6 +100,41 @@ type stage struct {
 	start      time.Time
 	stop, done chan struct{}
 	bar        *progressbar.ProgressBar
+	screen     *screen // what the bar draws through
+}
+
+// screen is the stream as a bar draws on it: it knows whether the bar is
+// on the current line, and once closed lets nothing of the bar through.
+// The bar library may draw from its own goroutine (a spinner redraws
+// itself on a timer until the bar is finished, which Exit does not do):
+// closing the screen, not the library, is what guarantees that nothing of
+// a bar is drawn after its stage ends, over what the command prints next.
+type screen struct {
+	mu     sync.Mutex
+	w      io.Writer
+	drawn  bool // the bar is on the current line
+	closed bool
+}
+
+// Write draws the bar, unless the screen is closed.
+func (s *screen) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return len(p), nil
+	}
+	s.drawn = true
+	return s.w.Write(p)
+}
+
+// erase clears the line the bar is on ("\x1b[2K\r": the cursor back at
+// its start) and, with close, closes the screen.
+func (s *screen) erase(close bool) {
+	if s.drawn && !s.closed {
+		_, _ = io.WriteString(s.w, "\x1b[2K\r")
+	}
+	s.drawn = false
+	s.closed = s.closed || close
 }
 
 // Stage ends the stage in progress, if any, and starts one: name says what
@@ -115,6 +150,7 @@ func (m *Meter) Stage(name, unit string, total int64) *Counter {
 	s := &stage{name: name, unit: unit, total: total, start: time.Now(),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	if m.bar {
+		s.screen = &screen{w: m.w}
 		s.bar = m.newBar(s)
 	}
 	m.mu.Lock()
@@ -125,7 +161,7 @@ func (m *Meter) Stage(name, unit string, total int64) *Counter {
 }
 
 // End ends the stage in progress: a plain meter prints its last line, a
-// bar is drawn a last time and cleared, so that what the command prints
+// bar is erased and never drawn again, so that what the command prints
 // next starts on a clean line. End on a nil Meter, or with no stage,
 // does nothing.
 func (m *Meter) End() {
@@ -142,12 +178,42 @@ func (m *Meter) End() {
 	close(s.stop)
 	<-s.done
 	if s.bar != nil {
-		_ = s.bar.Set64(s.count.Value())
-		_ = s.bar.Clear()
+		s.screen.mu.Lock()
+		s.screen.erase(true)
+		s.screen.mu.Unlock()
 		_ = s.bar.Exit()
 		return
 	}
-	fmt.Fprintf(m.w, "%s (done)\n", m.line(s))
+	fmt.Fprintf(m.w, "%s (done)\n", m.line(s, true))
+}
+
+// Lines returns a writer for the lines a command writes to the meter's
+// stream while a stage may be drawn (a note as the work goes on): a bar
+// is erased before each write, and drawn again below it at its next tick.
+// On a nil Meter, or one that draws no bar, it is w itself.
+func (m *Meter) Lines(w io.Writer) io.Writer {
+	if m == nil || !m.bar {
+		return w
+	}
+	return lines{m: m, w: w}
+}
+
+type lines struct {
+	m *Meter
+	w io.Writer
+}
+
+func (l lines) Write(p []byte) (int, error) {
+	l.m.mu.Lock()
+	s := l.m.cur
+	l.m.mu.Unlock()
+	if s == nil || s.screen == nil {
+		return l.w.Write(p)
+	}
+	s.screen.mu.Lock()
+	defer s.screen.mu.Unlock()
+	s.screen.erase(false)
+	return l.w.Write(p)
 }
 
 // tick samples the stage's counter until it ends.
@@ -163,14 +229,16 @@ func (m *Meter) tick(s *stage) {
 			if s.bar != nil {
 				_ = s.bar.Set64(s.count.Value())
 			} else {
-				fmt.Fprintln(m.w, m.line(s))
+				fmt.Fprintln(m.w, m.line(s, false))
 			}
 		}
 	}
 }
 
-// line is a plain line: "export: reading: 120000 entries, 12 s".
-func (m *Meter) line(s *stage) string {
+// line is a plain line: "export: reading: 120000 entries, 12 s", with the
+// time left when the total is known ("impact: comparing: 120/360
+// requests, 4 s, about 8 s left"), but on the line of a stage done.
+func (m *Meter) line(s *stage, done bool) string {
 	n := s.count.Value()
 	var amount string
 	switch {
@@ -183,7 +251,22 @@ func (m *Meter) line(s *stage) string {
 	default:
 		amount = fmt.Sprintf("%d %s", n, s.unit)
 	}
-	return fmt.Sprintf("%s: %s: %s, %d s", m.label, s.name, amount, int(time.Since(s.start).Seconds()))
+	elapsed := time.Since(s.start)
+	line := fmt.Sprintf("%s: %s: %s, %d s", m.label, s.name, amount, int(elapsed.Seconds()))
+	if left, ok := timeLeft(n, s.total, elapsed); ok && !done {
+		line += fmt.Sprintf(", about %d s left", int(left.Round(time.Second).Seconds()))
+	}
+	return line
+}
+
+// timeLeft estimates the time the rest of a stage takes at the pace so
+// far: n of total done in elapsed. ok is false until something is done,
+// once all is, and when the total is unknown.
+func timeLeft(n, total int64, elapsed time.Duration) (time.Duration, bool) {
+	if n <= 0 || total <= 0 || n >= total {
+		return 0, false
+	}
+	return time.Duration(float64(elapsed) * float64(total-n) / float64(n)), true
 }
 
 func megabytes(n int64) string { return fmt.Sprintf("%.1f", float64(n)/(1<<20)) }
@@ -195,7 +278,9 @@ func (m *Meter) newBar(s *stage) *progressbar.ProgressBar {
 		total = -1
 	}
 	opts := []progressbar.Option{
-		progressbar.OptionSetWriter(m.w),
+		progressbar.OptionSetWriter(s.screen),
+		// No timer of the library's own: the meter's ticker draws it.
+		progressbar.OptionSetSpinnerChangeInterval(0),
 		progressbar.OptionSetDescription(m.label + ": " + s.name),
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionSetElapsedTime(true),
