@@ -257,13 +257,24 @@ func IsTransient(dit ldapschema.DIT, dn string) bool {
 // that each DN is normalized once.
 type TransientKeys struct {
 	trash, underTrash, placeholder string
+	roles, underRoles              string
 }
 
 // NewTransientKeys prepares the test for the federation under dit.
 func NewTransientKeys(dit ldapschema.DIT) TransientKeys {
 	trash := ldapschema.NormalizeDN(dit.Trash())
+	roles := ldapschema.NormalizeDN(dit.Roles())
 	return TransientKeys{trash: trash, underTrash: "," + trash,
-		placeholder: ldapschema.RDN(ldapschema.AttrOU, transientPrefix)}
+		placeholder: ldapschema.RDN(ldapschema.AttrOU, transientPrefix),
+		roles:       roles, underRoles: "," + roles}
+}
+
+// IsRoles reports whether the entry of normalized DN key is the role
+// groups' container (ou=Roles) or lies below it: access control, not part
+// of the federation, so export, diff, apply and lint leave it alone (it
+// is managed with `cpactl role`).
+func (k TransientKeys) IsRoles(key string) bool {
+	return key == k.roles || strings.HasSuffix(key, k.underRoles)
 }
 
 // Is reports whether the entry of normalized DN key is one of cpactl's own
