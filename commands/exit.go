@@ -82,6 +82,7 @@ func ExitCode(err error) int {
 	var layout *directory.LayoutError
 	var conflict *directory.ConflictError
 	var auth *directory.AuthError
+	var refused *directory.RefusedError
 	var unknown *directory.OutcomeUnknownError
 	var notWritten *directory.NotWrittenError
 	var partial *directory.PartialError
@@ -111,7 +112,7 @@ func ExitCode(err error) int {
 		return ExitNotFound
 	case errors.As(err, &conflict):
 		return ExitConflict
-	case errors.As(err, &auth):
+	case errors.As(err, &auth), errors.As(err, &refused):
 		return ExitAuth
 	}
 	switch {
@@ -158,6 +159,10 @@ func hintOf(err error) string {
 	var authRequired *directory.AuthRequiredError
 	if errors.As(err, &authRequired) {
 		return authRequired.Hint()
+	}
+	var refused *directory.RefusedError
+	if errors.As(err, &refused) {
+		return refused.Hint()
 	}
 	var notWritten *directory.NotWrittenError
 	if errors.As(err, &notWritten) {

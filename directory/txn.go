@@ -54,6 +54,9 @@ func (s *Store) applyOne(p *Plan) error {
 				}
 				return err
 			}
+			if refused, ok := s.writeRefused(err, []Write{*st.move}, false); ok {
+				return stepFailed(refused, "step", i, len(steps))
+			}
 			if err != nil && !IsCode(err, ldap.LDAPResultNoSuchObject) {
 				return stepFailed(&WriteError{What: fmt.Sprintf("cannot %s %s", st.move.Verb, st.move.Object), Err: err},
 					"step", i, len(steps))
@@ -143,6 +146,9 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 		case errors.As(err, &le):
 			// slapd reports the failed operation only at the end of the
 			// transaction, sometimes as a bare "other (80)".
+			if refused, ok := s.writeRefused(err, writes, true); ok {
+				return refused
+			}
 			return p.failure("the transaction was refused, nothing was written", err)
 		}
 		return err

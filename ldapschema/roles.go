@@ -299,3 +299,41 @@ var CommandRoles = []CommandAccess{
 	{Command: "role add-member", Needs: RoleAdmin},
 	{Command: "role remove-member", Needs: RoleAdmin},
 }
+
+// Describe names the entry at dn as cpactl's messages name objects: "site
+// UK", "pool lon-desktops of pod London-1", "RDS host rds-1 of farm F in
+// pod P", "the global settings cn=Common", "the container ou=Sites", "the
+// base dc=...", "role group cpactl-admins"; any other DN is itself.
+func (d DIT) Describe(dn string) string {
+	k := NormalizeDN(dn)
+	n := func(s string) string { return NormalizeDN(s) }
+	parent := NormalizeDN(ParentOf(dn))
+	name := NameOf(dn)
+	switch {
+	case k == n(d.Base):
+		return "the base " + dn
+	case k == n(d.Settings()):
+		return "the global settings " + RDN(AttrCN, name)
+	case k == n(d.Roles()):
+		return "the role groups' container " + RDN(AttrOU, name)
+	}
+	for _, c := range d.Containers() {
+		if k == n(c) {
+			return "the container " + RDN(AttrOU, name)
+		}
+	}
+	kinds := map[string]string{n(d.Sites()): "site", n(d.Pods()): "pod", n(d.Entitlements()): "entitlement",
+		n(d.HomeSites()): "home-site row", n(d.People()): "user", n(d.Groups()): "group", n(d.Computers()): "computer",
+		n(d.Sessions()): "session", n(d.Assignments()): "pod assignment", n(d.Roles()): "role group"}
+	if kind, ok := kinds[parent]; ok {
+		return kind + " " + name
+	}
+	grand := NormalizeDN(ParentOf(ParentOf(dn)))
+	switch {
+	case grand == n(d.Pods()):
+		return name + " of pod " + NameOf(ParentOf(dn))
+	case NormalizeDN(ParentOf(ParentOf(ParentOf(dn)))) == n(d.Pods()):
+		return "RDS host " + name + " of farm " + NameOf(ParentOf(dn)) + " in pod " + NameOf(ParentOf(ParentOf(dn)))
+	}
+	return dn
+}
