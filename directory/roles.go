@@ -230,6 +230,22 @@ func isGroup(e *ldap.Entry) bool {
 		fold.Contains(classes, ldapschema.ClassGroup)
 }
 
+// bindClasses are standard classes, beyond those ldapschema knows, whose
+// entries may hold a userPassword (RFC 4524, RFC 2307).
+var bindClasses = []string{ldapschema.ClassSimpleSecurityObject, "posixAccount", "shadowAccount"}
+
+// canBind reports whether an entry of these classes may hold a
+// userPassword, so that it can bind.
+func canBind(classes []string) bool {
+	for _, c := range bindClasses {
+		if fold.Contains(classes, c) {
+			return true
+		}
+	}
+	must, may, _ := ldapschema.ClassRules(classes)
+	return must["userpassword"] || may["userpassword"]
+}
+
 // RolesLayout returns the entries `cpactl init --roles` creates: ou=Roles
 // and the three role groups, each with the placeholder member only.
 func RolesLayout(dit ldapschema.DIT) []LayoutEntry {
@@ -278,6 +294,14 @@ func (s *Store) AddRoleMember(r ldapschema.Role, dn string, dryRun bool) (RoleMe
 		return RoleMemberChange{}, err
 	}
 	e, err := s.Entry(dn, ldapschema.AttrObjectClass)
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		// A bind that may not read the entry may not change the group
+		// either: say so, rather than that it needs to read.
+		refused.Action, refused.Object = "change", s.DIT.Describe(group.DN)
+		refused.Attrs, refused.Needs = []string{ldapschema.AttrMember}, ldapschema.RoleAdmin
+		return RoleMemberChange{}, refused
+	}
 	if err != nil {
 		return RoleMemberChange{}, err
 	}
@@ -285,7 +309,7 @@ func (s *Store) AddRoleMember(r ldapschema.Role, dn string, dryRun bool) (RoleMe
 		return RoleMemberChange{}, &NotFoundError{Kind: "entry", Name: dn}
 	}
 	classes := e.GetEqualFoldAttributeValues(ldapschema.AttrObjectClass)
-	if must, may, _ := ldapschema.ClassRules(classes); !isGroup(e) && !must["userpassword"] && !may["userpassword"] {
+	if !isGroup(e) && !canBind(classes) {
 		return RoleMemberChange{}, &MemberKindError{DN: dn, Classes: classes}
 	}
 	if slices.ContainsFunc(members(group), func(m string) bool { return ldapschema.EqualDN(m, dn) }) {
