@@ -163,8 +163,14 @@ func (o *schemaInstallOptions) run() error {
 	var writeErr *directory.SchemaWriteError
 	switch {
 	case errors.As(err, &readErr):
-		return &Failure{Code: ExitCode(err), Err: err,
-			Hint: "connect with ldapi:// as root (SASL EXTERNAL, no -D) or bind as the cn=config root DN"}
+		code := ExitCode(err)
+		if code == ExitNotFound {
+			// cn=schema,cn=config always exists on a slapd with cn=config:
+			// "no such object" is slapd hiding it from this bind.
+			code = ExitAuth
+		}
+		return &Failure{Code: code, Err: err,
+			Hint: "bind as a member of the admin role (the generated ACLs let it write the schema), connect with ldapi:// as root (SASL EXTERNAL, no -D) or bind as the cn=config root DN"}
 	case errors.As(err, &writeErr):
 		return &Failure{Code: ExitCode(err), Err: err, Hint: "the connection must be allowed to write cn=config"}
 	case err != nil:

@@ -54,7 +54,9 @@ Exit 0 when every URI answers and binds, a provider answers, no replica
 lags more than --max-lag (or lacks the provider's changes) and none holds
 other entries than the provider with the same contextCSN; exit 2
 otherwise, with the reasons on stderr (the containers that differ): for
-monitoring.`,
+monitoring. A bind that may not read the base (no role, anonymous) sees
+no contextCSN and cannot tell: that is not healthy either, exit 4 naming
+the identity and the role it needs (helpdesk).`,
 		Example: `  cpactl -H ldap://127.0.0.1:3390,ldap://127.0.0.1:3389 status
   cpactl -H ldap://replica1,ldap://replica2,ldap://provider status --max-lag 30s -o json`,
 		Args: cobra.NoArgs,
@@ -199,6 +201,14 @@ func (o *statusOptions) run() error {
 	if !report.Healthy {
 		for _, problem := range report.Problems {
 			output.Fprintf(o.g.IO.Err, "cpactl: %s\n", problem)
+		}
+		for _, s := range servers {
+			var refused *directory.RefusedError
+			if errors.As(s.Err, &refused) {
+				// The bind may not read the base: status cannot tell
+				// anything of the server, and the fix is the bind's.
+				return silentExit(ExitAuth)
+			}
 		}
 		return silentExit(ExitDiff)
 	}
