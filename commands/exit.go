@@ -156,13 +156,13 @@ func hintOf(err error) string {
 	if errors.As(err, &caFile) {
 		return caFile.Hint()
 	}
-	var authRequired *directory.AuthRequiredError
-	if errors.As(err, &authRequired) {
-		return authRequired.Hint()
-	}
 	var refused *directory.RefusedError
 	if errors.As(err, &refused) {
 		return refused.Hint()
+	}
+	var authRequired *directory.AuthRequiredError
+	if errors.As(err, &authRequired) {
+		return authRequired.Hint()
 	}
 	var notWritten *directory.NotWrittenError
 	if errors.As(err, &notWritten) {

@@ -45,7 +45,11 @@ func (e *RefusedError) Error() string {
 	if !e.Who.Anonymous {
 		b.WriteString(" (" + e.Who.RolesText() + ")")
 	}
-	fmt.Fprintf(&b, " may not %s %s", e.Action, e.Object)
+	action := e.Action
+	if action == "add" {
+		action = "create"
+	}
+	fmt.Fprintf(&b, " may not %s %s", action, e.Object)
 	if len(e.Attrs) > 0 && !strings.HasSuffix(e.Object, ")") {
 		fmt.Fprintf(&b, " (%s)", strings.Join(e.Attrs, ", "))
 	}
@@ -85,12 +89,28 @@ func shellWord(s string) string {
 }
 
 // isRefusal reports whether err is slapd's refusal because of who the
-// connection is, not yet explained: insufficient access (50).
+// connection is, not yet explained: insufficient access (50), or an
+// anonymous connection's *AuthRequiredError (8, or 50).
 func isRefusal(err error) bool {
 	var already *RefusedError
 	var auth *AuthRequiredError
-	return err != nil && !errors.As(err, &already) && !errors.As(err, &auth) &&
-		IsCode(err, ldap.LDAPResultInsufficientAccessRights)
+	switch {
+	case err == nil, errors.As(err, &already):
+		return false
+	case errors.As(err, &auth):
+		return auth.Anonymous
+	}
+	return IsCode(err, ldap.LDAPResultInsufficientAccessRights)
+}
+
+// anonymousRefusal keeps the server's answer to an anonymous connection
+// as an *AuthRequiredError inside the refusal ("authentication required").
+func anonymousRefusal(err error) error {
+	var auth *AuthRequiredError
+	if errors.As(err, &auth) {
+		return err
+	}
+	return &AuthRequiredError{Anonymous: true, Err: err}
 }
 
 // readRefused explains a refused read of dn: a *RefusedError (an
@@ -102,7 +122,7 @@ func (s *Store) readRefused(err error, dn string) (error, bool) {
 	}
 	id := s.identity()
 	if id.Anonymous {
-		return &AuthRequiredError{Anonymous: true, Err: err}, true
+		err = anonymousRefusal(err)
 	}
 	return &RefusedError{Who: id, Action: "read", Object: s.DIT.Describe(dn), Needs: ldapschema.RoleToRead, Err: err}, true
 }
@@ -136,7 +156,7 @@ func (s *Store) writeRefused(err error, writes []Write, transaction bool) (error
 		return err, false
 	}
 	if id.Anonymous {
-		return &AuthRequiredError{Anonymous: true, Err: err}, true
+		err = anonymousRefusal(err)
 	}
 	return &RefusedError{Who: id, Action: named.Verb, Object: named.Object, Attrs: namedAttrs, Needs: needs,
 		Transaction: transaction, Err: err}, true
