@@ -161,6 +161,14 @@ func (o *schemaInstallOptions) run() error {
 	res, err := directory.InstallSchema(c, o.DryRun)
 	var readErr *directory.SchemaReadError
 	var writeErr *directory.SchemaWriteError
+	if errors.As(err, &readErr) || errors.As(err, &writeErr) {
+		// The generated ACLs let the admin role write the schema: a
+		// refusal names who was refused and that role.
+		if refused, ok := directory.NewStore(c, o.g.Base).Refused(errors.Unwrap(err), "install the schema in",
+			ldapschema.SchemaConfigBase, ldapschema.RoleAdmin); ok {
+			return refused
+		}
+	}
 	switch {
 	case errors.As(err, &readErr):
 		code := ExitCode(err)

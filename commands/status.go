@@ -184,7 +184,12 @@ func (o *statusOptions) run() error {
 		}
 		report.Servers = append(report.Servers, j)
 	}
-	if providers == 0 {
+	refused := false
+	for _, s := range servers {
+		var r *directory.RefusedError
+		refused = refused || errors.As(s.Err, &r)
+	}
+	if providers == 0 && !refused {
 		report.Problems = append(report.Problems, "no provider answered: lag cannot be measured (list the provider in -H)")
 	} else {
 		for _, s := range servers {
@@ -202,13 +207,10 @@ func (o *statusOptions) run() error {
 		for _, problem := range report.Problems {
 			output.Fprintf(o.g.IO.Err, "cpactl: %s\n", problem)
 		}
-		for _, s := range servers {
-			var refused *directory.RefusedError
-			if errors.As(s.Err, &refused) {
-				// The bind may not read the base: status cannot tell
-				// anything of the server, and the fix is the bind's.
-				return silentExit(ExitAuth)
-			}
+		if refused {
+			// The bind may not read the base: status cannot tell
+			// anything of the server, and the fix is the bind's.
+			return silentExit(ExitAuth)
 		}
 		return silentExit(ExitDiff)
 	}

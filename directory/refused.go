@@ -217,3 +217,20 @@ func (s *Store) identity() Identity {
 	s.mu.Unlock()
 	return id
 }
+
+// Refused explains err as slapd's refusal of action on object, which
+// needs the role needs: a *RefusedError naming who the connection is, and
+// true. "No such object" counts as a refusal here: for an entry that
+// always exists (cn=schema,cn=config) it is slapd hiding it from the
+// bind. false, and err, when err is no refusal.
+func (s *Store) Refused(err error, action, object string, needs ldapschema.Role) (error, bool) {
+	hidden := IsCode(err, ldap.LDAPResultNoSuchObject)
+	if !isRefusal(err) && !hidden {
+		return err, false
+	}
+	id := s.identity()
+	if id.Anonymous && !hidden {
+		err = anonymousRefusal(err)
+	}
+	return &RefusedError{Who: id, Action: action, Object: object, Needs: needs, Hidden: hidden && id.Anonymous, Err: err}, true
+}

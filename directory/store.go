@@ -112,6 +112,9 @@ func (s *Store) Entry(dn string, attrs ...string) (*ldap.Entry, error) {
 	res, err := s.Client.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
 		AnyEntry, attrs, nil))
 	if IsCode(err, ldap.LDAPResultNoSuchObject) {
+		if hidden := s.hiddenFromAnonymous(dn, err); hidden != nil {
+			return nil, hidden
+		}
 		return nil, nil
 	}
 	if err != nil {
@@ -415,14 +418,34 @@ func (s *Store) layoutError(searchBase string, err error) error {
 			return &LayoutError{Base: s.DIT.Base, DN: searchBase, Contexts: contexts}
 		}
 		if conn.anonymous() {
-			// slapd hides from an anonymous connection what it may not
-			// read, the base included: "no such object" with nothing
-			// matched. cpactl's ACLs give anonymous nothing.
-			return &RefusedError{Who: Identity{Anonymous: true}, Action: "read", Object: s.DIT.Describe(searchBase),
-				Needs: ldapschema.RoleToRead, Hidden: true, Err: err}
+			return hiddenRefusal(s.DIT, searchBase, err)
 		}
 	}
 	return &LayoutError{Base: s.DIT.Base, DN: searchBase, BaseExists: exists}
+}
+
+// hiddenRefusal is what slapd's "no such object" with nothing matched
+// means on an anonymous connection: it hides what it may not read, the
+// base included (cpactl's ACLs give anonymous nothing).
+func hiddenRefusal(dit ldapschema.DIT, dn string, err error) error {
+	return &RefusedError{Who: Identity{Anonymous: true}, Action: "read", Object: dit.Describe(dn),
+		Needs: ldapschema.RoleToRead, Hidden: true, Err: err}
+}
+
+// hiddenFromAnonymous returns the refusal an entry's "no such object"
+// (err) is on an anonymous connection when nothing was matched and the
+// entry lies in one of the server's naming contexts; nil otherwise (the
+// entry does not exist, as a bound reader learns from the matched DN).
+func (s *Store) hiddenFromAnonymous(dn string, err error) error {
+	conn, ok := s.Client.(*Conn)
+	var le *ldap.Error
+	if !ok || !conn.anonymous() || !errors.As(err, &le) || le.MatchedDN != "" {
+		return nil
+	}
+	if contexts, cerr := conn.NamingContexts(); cerr != nil || !underAny(dn, contexts) {
+		return nil
+	}
+	return hiddenRefusal(s.DIT, dn, err)
 }
 
 // InitStep is one entry `cpactl init` considered.
