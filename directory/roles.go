@@ -101,6 +101,15 @@ func (s *Store) WhoAmI() (Identity, error) {
 		return id, nil
 	}
 	groups, err := s.RoleGroups()
+	// A base below the federation's (init -b of a new one): the role
+	// groups are those of the base above it that holds them.
+	for up := ldapschema.ParentOf(s.DIT.Base); err != nil && up != ""; up = ldapschema.ParentOf(up) {
+		var layout *LayoutError
+		if !errors.As(err, &layout) || !layout.Roles {
+			break
+		}
+		groups, err = (&Store{Client: s.Client, DIT: ldapschema.DIT{Base: up}}).RoleGroups()
+	}
 	if err != nil {
 		id.Unknown = err.Error()
 		return id, nil
