@@ -112,12 +112,18 @@ type Consumer struct {
 }
 
 // DockerConsumer is the consumer of docker-compose.yml: it replicates from
-// the openldap service and refers writes to the provider's port on the
-// host, the URI cpactl is given.
+// the openldap service, binding as the demo's replication account (a demo
+// password, public like the demo accounts'), and refers writes to the
+// provider's port on the host, the URI cpactl is given.
 func DockerConsumer() Consumer {
 	return Consumer{RID: 2, Provider: "ldap://openldap:389", UpdateRef: "ldap://127.0.0.1:3389",
-		Base: "dc=vdiglobal,dc=vmware,dc=int", BindDN: "cn=admin,dc=vdiglobal,dc=vmware,dc=int", Credentials: "admin", Retry: "5 +"}
+		Base: "dc=vdiglobal,dc=vmware,dc=int", BindDN: DockerReplicator, Credentials: "demo-replicator", Retry: "5 +"}
 }
+
+// DockerReplicator is the account the compose consumer's syncrepl binds
+// as (docker/demo-accounts.ldif): the provider's ACLs let it read every
+// entry (ldapschema.ACLOptions.Replicator).
+const DockerReplicator = "uid=replicator,ou=Accounts,dc=vdiglobal,dc=vmware,dc=int"
 
 // Database is the consumer's database part.
 func (c Consumer) Database() string {
