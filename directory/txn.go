@@ -118,11 +118,18 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 			return err
 		}
 		// The touches keep the references the writes add from dangling
-		// (guard.go); they are not counted as the plan's writes.
-		if err := sendAll(tx, touches, fail, nil); err != nil {
+		// (guard.go); they are not counted as the plan's writes. They go
+		// after the writes: slapd 2.5's syncprov sends a consumer each
+		// write of a transaction as the commit executes it, even when a
+		// later one is refused and the provider rolls it back, so a
+		// write the bind may not make (a help desk's session record) must
+		// fail before any touch is executed, or its touches would give
+		// the consumers' entries entryCSNs the provider never had (and
+		// the next write read from a consumer would conflict, exit 5).
+		if err := sendAll(tx, writes, fail, s.Progress); err != nil {
 			return err
 		}
-		return sendAll(tx, writes, fail, s.Progress)
+		return sendAll(tx, touches, fail, nil)
 	})
 	if err != nil {
 		var unknown *OutcomeUnknownError

@@ -476,3 +476,62 @@ func entries(res *ldap.SearchResult) int {
 	}
 	return len(res.Entries)
 }
+
+// TestConsumerEnforcesRoles: a replica enforces the same ACLs as its
+// provider (the harness gives both the generated ones; syncrepl binds as
+// the replication account): the help desk reads through the consumer, an
+// account with no role and anonymous read nothing, no role reads a
+// password there, and a write sent to the consumer goes to the provider
+// as whoever sent it (the operator may record a session, the help desk
+// may not).
+func TestConsumerEnforcesRoles(t *testing.T) {
+	demo, err := os.ReadFile("../../fixtures/demo.ldif")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := slapdtest.StartReplicated(t, slapdtest.Config{LDIF: string(demo)}, slapdtest.ReplicaOptions{})
+	p, c := r.Provider, r.Consumers[0]
+	as := func(w slapdtest.Who) map[string]string {
+		env := map[string]string{"CPACTL_URL": c.URL, "CPACTL_BASE": c.Base}
+		if w != "" {
+			env["CPACTL_BIND_DN"], env["CPACTL_BIND_PASSWORD"] = c.Account(w).DN, c.Account(w).Password
+		}
+		return env
+	}
+	if code, out, errOut := cpactlMain([]string{"site", "list"}, as(slapdtest.Helpdesk)); code != 0 || !strings.Contains(out, "India") {
+		t.Errorf("the help desk through the consumer: exit %d %s%s", code, out, errOut)
+	}
+	for _, w := range []slapdtest.Who{slapdtest.NoRole, ""} {
+		if code, _, errOut := cpactlMain([]string{"site", "list"}, as(w)); code != commands.ExitAuth || !strings.Contains(errOut, "that needs the helpdesk role") {
+			t.Errorf("%q through the consumer: exit %d, want 4: %s", w, code, errOut)
+		}
+	}
+	anon, err := ldap.DialURL(c.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer anon.Close()
+	res, err := anon.Search(ldap.NewSearchRequest(c.Base, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases, 0, 0, false,
+		"(objectClass=*)", nil, nil))
+	if n := entries(res); n != 0 || err == nil {
+		t.Errorf("anonymous search of the consumer's base: %d entries, %v", n, err)
+	}
+	helpdesk, err := c.DialAs(c.Account(slapdtest.Helpdesk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer helpdesk.Close()
+	res, err = helpdesk.Search(ldap.NewSearchRequest(c.Base, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases, 0, 0, false,
+		"(userPassword=*)", []string{"userPassword"}, nil))
+	if err != nil || entries(res) != 0 {
+		t.Errorf("the help desk finds %d passwords on the consumer (%v), want none", entries(res), err)
+	}
+	record := []string{"--write-url", p.URL, "session", "record", "--user", "bob", "--entitlement", "Desktops", "--pod", "London-1",
+		"--pool", "lon-desktops", "--brokering-pod", "London-1", "--id", "via-consumer"}
+	if code, _, errOut := cpactlMain(record, as(slapdtest.Helpdesk)); code != commands.ExitAuth {
+		t.Errorf("the help desk records a session through the consumer: exit %d, want 4: %s", code, errOut)
+	}
+	if code, _, errOut := cpactlMain(record, as(slapdtest.Operator)); code != 0 {
+		t.Errorf("the operator records a session through the consumer: exit %d: %s", code, errOut)
+	}
+}
