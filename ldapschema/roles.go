@@ -190,8 +190,8 @@ type CommandAccess struct {
 // as each role, a bound account with no role and anonymous, against slapd
 // with the ACLs of acl.go, and fails on a command missing here.
 var CommandRoles = []CommandAccess{
-	{Command: "init", Needs: RoleAdmin, Why: "on a directory already set up init only reads: helpdesk and operators see `unchanged`"},
-	{Command: "init", Case: "--roles", Needs: RoleAdmin},
+	{Command: "init", Needs: RoleAdmin, Why: "creates what is missing (only the root DN can create the base of an empty database); where nothing is missing it writes nothing, and any reader sees `unchanged`"},
+	{Command: "init", Case: "--roles", Needs: RoleAdmin, Why: "as init, with the role groups"},
 	{Command: "schema print", Needs: Anyone, Why: "prints what cpactl carries"},
 	{Command: "schema install", Needs: RoleAdmin, Why: "writes cn=schema,cn=config"},
 	{Command: "schema check", Needs: Anyone, Why: "reads the subschema, which slapd shows anyone"},
@@ -336,4 +336,36 @@ func (d DIT) Describe(dn string) string {
 		return "RDS host " + name + " of farm " + NameOf(ParentOf(dn)) + " in pod " + NameOf(ParentOf(ParentOf(dn)))
 	}
 	return dn
+}
+
+// CommandRolesMarkdown renders CommandRoles as the table docs/access.md
+// holds (a test keeps the two equal): one row per cell, the identities
+// that may run it.
+func CommandRolesMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| command | case | needs | admin | operator | helpdesk | no role | anonymous | note |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	mark := func(ok bool) string {
+		if ok {
+			return "yes"
+		}
+		return "4"
+	}
+	for _, c := range CommandRoles {
+		var cells []string
+		for _, held := range []Role{RoleAdmin, RoleOperator, RoleHelpdesk, "", "anonymous"} {
+			var ok bool
+			switch c.Needs {
+			case Anyone:
+				ok = true
+			case AnyAccount:
+				ok = held != "anonymous"
+			default:
+				ok = held.Allows(c.Needs)
+			}
+			cells = append(cells, mark(ok))
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", c.Command, c.Case, c.Needs, strings.Join(cells, " | "), c.Why)
+	}
+	return b.String()
 }

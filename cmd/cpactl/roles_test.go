@@ -535,3 +535,15 @@ func TestConsumerEnforcesRoles(t *testing.T) {
 		t.Errorf("the operator records a session through the consumer: exit %d: %s", code, errOut)
 	}
 }
+
+// TestAccessDocHoldsTheTable: docs/access.md shows the role x command
+// table as ldapschema.CommandRoles renders it.
+func TestAccessDocHoldsTheTable(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/access.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), ldapschema.CommandRolesMarkdown()) {
+		t.Error("docs/access.md lacks the table of ldapschema.CommandRolesMarkdown(): paste it under \"Who may run what\"")
+	}
+}
