@@ -49,7 +49,8 @@ resolve then reads all sessions. See docs/performance.md.
 --format acl prints the slapd.conf "access" lines that enforce cpactl's
 roles for the base (-b), each list under a comment saying where it goes;
 --format acl-ldif prints the same as an ldapmodify change of cn=config (the
-federation database's olcAccess replaced, --database). --replicator DN lets
+federation database's olcAccess replaced, --database; run with ldapmodify
+-c, which goes past the rules a second run finds there already). --replicator DN lets
 a consumer's syncrepl account read everything. See docs/access.md.`,
 		Example: `  # for slapd.conf: include /etc/ldap/schema/cpactl.schema
   cpactl schema print > /etc/ldap/schema/cpactl.schema
@@ -60,7 +61,7 @@ a consumer's syncrepl account read everything. See docs/access.md.`,
   cpactl schema print --format indexes-ldif --database 'olcDatabase={1}mdb,cn=config' | ldapmodify -Y EXTERNAL -H ldapi:///
   # the roles' ACLs
   cpactl schema print --format acl -b dc=vdiglobal,dc=vmware,dc=int
-  cpactl schema print --format acl-ldif --database 'olcDatabase={1}mdb,cn=config' | ldapmodify -Y EXTERNAL -H ldapi:///`,
+  cpactl schema print --format acl-ldif --database 'olcDatabase={1}mdb,cn=config' | ldapmodify -c -Y EXTERNAL -H ldapi:///`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}

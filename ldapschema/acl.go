@@ -2,6 +2,7 @@ package ldapschema
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -216,16 +217,20 @@ func sectionHeading(db ACLDatabase) string {
 }
 
 // ACLLDIF renders the ACLs as an ldapmodify change of cn=config: the
-// frontend's and the config database's lists are added after the rules
-// they have (Debian's root access over ldapi stays first), the federation
-// database's (databaseDN) replaced whole, as its list must be complete
-// and first.
+// federation database's list (databaseDN) replaced whole, as it must be
+// complete and first; then the config database's and the frontend's
+// lists added after the rules they have (Debian's root access over ldapi
+// stays first). Run again, the two additions report "value already
+// exists" (ldapmodify -c goes on).
 func (d DIT) ACLLDIF(databaseDN string, opts ACLOptions) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Access control for cpactl's roles, for cn=config (%s).\n", generatedNote)
-	b.WriteString("# ldapmodify -Y EXTERNAL -H ldapi:/// -f FILE; find the database's DN with\n")
+	b.WriteString("# ldapmodify -c -Y EXTERNAL -H ldapi:/// -f FILE (-c: run again, the last two changes report\n")
+	b.WriteString("# \"value already exists\"); find the database's DN with\n")
 	b.WriteString("# ldapsearch -Y EXTERNAL -H ldapi:/// -b cn=config '(olcSuffix=*)' dn olcSuffix\n")
-	for _, s := range d.AccessControl(opts) {
+	sections := d.AccessControl(opts)
+	slices.Reverse(sections) // the federation's first
+	for _, s := range sections {
 		dn, op := databaseDN, "replace"
 		switch s.Database {
 		case ACLFrontend:
