@@ -119,17 +119,17 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 		}
 		// The touches keep the references the writes add from dangling
 		// (guard.go); they are not counted as the plan's writes. They go
-		// after the writes: slapd 2.5's syncprov sends a consumer each
-		// write of a transaction as the commit executes it, even when a
-		// later one is refused and the provider rolls it back, so a
-		// write the bind may not make (a help desk's session record) must
-		// fail before any touch is executed, or its touches would give
-		// the consumers' entries entryCSNs the provider never had (and
-		// the next write read from a consumer would conflict, exit 5).
-		if err := sendAll(tx, writes, fail, s.Progress); err != nil {
+		// first: sent after the writes, slapd 2.5.13 stored entries it
+		// could not read back ("internal error in mdb_entry_decode", 80,
+		// in TestReferenceRaces). The price: slapd 2.5's syncprov sends
+		// a consumer each write of a transaction as the commit executes
+		// it, even when a later write is refused, so the touches of a
+		// write the bind may not make reach the consumers
+		// (docs/access.md, "Touches need no right").
+		if err := sendAll(tx, touches, fail, nil); err != nil {
 			return err
 		}
-		return sendAll(tx, touches, fail, nil)
+		return sendAll(tx, writes, fail, s.Progress)
 	})
 	if err != nil {
 		var unknown *OutcomeUnknownError

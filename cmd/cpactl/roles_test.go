@@ -528,11 +528,15 @@ func TestConsumerEnforcesRoles(t *testing.T) {
 	}
 	record := []string{"--write-url", p.URL, "session", "record", "--user", "bob", "--entitlement", "Desktops", "--pod", "London-1",
 		"--pool", "lon-desktops", "--brokering-pod", "London-1", "--id", "via-consumer"}
-	if code, _, errOut := cpactlMain(record, as(slapdtest.Helpdesk)); code != commands.ExitAuth {
-		t.Errorf("the help desk records a session through the consumer: exit %d, want 4: %s", code, errOut)
-	}
 	if code, _, errOut := cpactlMain(record, as(slapdtest.Operator)); code != 0 {
 		t.Errorf("the operator records a session through the consumer: exit %d: %s", code, errOut)
+	}
+	// (After the operator's: the touches of the help desk's refused
+	// transaction reach the consumer, slapd 2.5's syncprov sending what
+	// the commit executed before the refused add; docs/access.md.)
+	record[len(record)-1] = "via-consumer-2"
+	if code, _, errOut := cpactlMain(record, as(slapdtest.Helpdesk)); code != commands.ExitAuth {
+		t.Errorf("the help desk records a session through the consumer: exit %d, want 4: %s", code, errOut)
 	}
 }
 
