@@ -138,6 +138,9 @@ func matrixRuns(dir, base string) []matrixRun {
 		r("apply", "--prune", "apply", pruned, "--prune", "--yes"),
 		r("generate", "", "generate", "--seed", "1", "-O", filepath.Join(dir, "generated.ldif")),
 		codes(r("horizon pull", "", "horizon", "pull"), 1),
+		r("horizon import", "", "horizon", "import", filepath.Join(dir, "pull"), "-O", filepath.Join(dir, "imported.ldif")),
+		codes(r("horizon sync", "", append([]string{"horizon", "sync"}, unreachableHorizon(dir)...)...), 1),
+		codes(r("horizon push", "", append([]string{"horizon", "push"}, unreachableHorizon(dir)...)...), 1),
 		config(r("config set-context", "", "config", "set-context", "mx", "-H", "ldap://127.0.0.1:1")),
 		config(r("config use-context", "", "config", "use-context", "mx")),
 		config(r("config current-context", "", "config", "current-context")),
@@ -381,8 +384,23 @@ func TestRoleMatrix(t *testing.T) {
 // as the admin exports it with one session's state changed (what an
 // operator may apply), and the same without the site MX-prune (pruning
 // it needs the admin role).
+// unreachableHorizon are the flags of a Horizon that does not answer:
+// sync and push read the directory first (refused there, exit 4), then
+// fail to reach it (exit 1).
+func unreachableHorizon(dir string) []string {
+	return []string{"--url", "https://127.0.0.1:1", "--domain", "CORP", "--user", "hzadmin", "-y", filepath.Join(dir, "horizon-password")}
+}
+
 func writeMatrixFiles(t *testing.T, srv *slapdtest.Server, admin map[string]string, dir string) {
 	t.Helper()
+	// A pull directory for horizon import, and the REST account's password
+	// for sync and push.
+	if code, _, errOut := cpactlMain([]string{"generate", "--seed", "1", "--format", "horizon", "-O", filepath.Join(dir, "pull")}, admin); code != 0 {
+		t.Fatalf("generate --format horizon: %d %s", code, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "horizon-password"), []byte("hz-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	code, out, errOut := cpactlMain([]string{"export"}, admin)
 	if code != 0 {
 		t.Fatalf("export: %d %s", code, errOut)
