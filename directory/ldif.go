@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -21,7 +22,10 @@ import (
 func ldifOrderKey(dn string) string { return orderKey(ldapschema.NormalizeDN(dn)) }
 
 // orderKey is ldifOrderKey of a DN already normalized.
-func orderKey(norm string) string {
+func orderKey(norm string) string { return string(appendOrderKey(make([]byte, 0, 4+len(norm)), norm)) }
+
+// appendOrderKey appends orderKey(norm) to dst.
+func appendOrderKey(dst []byte, norm string) []byte {
 	depth := 1
 	for i := 0; i < len(norm); i++ {
 		switch norm[i] {
@@ -37,12 +41,8 @@ func orderKey(norm string) string {
 	if depth > 9999 {
 		depth = 9999 // deeper than any DN a server takes
 	}
-	key := make([]byte, 4, 4+len(norm))
-	for i := 3; i >= 0; i-- {
-		key[i] = byte('0' + depth%10)
-		depth /= 10
-	}
-	return string(append(key, norm...))
+	dst = append(dst, byte('0'+depth/1000), byte('0'+depth/100%10), byte('0'+depth/10%10), byte('0'+depth%10))
+	return append(dst, norm...)
 }
 
 // encodeLDIFEntry encodes one entry as WriteLDIF writes it: the dn,
@@ -63,11 +63,11 @@ func encodeLDIFEntry(e *ldap.Entry) []byte {
 	return b.Bytes()
 }
 
-// encodeAttrs encodes a record from its attributes as encodeLDIFEntry
-// encodes the same entry (objectClass first, the others by name, values
-// sorted), without building one: what SortedLDIF.Add writes for every
-// entry of an import.
-func encodeAttrs(dn string, attrs ldapschema.Attrs) []byte {
+// appendAttrs appends a record encoded from its attributes as
+// encodeLDIFEntry encodes the same entry (objectClass first, the others by
+// name, values sorted), without building one: what SortedLDIF.Add writes
+// for every entry of an import.
+func appendAttrs(b []byte, dn string, attrs ldapschema.Attrs) []byte {
 	type named struct {
 		class       bool
 		lower, name string
@@ -75,7 +75,6 @@ func encodeAttrs(dn string, attrs ldapschema.Attrs) []byte {
 	}
 	var buf [24]named
 	list := buf[:0]
-	size := len(dn) + 8
 	for name, vals := range attrs {
 		if len(vals) == 0 {
 			continue
@@ -85,32 +84,29 @@ func encodeAttrs(dn string, attrs ldapschema.Attrs) []byte {
 			sort.Strings(vals)
 		}
 		list = append(list, named{strings.EqualFold(name, ldapschema.AttrObjectClass), lowerName(name), name, vals})
-		for _, v := range vals {
-			size += len(name) + 3 + len(v) + len(v)/2
-		}
 	}
 	// By name, objectClass first; two names that differ only in case
 	// (never in a record) by their spelling, so the order is the map's in
 	// no case.
-	sort.Slice(list, func(i, j int) bool {
-		a, b := list[i], list[j]
+	slices.SortFunc(list, func(a, b named) int {
 		if a.class != b.class {
-			return a.class
+			if a.class {
+				return -1
+			}
+			return 1
 		}
 		if a.lower != b.lower {
-			return a.lower < b.lower
+			return strings.Compare(a.lower, b.lower)
 		}
-		return a.name < b.name
+		return strings.Compare(a.name, b.name)
 	})
-	var b bytes.Buffer
-	b.Grow(size)
-	writeLDIFLine(&b, "dn", dn)
+	b = appendLDIFLine(b, "dn", dn)
 	for _, n := range list {
 		for _, v := range n.vals {
-			writeLDIFLine(&b, n.name, v)
+			b = appendLDIFLine(b, n.name, v)
 		}
 	}
-	return b.Bytes()
+	return b
 }
 
 // writeEntrySorted writes e as a record with each attribute's values
@@ -264,6 +260,19 @@ func writeLDIFLine(b stringWriter, name, value string) {
 	b.WriteString(":: ")
 	b.WriteString(base64.StdEncoding.EncodeToString([]byte(value)))
 	b.WriteString("\n")
+}
+
+// appendLDIFLine appends the line writeLDIFLine writes.
+func appendLDIFLine(b []byte, name, value string) []byte {
+	b = append(b, name...)
+	if safeString(value) {
+		b = append(b, ": "...)
+		b = append(b, value...)
+		return append(b, '\n')
+	}
+	b = append(b, ":: "...)
+	b = base64.StdEncoding.AppendEncode(b, []byte(value))
+	return append(b, '\n')
 }
 
 // safeString reports whether an LDIF value may be written as is: printable

@@ -44,7 +44,7 @@ type Options struct {
 func WriteLDIF(dir string, opts Options, w io.Writer) (*Report, error) {
 	out := directory.NewSortedLDIF()
 	defer out.Close()
-	rep, err := Import(dir, opts, out.Add)
+	rep, err := run(dir, opts, ldifSink{out})
 	if err != nil {
 		return nil, err
 	}
@@ -67,6 +67,54 @@ func WriteLDIF(dir string, opts Options, w io.Writer) (*Report, error) {
 // pools, entitlements, users, groups, computers (from the base), home
 // sites, pod assignments and sessions.
 func Import(dir string, opts Options, emit Emit) (*Report, error) {
+	return run(dir, opts, emitSink(emit))
+}
+
+// A sink takes the entries of the import: any entry as its attributes,
+// and sessions (most of a federation) as their records, which WriteLDIF
+// encodes with no map of attributes.
+type sink interface {
+	entry(dn string, attrs ldapschema.Attrs) error
+	session(dn string, rec *ldapschema.Session) error
+}
+
+// emitSink hands every entry, sessions too, to an Emit.
+type emitSink Emit
+
+func (e emitSink) entry(dn string, attrs ldapschema.Attrs) error { return e(dn, attrs) }
+func (e emitSink) session(dn string, rec *ldapschema.Session) error {
+	return e(dn, rec.Attrs())
+}
+
+// ldifSink encodes the entries into export's writer; a session's lines
+// are written in export's order (objectClass, then the attributes by
+// name) straight from the record: the same bytes as its Attrs
+// (TestSessionLinesAreAttrs).
+type ldifSink struct{ out *directory.SortedLDIF }
+
+func (l ldifSink) entry(dn string, attrs ldapschema.Attrs) error { return l.out.Add(dn, attrs) }
+func (l ldifSink) session(dn string, rec *ldapschema.Session) error {
+	var buf [11]directory.Line
+	return l.out.AddOrdered(dn, sessionLines(buf[:0], rec))
+}
+
+// sessionLines appends the lines of a session's entry, in export's order.
+func sessionLines(dst []directory.Line, s *ldapschema.Session) []directory.Line {
+	return append(dst,
+		directory.Line{Name: ldapschema.AttrObjectClass, Value: ldapschema.ClassSession},
+		directory.Line{Name: ldapschema.AttrObjectClass, Value: ldapschema.ClassTop},
+		directory.Line{Name: ldapschema.AttrCN, Value: s.ID},
+		directory.Line{Name: ldapschema.AttrBrokeringPodDN, Value: s.BrokeringPodDN},
+		directory.Line{Name: ldapschema.AttrClientDN, Value: s.ClientDN},
+		directory.Line{Name: ldapschema.AttrEntitlementDN, Value: s.EntitlementDN},
+		directory.Line{Name: ldapschema.AttrHostDN, Value: s.HostDN},
+		directory.Line{Name: ldapschema.AttrPodDN, Value: s.PodDN},
+		directory.Line{Name: ldapschema.AttrPoolDN, Value: s.PoolDN},
+		directory.Line{Name: ldapschema.AttrSessionState, Value: s.State},
+		directory.Line{Name: ldapschema.AttrUserDN, Value: s.UserDN})
+}
+
+func run(dir string, opts Options, out sink) (*Report, error) {
 	m, err := horizon.ReadManifest(dir)
 	if err != nil {
 		return nil, err
@@ -78,8 +126,9 @@ func Import(dir string, opts Options, emit Emit) (*Report, error) {
 	if base == nil {
 		base = &Base{Source: DefaultsSource}
 	}
-	im := &importer{dir: dir, m: m, dit: opts.DIT, base: base, emit: emit, rep: newReporter(), opts: opts,
-		sites: map[string]string{}, pods: map[string]*podState{}, podNames: map[string]string{},
+	im := &importer{dir: dir, m: m, dit: opts.DIT, base: base, out: out, rep: newReporter(), opts: opts,
+		sessionSuffix: "," + opts.DIT.Sessions(),
+		sites:         map[string]string{}, pods: map[string]*podState{}, podNames: map[string]string{},
 		principals: map[string]principal{}, uids: map[string]string{}, groupNames: map[string]string{},
 		ges: map[string]*geState{}, geNames: map[string]string{},
 		pools: map[string]string{}, poolGE: map[string]string{}, farms: map[string]string{},
@@ -123,9 +172,11 @@ type importer struct {
 	m    *horizon.Manifest
 	dit  ldapschema.DIT
 	base *Base
-	emit Emit
+	out  sink
 	rep  *reporter
 	opts Options
+	// sessionSuffix is what follows a session's RDN in its DN.
+	sessionSuffix string
 
 	sites      map[string]string // site id -> name
 	pods       map[string]*podState
@@ -156,6 +207,9 @@ type groupState struct {
 }
 
 func (im *importer) count(kind string) { im.counts[kind].Add(1) }
+
+// emit hands one entry to the sink.
+func (im *importer) emit(dn string, attrs ldapschema.Attrs) error { return im.out.entry(dn, attrs) }
 
 // each streams the records of an endpoint (one pod's, or the
 // federation-wide ones with pod ""), page after page.
@@ -1092,7 +1146,7 @@ func (im *importer) session(s sessionJSON) error {
 		}
 	}
 	im.count("sessions")
-	return im.emit(im.dit.Session(s.ID), rec.Attrs())
+	return im.out.session(ldapschema.RDN(ldapschema.AttrCN, s.ID)+im.sessionSuffix, &rec)
 }
 
 // finish writes the entitlements and groups, now that their members and
