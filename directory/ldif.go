@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/go-ldap/ldap/v3"
 
@@ -284,9 +283,11 @@ func safeString(s string) bool {
 	if s == "" {
 		return true
 	}
-	if !utf8.ValidString(s) || s[0] == ' ' || s[0] == ':' || s[0] == '<' || s[len(s)-1] == ' ' {
+	if s[0] == ' ' || s[0] == ':' || s[0] == '<' || s[len(s)-1] == ' ' {
 		return false
 	}
+	// Printable ASCII only: no byte of a multi-byte (or invalid) UTF-8
+	// sequence passes, so there is no UTF-8 to check.
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 126 {
 			return false

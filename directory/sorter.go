@@ -80,7 +80,11 @@ func (s *recordSorter) Add(key, data []byte) error {
 	}
 	c := s.cur
 	if need := len(c.data) + size; need > cap(c.data) {
-		grown := make([]byte, len(c.data), max(need, min(2*cap(c.data)+64<<10, s.limit)))
+		// The first slab is made as large as the limit (up to
+		// spillLimit) at once: memory fresh from the system costs
+		// nothing until it is written, and a slab grown step by step
+		// copies itself each time.
+		grown := make([]byte, len(c.data), max(need, min(2*cap(c.data), s.limit), min(s.limit, spillLimit)))
 		copy(grown, c.data)
 		c.data = grown
 	}

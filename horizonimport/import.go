@@ -1,7 +1,6 @@
 package horizonimport
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -211,30 +210,26 @@ func (im *importer) count(kind string) { im.counts[kind].Add(1) }
 // emit hands one entry to the sink.
 func (im *importer) emit(dn string, attrs ldapschema.Attrs) error { return im.out.entry(dn, attrs) }
 
-// each streams the records of an endpoint (one pod's, or the
-// federation-wide ones with pod ""), page after page.
-func (im *importer) each(endpoint, pod string, fn func(json.RawMessage) error) error {
+// eachOf decodes the records of an endpoint (one pod's, or the
+// federation-wide ones with pod "") into T, page after page, in one pass
+// (fastjson.go).
+func eachOf[T any](im *importer, endpoint, pod string, fn func(T) error) error {
 	for _, f := range im.m.FilesOf(endpoint, pod) {
-		err := horizon.EachRecord(im.dir, f, func(raw json.RawMessage) error {
+		i := 0
+		err := eachRecordIn(im.dir, f, func(sc *scanner) error {
 			im.opts.Records.Add(1)
-			return fn(raw)
+			i++
+			var v T
+			if err := sc.record(&v); err != nil {
+				return fmt.Errorf("%s: record %d of %s is not what the endpoint answers: %w", endpoint, i, f.Name, err)
+			}
+			return fn(v)
 		})
 		if err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// eachOf decodes the records of an endpoint into T.
-func eachOf[T any](im *importer, endpoint, pod string, fn func(T) error) error {
-	return im.each(endpoint, pod, func(raw json.RawMessage) error {
-		var v T
-		if err := decode(raw, &v); err != nil {
-			return fmt.Errorf("%s: a record that is not what the endpoint answers: %w", endpoint, err)
-		}
-		return fn(v)
-	})
 }
 
 func (im *importer) run() error {
@@ -1056,27 +1051,16 @@ func (im *importer) sessions() error {
 
 // sessionPage reads one page of sessions in one pass (fastjson.go).
 func (im *importer) sessionPage(f horizon.File) error {
-	b, err := horizon.ReadFile(im.dir, f)
-	if err != nil {
-		return err
-	}
 	i := 0
-	n, err := eachElement(f.Name, b, func(sc *scanner) error {
+	return eachRecordIn(im.dir, f, func(sc *scanner) error {
 		im.opts.Records.Add(1)
 		i++
 		var s sessionJSON
-		if err := sc.session(&s); err != nil {
+		if err := sc.record(&s); err != nil {
 			return fmt.Errorf("%s: record %d is not a session: %w", f.Name, i, err)
 		}
 		return im.session(s)
 	})
-	if err != nil {
-		return err
-	}
-	if n != f.Records {
-		return fmt.Errorf("%s holds %d records, the manifest says %d", f.Name, n, f.Records)
-	}
-	return nil
 }
 
 // session maps one session; it runs on several goroutines and only reads
