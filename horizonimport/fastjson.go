@@ -584,12 +584,14 @@ func (s *scanner) slice(v reflect.Value, depth int, elem func(reflect.Value) err
 // to fn, with the scanner at it: the elements of its JSON array, or the
 // one JSON object it holds (an endpoint that answers an object); fn must
 // consume the record whole. It checks the count of records against the
-// manifest's.
-func eachRecordIn(dir string, f horizon.File, fn func(*scanner) error) error {
-	b, err := horizon.ReadFile(dir, f)
+// manifest's. The file is read into *buf (grown as needed), which the
+// records must not outlive.
+func eachRecordIn(dir string, f horizon.File, buf *[]byte, fn func(*scanner) error) error {
+	b, err := horizon.ReadFile(dir, f, *buf)
 	if err != nil {
 		return err
 	}
+	*buf = b
 	var n int
 	if s := (&scanner{b: b}); s.peek() == '{' {
 		n = 1

@@ -130,8 +130,8 @@ func run(dir string, opts Options, out sink) (*Report, error) {
 		sites:         map[string]string{}, pods: map[string]*podState{}, podNames: map[string]string{},
 		principals: map[string]principal{}, uids: map[string]string{}, groupNames: map[string]string{},
 		ges: map[string]*geState{}, geNames: map[string]string{},
-		pools: map[string]string{}, poolGE: map[string]string{}, farms: map[string]string{},
-		hosts: map[string]string{}, appPools: map[string]string{}, appPoolNamed: map[string]string{}, machines: map[string]string{},
+		pools: map[inPod]string{}, poolGE: map[inPod]string{}, farms: map[inPod]string{},
+		hosts: map[inPod]string{}, appPools: map[appPoolKey]string{}, appPoolNamed: map[appPoolName]string{}, machines: map[machineKey]string{},
 		computers: map[string]string{}, counts: map[string]*atomic.Int64{}}
 	for _, k := range Kinds {
 		im.counts[k] = &atomic.Int64{}
@@ -176,6 +176,8 @@ type importer struct {
 	opts Options
 	// sessionSuffix is what follows a session's RDN in its DN.
 	sessionSuffix string
+	// page is the buffer of the file eachOf reads (one at a time).
+	page []byte
 
 	sites      map[string]string // site id -> name
 	pods       map[string]*podState
@@ -184,21 +186,33 @@ type importer struct {
 	uids       map[string]string    // fold(uid) -> SID
 	groupNames map[string]string    // fold(name) -> SID
 	groups     []*groupState
-	ges        map[string]*geState // id -> entitlement
-	geNames    map[string]string   // fold(name) -> id
-	pools      map[string]string   // pod\x00id -> pool DN (desktop pools)
-	poolGE     map[string]string   // pod\x00pool id -> GE id
-	farms      map[string]string   // pod\x00id -> farm name
-	hosts      map[string]string   // pod\x00id -> host DN
-	appPools   map[string]string   // pod\x00GAE id\x00farm id -> pool DN (the first such pool)
-	// appPoolNamed: pod\x00GAE id\x00farm id\x00folded pool name -> pool DN,
-	// for a session whose application_names name its pool.
-	appPoolNamed map[string]string
-	machines     map[string]string // pod\x00SID\x00GE id -> machine name
-	computers    map[string]string // fold(name) -> DN (from the base)
+	ges        map[string]*geState   // id -> entitlement
+	geNames    map[string]string     // fold(name) -> id
+	pools      map[inPod]string      // pool DN (desktop pools)
+	poolGE     map[inPod]string      // pool -> GE id
+	farms      map[inPod]string      // farm name
+	hosts      map[inPod]string      // host DN
+	appPools   map[appPoolKey]string // the pool DN of the first such pool
+	// appPoolNamed: the pool DN of the pool of that name (folded), for a
+	// session whose application_names name its pool.
+	appPoolNamed map[appPoolName]string
+	machines     map[machineKey]string // machine name
+	computers    map[string]string     // fold(name) -> DN (from the base)
 
 	counts map[string]*atomic.Int64
 }
+
+// Map keys of what is named by a pod and an id (Horizon's ids are a
+// pod's own), built with no allocation per look-up.
+type (
+	inPod       struct{ pod, id string }
+	appPoolKey  struct{ pod, gae, farm string } // an application entitlement's pools on a farm
+	appPoolName struct {
+		appPoolKey
+		name string // folded
+	}
+	machineKey struct{ pod, sid, ge string } // a user's machine of an entitlement
+)
 
 type groupState struct {
 	sid string
@@ -214,12 +228,13 @@ func (im *importer) emit(dn string, attrs ldapschema.Attrs) error { return im.ou
 // federation-wide ones with pod "") into T, page after page, in one pass
 // (fastjson.go).
 func eachOf[T any](im *importer, endpoint, pod string, fn func(T) error) error {
+	var v T // decoded into in place (one allocation), reset for each record
 	for _, f := range im.m.FilesOf(endpoint, pod) {
 		i := 0
-		err := eachRecordIn(im.dir, f, func(sc *scanner) error {
+		err := eachRecordIn(im.dir, f, &im.page, func(sc *scanner) error {
 			im.opts.Records.Add(1)
 			i++
-			var v T
+			v = *new(T)
 			if err := sc.record(&v); err != nil {
 				return fmt.Errorf("%s: record %d of %s is not what the endpoint answers: %w", endpoint, i, f.Name, err)
 			}
@@ -622,7 +637,6 @@ func (im *importer) podLocal() error {
 }
 
 func (im *importer) podObjects(pod *podState) error {
-	podKey := pod.id + "\x00"
 	names := map[string]bool{} // cn below the pod: servers, pools and farms share it
 	claim := func(kind, name string) bool {
 		if name == "" {
@@ -657,7 +671,7 @@ func (im *importer) podObjects(pod *podState) error {
 		if !claim("farm", f.Name) {
 			return nil
 		}
-		im.farms[podKey+f.ID] = f.Name
+		im.farms[inPod{pod.id, f.ID}] = f.Name
 		rec := im.farm(pod.name, f)
 		im.count("farms")
 		return im.emit(im.dit.Farm(pod.name, f.Name), rec.Attrs())
@@ -667,7 +681,7 @@ func (im *importer) podObjects(pod *podState) error {
 	}
 	hostNames := map[string]bool{}
 	err = eachOf(im, "rds-servers", pod.id, func(h rdsServerJSON) error {
-		farm, ok := im.farms[podKey+h.FarmID]
+		farm, ok := im.farms[inPod{pod.id, h.FarmID}]
 		if !ok {
 			im.rep.loss(keyDangling, fmt.Sprintf("RDS host %s in pod %s: farm %s", h.Name, pod.name, h.FarmID))
 			return nil
@@ -679,7 +693,7 @@ func (im *importer) podObjects(pod *podState) error {
 		hostNames[key(farm, h.Name)] = true
 		rec := im.host(pod.name, farm, h)
 		dn := im.dit.Host(pod.name, farm, h.Name)
-		im.hosts[podKey+h.ID] = dn
+		im.hosts[inPod{pod.id, h.ID}] = dn
 		im.count("hosts")
 		return im.emit(dn, rec.Attrs())
 	})
@@ -703,9 +717,9 @@ func (im *importer) podObjects(pod *podState) error {
 			return nil
 		}
 		dn := im.dit.Pool(pod.name, p.Name)
-		im.pools[podKey+p.ID] = dn
+		im.pools[inPod{pod.id, p.ID}] = dn
 		if p.GDE != "" {
-			im.poolGE[podKey+p.ID] = p.GDE
+			im.poolGE[inPod{pod.id, p.ID}] = p.GDE
 			im.linkPool(p.GDE, ldapschema.TypeDesktop, dn, "pool "+p.Name)
 		}
 		im.count("pools")
@@ -719,7 +733,7 @@ func (im *importer) podObjects(pod *podState) error {
 			im.rep.loss(keyAppOnDesktop, fmt.Sprintf("%s in pod %s", p.Name, pod.name))
 			return nil
 		}
-		farm, ok := im.farms[podKey+p.FarmID]
+		farm, ok := im.farms[inPod{pod.id, p.FarmID}]
 		if !ok {
 			im.rep.loss(keyDangling, fmt.Sprintf("application pool %s in pod %s: farm %s", p.Name, pod.name, p.FarmID))
 			return nil
@@ -731,11 +745,11 @@ func (im *importer) podObjects(pod *podState) error {
 			Enabled: p.Enabled == nil || *p.Enabled, FarmDN: im.dit.Farm(pod.name, farm)}
 		dn := im.dit.Pool(pod.name, p.Name)
 		if p.GAE != "" {
-			k := podKey + p.GAE + "\x00" + p.FarmID
+			k := appPoolKey{pod.id, p.GAE, p.FarmID}
 			if _, ok := im.appPools[k]; !ok {
 				im.appPools[k] = dn
 			}
-			im.appPoolNamed[k+"\x00"+fold.Key(p.Name)] = dn
+			im.appPoolNamed[appPoolName{k, fold.Key(p.Name)}] = dn
 			im.linkPool(p.GAE, ldapschema.TypeApplication, dn, "application pool "+p.Name)
 		}
 		im.count("pools")
@@ -747,12 +761,12 @@ func (im *importer) podObjects(pod *podState) error {
 	// Machines: who is assigned which machine of a dedicated pool, for
 	// the pod assignments.
 	return eachOf(im, "machines", pod.id, func(mc machineJSON) error {
-		ge := im.poolGE[podKey+mc.DesktopPoolID]
+		ge := im.poolGE[inPod{pod.id, mc.DesktopPoolID}]
 		if ge == "" || mc.Name == "" {
 			return nil
 		}
 		for _, sid := range mc.UserIDs {
-			im.machines[podKey+sid+"\x00"+ge] = mc.Name
+			im.machines[machineKey{pod.id, sid, ge}] = mc.Name
 		}
 		return nil
 	})
@@ -841,7 +855,7 @@ func (im *importer) desktopPool(pod string, p desktopPoolJSON, metrics map[strin
 	}
 	rec.Kind = kind
 	if kind == ldapschema.KindRDSDesktop {
-		farm, ok := im.farms[im.podID(pod)+"\x00"+p.FarmID]
+		farm, ok := im.farms[inPod{im.podID(pod), p.FarmID}]
 		if !ok {
 			im.rep.loss(keyDangling, fmt.Sprintf("%s: farm %s", name, p.FarmID))
 			return rec, false
@@ -1005,7 +1019,7 @@ func (im *importer) assignments() error {
 			ge = a.GAE
 		}
 		rec := ldapschema.Assignment{UserDN: p.dn, EntitlementDN: geDN, PodDN: pod.dn,
-			Machine: im.machines[a.PodID+"\x00"+a.UserID+"\x00"+ge]}
+			Machine: im.machines[machineKey{a.PodID, a.UserID, ge}]}
 		rec.DN = im.dit.Assignment(p.dn, geDN)
 		im.count("assignments")
 		return im.emit(rec.DN, rec.Attrs())
@@ -1029,11 +1043,12 @@ func (im *importer) sessions() error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []byte // the worker's page, reused
 			for f := range work {
 				if failed.Load() {
 					continue
 				}
-				err := im.sessionPage(f)
+				err := im.sessionPage(f, &buf)
 				if err != nil && !failed.Swap(true) {
 					errs <- err
 				}
@@ -1050,12 +1065,13 @@ func (im *importer) sessions() error {
 }
 
 // sessionPage reads one page of sessions in one pass (fastjson.go).
-func (im *importer) sessionPage(f horizon.File) error {
+func (im *importer) sessionPage(f horizon.File, buf *[]byte) error {
 	i := 0
-	return eachRecordIn(im.dir, f, func(sc *scanner) error {
+	var s sessionJSON // decoded into in place, reset for each record
+	return eachRecordIn(im.dir, f, buf, func(sc *scanner) error {
 		im.opts.Records.Add(1)
 		i++
-		var s sessionJSON
+		s = sessionJSON{}
 		if err := sc.record(&s); err != nil {
 			return fmt.Errorf("%s: record %d is not a session: %w", f.Name, i, err)
 		}
@@ -1103,24 +1119,23 @@ func (im *importer) session(s sessionJSON) error {
 	if b := im.pods[s.BrokeringPodID]; b != nil {
 		rec.BrokeringPodDN = b.dn
 	}
-	podKey := s.PodID + "\x00"
 	switch {
 	case s.DesktopPoolID != "":
-		rec.PoolDN = im.pools[podKey+s.DesktopPoolID]
+		rec.PoolDN = im.pools[inPod{s.PodID, s.DesktopPoolID}]
 	case gae != "" && s.FarmID != "":
 		// The API names no application pool: the one of the entitlement
 		// on that farm that application_names names, else the first.
-		k := podKey + gae + "\x00" + s.FarmID
+		k := appPoolKey{s.PodID, gae, s.FarmID}
 		rec.PoolDN = im.appPools[k]
 		for _, name := range s.Apps {
-			if dn, ok := im.appPoolNamed[k+"\x00"+fold.Key(name)]; ok {
+			if dn, ok := im.appPoolNamed[appPoolName{k, fold.Key(name)}]; ok {
 				rec.PoolDN = dn
 				break
 			}
 		}
 	}
 	if s.RDSServerID != "" {
-		rec.HostDN = im.hosts[podKey+s.RDSServerID]
+		rec.HostDN = im.hosts[inPod{s.PodID, s.RDSServerID}]
 	}
 	if s.Client != nil && s.Client.Name != "" {
 		if dn, ok := im.computers[fold.Key(s.Client.Name)]; ok {
