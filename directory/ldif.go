@@ -287,7 +287,19 @@ func safeString(s string) bool {
 		return false
 	}
 	// Printable ASCII only: no byte of a multi-byte (or invalid) UTF-8
-	// sequence passes, so there is no UTF-8 to check.
+	// sequence passes, so there is no UTF-8 to check. Eight bytes at a
+	// time: none at 0x80 or above, none below 0x20 (a borrow into its own
+	// high bit), none equal to 0x7f (zero once xored with it).
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(s) >= 8 {
+		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		del := w ^ ones*0x7f
+		if w&highs != 0 || (w-ones*0x20)&^w&highs != 0 || (del-ones)&^del&highs != 0 {
+			return false
+		}
+		s = s[8:]
+	}
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 126 {
 			return false

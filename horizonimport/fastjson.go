@@ -1,6 +1,8 @@
 package horizonimport
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +30,49 @@ var errSyntax = errors.New("invalid JSON")
 type scanner struct {
 	b []byte
 	i int
+	// guesses remember, for each record type, the field of the key at
+	// each position of the last object read: the records of a page
+	// name their keys in the same order, so a key is mostly matched by
+	// comparing it with one name, not by a look-up.
+	guesses map[*recordType][]keyGuess
+}
+
+// keyGuess is a key seen at a position of an object, and its field
+// (-1: none).
+type keyGuess struct {
+	key   string
+	field int
+}
+
+// maxGuesses bounds the positions remembered per record type.
+const maxGuesses = 64
+
+// fieldAt returns the field of key, the pos-th of an object of type rt.
+func (s *scanner) fieldAt(rt *recordType, pos int, key []byte) *recordField {
+	g := s.guesses[rt]
+	if pos < len(g) && g[pos].key == string(key) {
+		if i := g[pos].field; i >= 0 {
+			return &rt.fields[i]
+		}
+		return nil
+	}
+	i := rt.fieldOf(key)
+	var f *recordField
+	if i >= 0 {
+		f = &rt.fields[i]
+	}
+	if pos > len(g) || pos >= maxGuesses {
+		return f
+	}
+	if s.guesses == nil {
+		s.guesses = map[*recordType][]keyGuess{}
+	}
+	if pos == len(g) {
+		g = append(g, keyGuess{})
+	}
+	g[pos] = keyGuess{string(key), i}
+	s.guesses[rt] = g
+	return f
 }
 
 func (s *scanner) ws() {
@@ -64,6 +109,18 @@ func (s *scanner) stringEnd() (int, bool, error) {
 	if s.i >= len(s.b) || s.b[s.i] != '"' {
 		return 0, false, errSyntax
 	}
+	// Most strings have no escape: the closing quote is the next one, and
+	// the bytes before it are checked eight at a time.
+	start := s.i + 1
+	if q := bytes.IndexByte(s.b[start:], '"'); q >= 0 {
+		if span := s.b[start : start+q]; bytes.IndexByte(span, '\\') < 0 {
+			ascii, ok := checkSpan(span)
+			if !ok {
+				return 0, false, errSyntax
+			}
+			return start + q + 1, ascii, nil
+		}
+	}
 	plain := true
 	for j := s.i + 1; j < len(s.b); j++ {
 		c := s.b[j]
@@ -98,6 +155,31 @@ func (s *scanner) stringEnd() (int, bool, error) {
 		}
 	}
 	return 0, false, errSyntax
+}
+
+// checkSpan reports whether the bytes of a string literal (between its
+// quotes, no escape) are all ASCII, and whether they are allowed at all:
+// no control character.
+func checkSpan(b []byte) (ascii, ok bool) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	var high uint64
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		// A byte below 0x20 (and not 0x80 or above) borrows into its
+		// own high bit: the classic "has a byte less than n".
+		if (w-ones*0x20)&^w&highs != 0 {
+			return false, false
+		}
+		high |= w
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 {
+			return false, false
+		}
+		high |= uint64(c)
+	}
+	return high&highs == 0, true
 }
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
@@ -363,14 +445,14 @@ func isASCII(s string) bool {
 	return true
 }
 
-// fieldOf matches a key to a field as encoding/json does: exactly, else
+// fieldOf matches a key to a field (its index; -1: none) as encoding/json does: exactly, else
 // case-insensitively (strings.EqualFold is its rule: K, the Kelvin sign,
 // is k). The names are lower-case ASCII, so a key without an upper-case
 // ASCII letter and without a byte beyond ASCII matches exactly or not at
 // all.
-func (rt *recordType) fieldOf(key []byte) *recordField {
+func (rt *recordType) fieldOf(key []byte) int {
 	if i, ok := rt.byName[string(key)]; ok {
-		return &rt.fields[i]
+		return i
 	}
 	folds := false
 	for _, c := range key {
@@ -380,14 +462,14 @@ func (rt *recordType) fieldOf(key []byte) *recordField {
 		}
 	}
 	if !folds {
-		return nil
+		return -1
 	}
 	for i := range rt.fields {
 		if strings.EqualFold(rt.fields[i].name, string(key)) {
-			return &rt.fields[i]
+			return i
 		}
 	}
-	return nil
+	return -1
 }
 
 // decodeRecord decodes one record into v (a pointer to a record type)
@@ -429,8 +511,10 @@ func (s *scanner) structValue(v reflect.Value, rt *recordType, depth int, typeEr
 		if depth >= maxDepth {
 			return errSyntax
 		}
+		pos := 0
 		return s.object(func(key []byte) error {
-			f := rt.fieldOf(key)
+			f := s.fieldAt(rt, pos, key)
+			pos++
 			if f == nil {
 				return s.skip(depth + 1)
 			}

@@ -19,6 +19,19 @@ func likeJSON[T any](t *testing.T, prior, b []byte) {
 		// failed read leaves is not compared).
 		want, prior = *new(T), nil
 	}
+	// One scanner reads both, as a page's records are read: what it
+	// guessed of the keys of the first does not change the second.
+	sc := &scanner{}
+	decodeRecord := func(b []byte, v any) error {
+		sc.b, sc.i = b, 0
+		if err := sc.record(v); err != nil {
+			return err
+		}
+		if sc.ws(); sc.i != len(sc.b) {
+			return errSyntax
+		}
+		return nil
+	}
 	if err := decodeRecord(prior, &got); prior != nil && err != nil || !reflect.DeepEqual(want, got) {
 		t.Fatalf("%T %q:\nencoding/json %+v\ndecodeRecord  %+v", want, prior, want, got)
 	}
@@ -188,6 +201,25 @@ func FuzzEachElement(f *testing.F) {
 			if got[i] != string(want[i]) {
 				t.Fatalf("%q: element %d %q, encoding/json %q", b, i, got[i], want[i])
 			}
+		}
+	})
+}
+
+// FuzzCheckSpan: checkSpan, eight bytes at a time, says what a loop over
+// the bytes says: any control character (refused), any byte beyond ASCII.
+func FuzzCheckSpan(f *testing.F) {
+	for _, seed := range []string{"", "abc", "abcdefgh\x1f", "\x7f\x80", "0123456789abcdef\x00", "é", "\x20\x20\x20\x20\x20\x20\x20\x19", "\xff\xff\xff\xff\xff\xff\xff\xff\x1f"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		wantASCII, wantOK := true, true
+		for _, c := range b {
+			wantOK = wantOK && c >= 0x20
+			wantASCII = wantASCII && c < 0x80
+		}
+		ascii, ok := checkSpan(b)
+		if ok != wantOK || ok && ascii != wantASCII {
+			t.Fatalf("%q: ascii %v ok %v, want %v %v", b, ascii, ok, wantASCII, wantOK)
 		}
 	})
 }
