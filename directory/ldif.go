@@ -5,11 +5,11 @@ import (
 	"bytes"
 	"encoding/base64"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/go-ldap/ldap/v3"
 
@@ -21,7 +21,10 @@ import (
 func ldifOrderKey(dn string) string { return orderKey(ldapschema.NormalizeDN(dn)) }
 
 // orderKey is ldifOrderKey of a DN already normalized.
-func orderKey(norm string) string {
+func orderKey(norm string) string { return string(appendOrderKey(make([]byte, 0, 4+len(norm)), norm)) }
+
+// appendOrderKey appends orderKey(norm) to dst.
+func appendOrderKey(dst []byte, norm string) []byte {
 	depth := 1
 	for i := 0; i < len(norm); i++ {
 		switch norm[i] {
@@ -37,12 +40,8 @@ func orderKey(norm string) string {
 	if depth > 9999 {
 		depth = 9999 // deeper than any DN a server takes
 	}
-	key := make([]byte, 4, 4+len(norm))
-	for i := 3; i >= 0; i-- {
-		key[i] = byte('0' + depth%10)
-		depth /= 10
-	}
-	return string(append(key, norm...))
+	dst = append(dst, byte('0'+depth/1000), byte('0'+depth/100%10), byte('0'+depth/10%10), byte('0'+depth%10))
+	return append(dst, norm...)
 }
 
 // encodeLDIFEntry encodes one entry as WriteLDIF writes it: the dn,
@@ -63,11 +62,11 @@ func encodeLDIFEntry(e *ldap.Entry) []byte {
 	return b.Bytes()
 }
 
-// encodeAttrs encodes a record from its attributes as encodeLDIFEntry
-// encodes the same entry (objectClass first, the others by name, values
-// sorted), without building one: what SortedLDIF.Add writes for every
-// entry of an import.
-func encodeAttrs(dn string, attrs ldapschema.Attrs) []byte {
+// appendAttrs appends a record encoded from its attributes as
+// encodeLDIFEntry encodes the same entry (objectClass first, the others by
+// name, values sorted), without building one: what SortedLDIF.Add writes
+// for every entry of an import.
+func appendAttrs(b []byte, dn string, attrs ldapschema.Attrs) []byte {
 	type named struct {
 		class       bool
 		lower, name string
@@ -75,7 +74,6 @@ func encodeAttrs(dn string, attrs ldapschema.Attrs) []byte {
 	}
 	var buf [24]named
 	list := buf[:0]
-	size := len(dn) + 8
 	for name, vals := range attrs {
 		if len(vals) == 0 {
 			continue
@@ -85,32 +83,29 @@ func encodeAttrs(dn string, attrs ldapschema.Attrs) []byte {
 			sort.Strings(vals)
 		}
 		list = append(list, named{strings.EqualFold(name, ldapschema.AttrObjectClass), lowerName(name), name, vals})
-		for _, v := range vals {
-			size += len(name) + 3 + len(v) + len(v)/2
-		}
 	}
 	// By name, objectClass first; two names that differ only in case
 	// (never in a record) by their spelling, so the order is the map's in
 	// no case.
-	sort.Slice(list, func(i, j int) bool {
-		a, b := list[i], list[j]
+	slices.SortFunc(list, func(a, b named) int {
 		if a.class != b.class {
-			return a.class
+			if a.class {
+				return -1
+			}
+			return 1
 		}
 		if a.lower != b.lower {
-			return a.lower < b.lower
+			return strings.Compare(a.lower, b.lower)
 		}
-		return a.name < b.name
+		return strings.Compare(a.name, b.name)
 	})
-	var b bytes.Buffer
-	b.Grow(size)
-	writeLDIFLine(&b, "dn", dn)
+	b = appendLDIFLine(b, "dn", dn)
 	for _, n := range list {
 		for _, v := range n.vals {
-			writeLDIFLine(&b, n.name, v)
+			b = appendLDIFLine(b, n.name, v)
 		}
 	}
-	return b.Bytes()
+	return b
 }
 
 // writeEntrySorted writes e as a record with each attribute's values
@@ -266,6 +261,19 @@ func writeLDIFLine(b stringWriter, name, value string) {
 	b.WriteString("\n")
 }
 
+// appendLDIFLine appends the line writeLDIFLine writes.
+func appendLDIFLine(b []byte, name, value string) []byte {
+	b = append(b, name...)
+	if safeString(value) {
+		b = append(b, ": "...)
+		b = append(b, value...)
+		return append(b, '\n')
+	}
+	b = append(b, ":: "...)
+	b = base64.StdEncoding.AppendEncode(b, []byte(value))
+	return append(b, '\n')
+}
+
 // safeString reports whether an LDIF value may be written as is: printable
 // ASCII (no control character: RFC 2849 would allow most, but a value
 // written as is would act on the terminal the LDIF is printed to, so they
@@ -275,8 +283,22 @@ func safeString(s string) bool {
 	if s == "" {
 		return true
 	}
-	if !utf8.ValidString(s) || s[0] == ' ' || s[0] == ':' || s[0] == '<' || s[len(s)-1] == ' ' {
+	if s[0] == ' ' || s[0] == ':' || s[0] == '<' || s[len(s)-1] == ' ' {
 		return false
+	}
+	// Printable ASCII only: no byte of a multi-byte (or invalid) UTF-8
+	// sequence passes, so there is no UTF-8 to check. Eight bytes at a
+	// time: none at 0x80 or above, none below 0x20 (a borrow into its own
+	// high bit), none equal to 0x7f (zero once xored with it).
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(s) >= 8 {
+		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		del := w ^ ones*0x7f
+		if w&highs != 0 || (w-ones*0x20)&^w&highs != 0 || (del-ones)&^del&highs != 0 {
+			return false
+		}
+		s = s[8:]
 	}
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 126 {

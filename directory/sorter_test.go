@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/go-ldap/ldap/v3"
@@ -27,12 +28,12 @@ func TestRecordSorterSpills(t *testing.T) {
 	for _, limit := range []int{1 << 30, 4096, 1} {
 		s := newRecordSorter(limit)
 		for _, k := range keys {
-			if err := s.Add(k, []byte("data:"+k)); err != nil {
+			if err := s.Add([]byte(k), []byte("data:"+k)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		var got []string
-		if err := s.Each(func(_ string, d []byte) error {
+		if err := s.Each(func(_, d []byte) error {
 			got = append(got, string(bytes.TrimPrefix(d, []byte("data:"))))
 			return nil
 		}); err != nil {
@@ -144,5 +145,62 @@ func TestSortedLDIFOrder(t *testing.T) {
 				t.Errorf("limit %d seed %d: %d entries, %d duplicates; got:\n%s\nwant:\n%s", limit, seed, n, out.Duplicates, got.String(), want.String())
 			}
 		}
+	}
+}
+
+// TestAddOrderedIsAdd: an entry given to AddOrdered as its lines in
+// export's order is written as Add writes its attributes (values that
+// need base64, a value left empty, names of any case); lines out of that
+// order are refused and nothing is added.
+func TestAddOrderedIsAdd(t *testing.T) {
+	dn := `cn=R&D\, "West" <1>,ou=Sessions,` + dit.Base
+	attrs := ldapschema.Attrs{
+		ldapschema.AttrObjectClass: {"pae-Session", "top"},
+		"cn":                       {`R&D, "West" <1>`},
+		"pae-BrokeringPodDN":       {" leading space"},
+		"pae-clientdn":             {"Zürich"},
+		"PAE-HostDN":               {"line\nbreak"},
+		"pae-PodDN":                {"a", "b"},
+		"pae-SessionState":         {"CONNECTED"},
+	}
+	lines := []Line{
+		{ldapschema.AttrObjectClass, "pae-Session"}, {ldapschema.AttrObjectClass, "top"},
+		{"cn", `R&D, "West" <1>`}, {"pae-BrokeringPodDN", " leading space"}, {"pae-clientdn", "Zürich"},
+		{"pae-EntitlementDN", ""}, {"PAE-HostDN", "line\nbreak"}, {"pae-PodDN", "a"}, {"pae-PodDN", "b"},
+		{"pae-SessionState", "CONNECTED"}, {"pae-UserDN", ""},
+	}
+	flush := func(add func(*SortedLDIF) error) (string, error) {
+		out := NewSortedLDIF()
+		defer out.Close()
+		if err := add(out); err != nil {
+			return "", err
+		}
+		var b bytes.Buffer
+		_, err := out.Flush(&b)
+		return b.String(), err
+	}
+	want, err := flush(func(o *SortedLDIF) error { return o.Add(dn, attrs) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := flush(func(o *SortedLDIF) error { return o.AddOrdered(dn, lines) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want || !strings.Contains(want, "pae-BrokeringPodDN:: ") {
+		t.Errorf("AddOrdered wrote:\n%s\nAdd:\n%s", got, want)
+	}
+	for name, bad := range map[string][]Line{
+		"objectClass after cn":       {{"cn", "x"}, {ldapschema.AttrObjectClass, "top"}},
+		"names out of order":         {{"pae-PodDN", "a"}, {"pae-HostDN", "b"}},
+		"values out of order":        {{"pae-PodDN", "b"}, {"pae-PodDN", "a"}},
+		"classes out of order":       {{ldapschema.AttrObjectClass, "top"}, {ldapschema.AttrObjectClass, "pae-Session"}},
+		"case variant spelled after": {{"pae-podDN", "a"}, {"pae-PodDN", "b"}},
+	} {
+		out := NewSortedLDIF()
+		if err := out.AddOrdered(dn, bad); err == nil || out.Len() != 0 {
+			t.Errorf("%s: error %v, %d entries added", name, err, out.Len())
+		}
+		out.Close()
 	}
 }

@@ -217,8 +217,10 @@ func localName(name string) bool {
 
 // ReadFile reads one file of the pull in dir whole (a page: at most the
 // largest answer a pull accepts), for a reader that splits the records
-// itself; it checks the count of records no more than the name.
-func ReadFile(dir string, f File) ([]byte, error) {
+// itself; it checks the count of records no more than the name. It reads
+// into buf when buf is large enough (a reader of many pages reuses one
+// buffer: a page of sessions is a megabyte), else into a new buffer.
+func ReadFile(dir string, f File, buf []byte) ([]byte, error) {
 	if !localName(f.Name) {
 		return nil, fmt.Errorf("file name %q leaves the directory", f.Name)
 	}
@@ -235,7 +237,11 @@ func ReadFile(dir string, f File) ([]byte, error) {
 	if !st.Mode().IsRegular() || st.Size() > maxBody {
 		return nil, fmt.Errorf("%s is not a regular file of at most %d MiB", name, maxBody>>20)
 	}
-	b := make([]byte, st.Size())
+	b := buf[:0]
+	if int64(cap(b)) < st.Size() {
+		b = make([]byte, st.Size())
+	}
+	b = b[:st.Size()]
 	if _, err := io.ReadFull(fh, b); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

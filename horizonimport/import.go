@@ -1,7 +1,6 @@
 package horizonimport
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -44,7 +43,7 @@ type Options struct {
 func WriteLDIF(dir string, opts Options, w io.Writer) (*Report, error) {
 	out := directory.NewSortedLDIF()
 	defer out.Close()
-	rep, err := Import(dir, opts, out.Add)
+	rep, err := run(dir, opts, ldifSink{out})
 	if err != nil {
 		return nil, err
 	}
@@ -67,6 +66,54 @@ func WriteLDIF(dir string, opts Options, w io.Writer) (*Report, error) {
 // pools, entitlements, users, groups, computers (from the base), home
 // sites, pod assignments and sessions.
 func Import(dir string, opts Options, emit Emit) (*Report, error) {
+	return run(dir, opts, emitSink(emit))
+}
+
+// A sink takes the entries of the import: any entry as its attributes,
+// and sessions (most of a federation) as their records, which WriteLDIF
+// encodes with no map of attributes.
+type sink interface {
+	entry(dn string, attrs ldapschema.Attrs) error
+	session(dn string, rec *ldapschema.Session) error
+}
+
+// emitSink hands every entry, sessions too, to an Emit.
+type emitSink Emit
+
+func (e emitSink) entry(dn string, attrs ldapschema.Attrs) error { return e(dn, attrs) }
+func (e emitSink) session(dn string, rec *ldapschema.Session) error {
+	return e(dn, rec.Attrs())
+}
+
+// ldifSink encodes the entries into export's writer; a session's lines
+// are written in export's order (objectClass, then the attributes by
+// name) straight from the record: the same bytes as its Attrs
+// (TestSessionLinesAreAttrs).
+type ldifSink struct{ out *directory.SortedLDIF }
+
+func (l ldifSink) entry(dn string, attrs ldapschema.Attrs) error { return l.out.Add(dn, attrs) }
+func (l ldifSink) session(dn string, rec *ldapschema.Session) error {
+	var buf [11]directory.Line
+	return l.out.AddOrdered(dn, sessionLines(buf[:0], rec))
+}
+
+// sessionLines appends the lines of a session's entry, in export's order.
+func sessionLines(dst []directory.Line, s *ldapschema.Session) []directory.Line {
+	return append(dst,
+		directory.Line{Name: ldapschema.AttrObjectClass, Value: ldapschema.ClassSession},
+		directory.Line{Name: ldapschema.AttrObjectClass, Value: ldapschema.ClassTop},
+		directory.Line{Name: ldapschema.AttrCN, Value: s.ID},
+		directory.Line{Name: ldapschema.AttrBrokeringPodDN, Value: s.BrokeringPodDN},
+		directory.Line{Name: ldapschema.AttrClientDN, Value: s.ClientDN},
+		directory.Line{Name: ldapschema.AttrEntitlementDN, Value: s.EntitlementDN},
+		directory.Line{Name: ldapschema.AttrHostDN, Value: s.HostDN},
+		directory.Line{Name: ldapschema.AttrPodDN, Value: s.PodDN},
+		directory.Line{Name: ldapschema.AttrPoolDN, Value: s.PoolDN},
+		directory.Line{Name: ldapschema.AttrSessionState, Value: s.State},
+		directory.Line{Name: ldapschema.AttrUserDN, Value: s.UserDN})
+}
+
+func run(dir string, opts Options, out sink) (*Report, error) {
 	m, err := horizon.ReadManifest(dir)
 	if err != nil {
 		return nil, err
@@ -78,12 +125,13 @@ func Import(dir string, opts Options, emit Emit) (*Report, error) {
 	if base == nil {
 		base = &Base{Source: DefaultsSource}
 	}
-	im := &importer{dir: dir, m: m, dit: opts.DIT, base: base, emit: emit, rep: newReporter(), opts: opts,
-		sites: map[string]string{}, pods: map[string]*podState{}, podNames: map[string]string{},
+	im := &importer{dir: dir, m: m, dit: opts.DIT, base: base, out: out, rep: newReporter(), opts: opts,
+		sessionSuffix: "," + opts.DIT.Sessions(),
+		sites:         map[string]string{}, pods: map[string]*podState{}, podNames: map[string]string{},
 		principals: map[string]principal{}, uids: map[string]string{}, groupNames: map[string]string{},
 		ges: map[string]*geState{}, geNames: map[string]string{},
-		pools: map[string]string{}, poolGE: map[string]string{}, farms: map[string]string{},
-		hosts: map[string]string{}, appPools: map[string]string{}, appPoolNamed: map[string]string{}, machines: map[string]string{},
+		pools: map[inPod]string{}, poolGE: map[inPod]string{}, farms: map[inPod]string{},
+		hosts: map[inPod]string{}, appPools: map[appPoolKey]string{}, appPoolNamed: map[appPoolName]string{}, machines: map[machineKey]string{},
 		computers: map[string]string{}, counts: map[string]*atomic.Int64{}}
 	for _, k := range Kinds {
 		im.counts[k] = &atomic.Int64{}
@@ -123,9 +171,13 @@ type importer struct {
 	m    *horizon.Manifest
 	dit  ldapschema.DIT
 	base *Base
-	emit Emit
+	out  sink
 	rep  *reporter
 	opts Options
+	// sessionSuffix is what follows a session's RDN in its DN.
+	sessionSuffix string
+	// page is the buffer of the file eachOf reads (one at a time).
+	page []byte
 
 	sites      map[string]string // site id -> name
 	pods       map[string]*podState
@@ -134,21 +186,33 @@ type importer struct {
 	uids       map[string]string    // fold(uid) -> SID
 	groupNames map[string]string    // fold(name) -> SID
 	groups     []*groupState
-	ges        map[string]*geState // id -> entitlement
-	geNames    map[string]string   // fold(name) -> id
-	pools      map[string]string   // pod\x00id -> pool DN (desktop pools)
-	poolGE     map[string]string   // pod\x00pool id -> GE id
-	farms      map[string]string   // pod\x00id -> farm name
-	hosts      map[string]string   // pod\x00id -> host DN
-	appPools   map[string]string   // pod\x00GAE id\x00farm id -> pool DN (the first such pool)
-	// appPoolNamed: pod\x00GAE id\x00farm id\x00folded pool name -> pool DN,
-	// for a session whose application_names name its pool.
-	appPoolNamed map[string]string
-	machines     map[string]string // pod\x00SID\x00GE id -> machine name
-	computers    map[string]string // fold(name) -> DN (from the base)
+	ges        map[string]*geState   // id -> entitlement
+	geNames    map[string]string     // fold(name) -> id
+	pools      map[inPod]string      // pool DN (desktop pools)
+	poolGE     map[inPod]string      // pool -> GE id
+	farms      map[inPod]string      // farm name
+	hosts      map[inPod]string      // host DN
+	appPools   map[appPoolKey]string // the pool DN of the first such pool
+	// appPoolNamed: the pool DN of the pool of that name (folded), for a
+	// session whose application_names name its pool.
+	appPoolNamed map[appPoolName]string
+	machines     map[machineKey]string // machine name
+	computers    map[string]string     // fold(name) -> DN (from the base)
 
 	counts map[string]*atomic.Int64
 }
+
+// Map keys of what is named by a pod and an id (Horizon's ids are a
+// pod's own), built with no allocation per look-up.
+type (
+	inPod       struct{ pod, id string }
+	appPoolKey  struct{ pod, gae, farm string } // an application entitlement's pools on a farm
+	appPoolName struct {
+		appPoolKey
+		name string // folded
+	}
+	machineKey struct{ pod, sid, ge string } // a user's machine of an entitlement
+)
 
 type groupState struct {
 	sid string
@@ -157,30 +221,30 @@ type groupState struct {
 
 func (im *importer) count(kind string) { im.counts[kind].Add(1) }
 
-// each streams the records of an endpoint (one pod's, or the
-// federation-wide ones with pod ""), page after page.
-func (im *importer) each(endpoint, pod string, fn func(json.RawMessage) error) error {
+// emit hands one entry to the sink.
+func (im *importer) emit(dn string, attrs ldapschema.Attrs) error { return im.out.entry(dn, attrs) }
+
+// eachOf decodes the records of an endpoint (one pod's, or the
+// federation-wide ones with pod "") into T, page after page, in one pass
+// (fastjson.go).
+func eachOf[T any](im *importer, endpoint, pod string, fn func(T) error) error {
+	var v T // decoded into in place (one allocation), reset for each record
 	for _, f := range im.m.FilesOf(endpoint, pod) {
-		err := horizon.EachRecord(im.dir, f, func(raw json.RawMessage) error {
+		i := 0
+		err := eachRecordIn(im.dir, f, &im.page, func(sc *scanner) error {
 			im.opts.Records.Add(1)
-			return fn(raw)
+			i++
+			v = *new(T)
+			if err := sc.record(&v); err != nil {
+				return fmt.Errorf("%s: record %d of %s is not what the endpoint answers: %w", endpoint, i, f.Name, err)
+			}
+			return fn(v)
 		})
 		if err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// eachOf decodes the records of an endpoint into T.
-func eachOf[T any](im *importer, endpoint, pod string, fn func(T) error) error {
-	return im.each(endpoint, pod, func(raw json.RawMessage) error {
-		var v T
-		if err := decode(raw, &v); err != nil {
-			return fmt.Errorf("%s: a record that is not what the endpoint answers: %w", endpoint, err)
-		}
-		return fn(v)
-	})
 }
 
 func (im *importer) run() error {
@@ -573,7 +637,6 @@ func (im *importer) podLocal() error {
 }
 
 func (im *importer) podObjects(pod *podState) error {
-	podKey := pod.id + "\x00"
 	names := map[string]bool{} // cn below the pod: servers, pools and farms share it
 	claim := func(kind, name string) bool {
 		if name == "" {
@@ -608,7 +671,7 @@ func (im *importer) podObjects(pod *podState) error {
 		if !claim("farm", f.Name) {
 			return nil
 		}
-		im.farms[podKey+f.ID] = f.Name
+		im.farms[inPod{pod.id, f.ID}] = f.Name
 		rec := im.farm(pod.name, f)
 		im.count("farms")
 		return im.emit(im.dit.Farm(pod.name, f.Name), rec.Attrs())
@@ -618,7 +681,7 @@ func (im *importer) podObjects(pod *podState) error {
 	}
 	hostNames := map[string]bool{}
 	err = eachOf(im, "rds-servers", pod.id, func(h rdsServerJSON) error {
-		farm, ok := im.farms[podKey+h.FarmID]
+		farm, ok := im.farms[inPod{pod.id, h.FarmID}]
 		if !ok {
 			im.rep.loss(keyDangling, fmt.Sprintf("RDS host %s in pod %s: farm %s", h.Name, pod.name, h.FarmID))
 			return nil
@@ -630,7 +693,7 @@ func (im *importer) podObjects(pod *podState) error {
 		hostNames[key(farm, h.Name)] = true
 		rec := im.host(pod.name, farm, h)
 		dn := im.dit.Host(pod.name, farm, h.Name)
-		im.hosts[podKey+h.ID] = dn
+		im.hosts[inPod{pod.id, h.ID}] = dn
 		im.count("hosts")
 		return im.emit(dn, rec.Attrs())
 	})
@@ -654,9 +717,9 @@ func (im *importer) podObjects(pod *podState) error {
 			return nil
 		}
 		dn := im.dit.Pool(pod.name, p.Name)
-		im.pools[podKey+p.ID] = dn
+		im.pools[inPod{pod.id, p.ID}] = dn
 		if p.GDE != "" {
-			im.poolGE[podKey+p.ID] = p.GDE
+			im.poolGE[inPod{pod.id, p.ID}] = p.GDE
 			im.linkPool(p.GDE, ldapschema.TypeDesktop, dn, "pool "+p.Name)
 		}
 		im.count("pools")
@@ -670,7 +733,7 @@ func (im *importer) podObjects(pod *podState) error {
 			im.rep.loss(keyAppOnDesktop, fmt.Sprintf("%s in pod %s", p.Name, pod.name))
 			return nil
 		}
-		farm, ok := im.farms[podKey+p.FarmID]
+		farm, ok := im.farms[inPod{pod.id, p.FarmID}]
 		if !ok {
 			im.rep.loss(keyDangling, fmt.Sprintf("application pool %s in pod %s: farm %s", p.Name, pod.name, p.FarmID))
 			return nil
@@ -682,11 +745,11 @@ func (im *importer) podObjects(pod *podState) error {
 			Enabled: p.Enabled == nil || *p.Enabled, FarmDN: im.dit.Farm(pod.name, farm)}
 		dn := im.dit.Pool(pod.name, p.Name)
 		if p.GAE != "" {
-			k := podKey + p.GAE + "\x00" + p.FarmID
+			k := appPoolKey{pod.id, p.GAE, p.FarmID}
 			if _, ok := im.appPools[k]; !ok {
 				im.appPools[k] = dn
 			}
-			im.appPoolNamed[k+"\x00"+fold.Key(p.Name)] = dn
+			im.appPoolNamed[appPoolName{k, fold.Key(p.Name)}] = dn
 			im.linkPool(p.GAE, ldapschema.TypeApplication, dn, "application pool "+p.Name)
 		}
 		im.count("pools")
@@ -698,12 +761,12 @@ func (im *importer) podObjects(pod *podState) error {
 	// Machines: who is assigned which machine of a dedicated pool, for
 	// the pod assignments.
 	return eachOf(im, "machines", pod.id, func(mc machineJSON) error {
-		ge := im.poolGE[podKey+mc.DesktopPoolID]
+		ge := im.poolGE[inPod{pod.id, mc.DesktopPoolID}]
 		if ge == "" || mc.Name == "" {
 			return nil
 		}
 		for _, sid := range mc.UserIDs {
-			im.machines[podKey+sid+"\x00"+ge] = mc.Name
+			im.machines[machineKey{pod.id, sid, ge}] = mc.Name
 		}
 		return nil
 	})
@@ -792,7 +855,7 @@ func (im *importer) desktopPool(pod string, p desktopPoolJSON, metrics map[strin
 	}
 	rec.Kind = kind
 	if kind == ldapschema.KindRDSDesktop {
-		farm, ok := im.farms[im.podID(pod)+"\x00"+p.FarmID]
+		farm, ok := im.farms[inPod{im.podID(pod), p.FarmID}]
 		if !ok {
 			im.rep.loss(keyDangling, fmt.Sprintf("%s: farm %s", name, p.FarmID))
 			return rec, false
@@ -956,7 +1019,7 @@ func (im *importer) assignments() error {
 			ge = a.GAE
 		}
 		rec := ldapschema.Assignment{UserDN: p.dn, EntitlementDN: geDN, PodDN: pod.dn,
-			Machine: im.machines[a.PodID+"\x00"+a.UserID+"\x00"+ge]}
+			Machine: im.machines[machineKey{a.PodID, a.UserID, ge}]}
 		rec.DN = im.dit.Assignment(p.dn, geDN)
 		im.count("assignments")
 		return im.emit(rec.DN, rec.Attrs())
@@ -980,11 +1043,12 @@ func (im *importer) sessions() error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []byte // the worker's page, reused
 			for f := range work {
 				if failed.Load() {
 					continue
 				}
-				err := im.sessionPage(f)
+				err := im.sessionPage(f, &buf)
 				if err != nil && !failed.Swap(true) {
 					errs <- err
 				}
@@ -1001,28 +1065,18 @@ func (im *importer) sessions() error {
 }
 
 // sessionPage reads one page of sessions in one pass (fastjson.go).
-func (im *importer) sessionPage(f horizon.File) error {
-	b, err := horizon.ReadFile(im.dir, f)
-	if err != nil {
-		return err
-	}
+func (im *importer) sessionPage(f horizon.File, buf *[]byte) error {
 	i := 0
-	n, err := eachElement(f.Name, b, func(sc *scanner) error {
+	var s sessionJSON // decoded into in place, reset for each record
+	return eachRecordIn(im.dir, f, buf, func(sc *scanner) error {
 		im.opts.Records.Add(1)
 		i++
-		var s sessionJSON
-		if err := sc.session(&s); err != nil {
+		s = sessionJSON{}
+		if err := sc.record(&s); err != nil {
 			return fmt.Errorf("%s: record %d is not a session: %w", f.Name, i, err)
 		}
 		return im.session(s)
 	})
-	if err != nil {
-		return err
-	}
-	if n != f.Records {
-		return fmt.Errorf("%s holds %d records, the manifest says %d", f.Name, n, f.Records)
-	}
-	return nil
 }
 
 // session maps one session; it runs on several goroutines and only reads
@@ -1065,24 +1119,23 @@ func (im *importer) session(s sessionJSON) error {
 	if b := im.pods[s.BrokeringPodID]; b != nil {
 		rec.BrokeringPodDN = b.dn
 	}
-	podKey := s.PodID + "\x00"
 	switch {
 	case s.DesktopPoolID != "":
-		rec.PoolDN = im.pools[podKey+s.DesktopPoolID]
+		rec.PoolDN = im.pools[inPod{s.PodID, s.DesktopPoolID}]
 	case gae != "" && s.FarmID != "":
 		// The API names no application pool: the one of the entitlement
 		// on that farm that application_names names, else the first.
-		k := podKey + gae + "\x00" + s.FarmID
+		k := appPoolKey{s.PodID, gae, s.FarmID}
 		rec.PoolDN = im.appPools[k]
 		for _, name := range s.Apps {
-			if dn, ok := im.appPoolNamed[k+"\x00"+fold.Key(name)]; ok {
+			if dn, ok := im.appPoolNamed[appPoolName{k, fold.Key(name)}]; ok {
 				rec.PoolDN = dn
 				break
 			}
 		}
 	}
 	if s.RDSServerID != "" {
-		rec.HostDN = im.hosts[podKey+s.RDSServerID]
+		rec.HostDN = im.hosts[inPod{s.PodID, s.RDSServerID}]
 	}
 	if s.Client != nil && s.Client.Name != "" {
 		if dn, ok := im.computers[fold.Key(s.Client.Name)]; ok {
@@ -1092,7 +1145,7 @@ func (im *importer) session(s sessionJSON) error {
 		}
 	}
 	im.count("sessions")
-	return im.emit(im.dit.Session(s.ID), rec.Attrs())
+	return im.out.session(ldapschema.RDN(ldapschema.AttrCN, s.ID)+im.sessionSuffix, &rec)
 }
 
 // finish writes the entitlements and groups, now that their members and

@@ -16,7 +16,6 @@
 package horizonimport
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/cpactl/cpactl/ldapschema"
@@ -197,10 +196,6 @@ type sessionJSON struct {
 		Name string `json:"name"`
 	} `json:"client_data"`
 }
-
-// decode reads one record into v; a record that is not the object its
-// endpoint answers is an error naming the endpoint.
-func decode(raw json.RawMessage, v any) error { return json.Unmarshal(raw, v) }
 
 // An enum maps Horizon's values of one field to cpactl's. A value in
 // Unsupported is one Horizon has and cpactl cannot hold (reported as
