@@ -35,8 +35,10 @@ type ReplicaCheck struct {
 	Resent int
 	// Extra are entries the replica holds and the provider does not (a
 	// transaction the provider refused, or a delete it missed): only
-	// re-initialising the replica removes them. At most MaxExtraListed.
-	Extra []string
+	// re-initialising the replica removes them. The first MaxExtraListed
+	// by DN; ExtraCount is how many there are.
+	Extra      []string
+	ExtraCount int
 	// Differs are the containers that still differ when the wait ended.
 	Differs []ContainerDiff
 	// Err is why it could not be checked (unreachable, a bind refused),
@@ -66,7 +68,11 @@ func (e *ReplicasBehindError) Error() string {
 		case c.Err != nil:
 			parts = append(parts, fmt.Sprintf("%s: %v", c.URL, describe(c.Err)))
 		case len(c.Extra) > 0:
-			parts = append(parts, fmt.Sprintf("%s holds entries the provider does not (%s)", c.URL, strings.Join(c.Extra, "; ")))
+			more := ""
+			if n := c.ExtraCount - len(c.Extra); n > 0 {
+				more = fmt.Sprintf("; and %d more", n)
+			}
+			parts = append(parts, fmt.Sprintf("%s holds entries the provider does not (%s%s)", c.URL, strings.Join(c.Extra, "; "), more))
 		case len(c.Differs) > 0:
 			var names []string
 			for _, d := range c.Differs {
@@ -163,7 +169,7 @@ func waitReplica(opts Options, provider *Conn, base, u string, deadline time.Tim
 				resends++
 				res, err := resend(provider, replica, base, check.Differs)
 				check.Resent += res.resent
-				check.Extra = res.extra
+				check.Extra, check.ExtraCount = res.extra, res.extraCount
 				if err != nil {
 					check.Err = err
 					return check
@@ -256,8 +262,9 @@ func versions(c Client, dn, base string, classes bool) (map[string]entryVersion,
 }
 
 type resendResult struct {
-	resent int
-	extra  []string
+	resent     int
+	extra      []string
+	extraCount int
 }
 
 // resend compares, entry by entry, the containers that differ, and has
@@ -288,7 +295,7 @@ func resend(provider, replica *Conn, base string, differs []ContainerDiff) (rese
 			}
 		}
 		for uuid, g := range got {
-			if _, ok := want[uuid]; !ok && len(res.extra) < MaxExtraListed {
+			if _, ok := want[uuid]; !ok {
 				res.extra = append(res.extra, g.dn)
 			}
 		}
@@ -299,7 +306,12 @@ func resend(provider, replica *Conn, base string, differs []ContainerDiff) (rese
 		}
 		return touches[i].dn < touches[j].dn
 	})
+	// The first by DN, the same ones every run (got is a map).
 	sort.Strings(res.extra)
+	res.extraCount = len(res.extra)
+	if len(res.extra) > MaxExtraListed {
+		res.extra = res.extra[:MaxExtraListed]
+	}
 	for _, v := range touches {
 		ctl, err := AssertionControl("(" + attrEntryCSN + "=" + ldap.EscapeFilter(v.csn) + ")")
 		if err != nil {

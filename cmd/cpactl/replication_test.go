@@ -768,7 +768,8 @@ func TestStatusSeesRefusedTransaction(t *testing.T) {
 		t.Fatalf("export: %d %s", code, errOut)
 	}
 	code, _, errOut = cpactlMain(append(hosts, "--timeout", "2s", "apply", "--wait-replicas=5s", file), env)
-	if code != 2 || !strings.Contains(errOut, c.URL+" holds entries the provider does not ("+dit.Site("phantom-00")) {
+	if code != 2 || !strings.Contains(errOut, c.URL+" holds entries the provider does not ("+dit.Site("phantom-00")+"; "+dit.Site("phantom-01")+"; ") ||
+		!strings.Contains(errOut, "; and 10 more)") {
 		t.Errorf("apply --wait-replicas: exit %d %s", code, errOut)
 	}
 }
