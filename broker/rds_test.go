@@ -390,10 +390,25 @@ func TestSelectHostWhy(t *testing.T) {
 		"d": {"bucket 3", "load balancing disabled", "connecting sessions 25 >= CST 20"},
 		"e": {"not a candidate", "disabled"},
 	}
+	why := make(map[string]string, len(sel.Hosts))
 	for _, a := range sel.Hosts {
-		for _, w := range want[a.Host] {
-			if !strings.Contains(a.Why, w) {
-				t.Errorf("host %s: why %q lacks %q", a.Host, a.Why, w)
+		if _, dup := why[a.Host]; dup {
+			t.Errorf("host %s listed twice", a.Host)
+		}
+		why[a.Host] = a.Why
+	}
+	if len(why) != len(want) {
+		t.Errorf("%d hosts explained, want %d: %v", len(why), len(want), why)
+	}
+	for host, words := range want {
+		got, ok := why[host]
+		if !ok {
+			t.Errorf("host %s is not explained", host)
+			continue
+		}
+		for _, w := range words {
+			if !strings.Contains(got, w) {
+				t.Errorf("host %s: why %q lacks %q", host, got, w)
 			}
 		}
 	}

@@ -166,16 +166,26 @@ func TestRunTopology(t *testing.T) {
 		}
 	})
 	t.Run("site delete refuses without --yes off a terminal", func(t *testing.T) {
+		// --force, so that Germany's referrers do not refuse it first:
+		// what is left to refuse it is the missing --yes.
 		g, out, _ := snapshotGlobals(t)
-		o := &namedDeleteOptions{g: g, spec: namedDelete{kind: directory.KindSite,
+		o := &namedDeleteOptions{g: g, deleteFlags: deleteFlags{Force: true}, spec: namedDelete{kind: directory.KindSite,
 			hint: func(string) string { return "" },
 			lookup: func(st *directory.Store, name string) (string, string, error) {
 				s, err := st.Site(name)
 				return s.Name, s.DN, err
 			}}, Name: "Germany"}
 		err := o.run()
-		if err == nil || out.Len() != 0 {
-			t.Fatalf("err %v, stdout %q: want a refusal and nothing printed", err, out)
+		var f *Failure
+		if !errors.As(err, &f) || f.Code != ExitError || !strings.Contains(f.Error(), `deleting site "Germany" needs confirmation`) ||
+			!strings.Contains(f.Hint, "pass --yes") || out.Len() != 0 {
+			t.Fatalf("err %v, stdout %q: want a refusal that asks for --yes and nothing printed", err, out)
+		}
+		// With --yes the same run gets past the question to the write,
+		// which the read-only snapshot refuses.
+		o.Yes = true
+		if err := o.run(); err == nil || !strings.Contains(err.Error(), "read-only") {
+			t.Fatalf("with --yes: err %v, want the snapshot's refusal of the write", err)
 		}
 	})
 }

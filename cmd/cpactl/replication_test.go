@@ -264,14 +264,30 @@ func TestProviderDown(t *testing.T) {
 	p, c := r.Provider, r.Consumers[0]
 	env := adminEnv(p)
 	hosts := []string{"-H", p.URL + "," + c.URL, "--timeout", "2s"}
+	// Each read, first from the provider while it is up: with it down,
+	// the consumer must give the same answer, exit code and output.
+	reads := [][]string{{"lint"}, {"export"}, {"resolve", "--user", "carol", "--entitlement", "Desktops", "--connection-server", "cs-nyc-1"}}
+	type answer struct {
+		code int
+		out  string
+	}
+	before := make([]answer, len(reads))
+	for i, read := range reads {
+		code, out, errOut := cpactlMain(append([]string{"-H", p.URL}, read...), env)
+		if code > 2 || out == "" {
+			t.Fatalf("%s with the provider up: exit %d %s", read[0], code, errOut)
+		}
+		before[i] = answer{code, out}
+	}
 	p.Halt()
 	code, out, errOut := cpactlMain(append(hosts, "site", "list", "-o", "json"), env)
 	if code != 0 || !strings.Contains(out, `"UK"`) {
 		t.Fatalf("site list with the provider down: exit %d %s%s", code, out, errOut)
 	}
-	for _, read := range [][]string{{"lint"}, {"export"}, {"resolve", "--user", "carol", "--entitlement", "Desktops", "--connection-server", "cs-nyc-1"}} {
-		if code, out, errOut := cpactlMain(append(hosts, read...), env); code > 2 || (code == 2 && read[0] != "lint") || out == "" {
-			t.Errorf("%s with the provider down: exit %d %s", read[0], code, errOut)
+	for i, read := range reads {
+		code, out, errOut := cpactlMain(append(hosts, read...), env)
+		if code != before[i].code || out != before[i].out {
+			t.Errorf("%s with the provider down: exit %d (up: %d), the same output: %v; %s", read[0], code, before[i].code, out == before[i].out, errOut)
 		}
 	}
 	code, _, errOut = cpactlMain(append(hosts, "site", "create", "Mars"), env)
