@@ -58,6 +58,9 @@ func (o *siteGraphOptions) run() error {
 	if format != output.DOT && format != output.Mermaid {
 		return errorf("", "-o %q: site graph draws dot or mermaid", o.Output)
 	}
+	if err := o.whatIf.validate(); err != nil {
+		return err
+	}
 	base, closeFn, err := o.g.ReadStore(o.From)
 	if err != nil {
 		return err

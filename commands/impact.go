@@ -92,7 +92,7 @@ func (o *impactOptions) validate() error {
 		}
 		o.Users[i] = n.UID
 	}
-	return nil
+	return o.whatIf.validate()
 }
 
 // impactReport is what impact prints: the engine's report with the

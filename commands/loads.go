@@ -51,6 +51,9 @@ not exist, 1 on other errors.`,
 			if o.Entitlement == "" {
 				return errorf("name the global entitlement: --entitlement GE", "--entitlement is required")
 			}
+			if err := o.whatIf.validate(); err != nil {
+				return err
+			}
 			return o.run()
 		},
 	}

@@ -122,7 +122,7 @@ func (o *resolveOptions) validate() error {
 	if _, err := directory.ParseUserName(o.User); err != nil {
 		return errorf("", "%v", err)
 	}
-	return nil
+	return o.whatIf.validate()
 }
 
 func (o *resolveOptions) run() error {

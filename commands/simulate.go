@@ -165,7 +165,7 @@ func (o *stormOptions) validate() error {
 			return errorf("", "--%s %d is out of range: it takes an integer %s (like %s)", t.flag, v.value, set.Range(), t.attr)
 		}
 	}
-	return nil
+	return o.whatIf.validate()
 }
 
 func (o *stormOptions) protocol() (broker.Protocol, error) {

@@ -33,7 +33,20 @@ type whatIfFlags struct {
 	HostLoads    []string // HOST=LOADINDEX[,connecting=N][,sessions=N]
 	Preferred    []string // SITE=A,B (empty: no preferred site)
 
-	errOut io.Writer // where a refused --with file's problems are listed
+	errOut io.Writer      // where a refused --with file's problems are listed
+	parsed *parsedWhatIfs // what validate parsed, before any I/O
+}
+
+// validate parses the what-ifs before the command reads anything, so
+// that a malformed one is named rather than hidden behind a server that
+// cannot be reached (no I/O: the names they give are checked by overlay).
+func (w *whatIfFlags) validate() error {
+	parsed, err := w.parse()
+	if err != nil {
+		return err
+	}
+	w.parsed = parsed
+	return nil
 }
 
 func (w *whatIfFlags) add(cmd *cobra.Command) {
@@ -253,9 +266,11 @@ func parsePreferred(s string) (preferredWhatIf, error) {
 // offline in every request (they are a request option of the broker, not
 // data).
 func (w *whatIfFlags) overlay(base *directory.Store) (st *directory.Store, list []broker.WhatIf, offline []string, err error) {
-	parsed, err := w.parse()
-	if err != nil {
-		return nil, nil, nil, err
+	parsed := w.parsed
+	if parsed == nil {
+		if parsed, err = w.parse(); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	list = []broker.WhatIf{}
 	st = base
