@@ -76,3 +76,118 @@ func TestLayers(t *testing.T) {
 		})
 	}
 }
+
+const module = "github.com/cpactl/cpactl/"
+
+// packageMap reads the package table of docs/architecture.md: each row's
+// packages (the backquoted names of its first cell) and the row's place.
+func packageMap(t *testing.T) map[string]int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "\n## Packages\n")
+	if start < 0 {
+		t.Fatal("docs/architecture.md has no \"## Packages\" section")
+	}
+	text = text[start+1:]
+	if end := strings.Index(text[3:], "\n## "); end >= 0 {
+		text = text[:end+3]
+	}
+	rows := map[string]int{}
+	row := 0
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		row++
+		first, _, _ := strings.Cut(line[2:], " |")
+		for _, part := range strings.Split(first, "`")[1:] {
+			if name := strings.TrimSpace(part); name != "" && name != "," {
+				rows[name] = row
+			}
+		}
+	}
+	if row < 10 {
+		t.Fatalf("docs/architecture.md: only %d package rows read", row)
+	}
+	return rows
+}
+
+// TestImportsGoDownTheMap: every package with non-test code is on the
+// map of docs/architecture.md, and imports only packages below its own
+// row (or in it: `prompt`, `quote`), so that an import up the list fails.
+// A package under another's directory (a tool's main) may import its
+// parent.
+func TestImportsGoDownTheMap(t *testing.T) {
+	rows := packageMap(t)
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	checked := 0
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(rel)
+		own, onMap := rows[pkg]
+		parent := ""
+		if !onMap {
+			// A tool under a package's directory (internal/horizontest/cmd/horizon-serve).
+			for p := pkg; strings.Contains(p, "/"); {
+				p = p[:strings.LastIndex(p, "/")]
+				if r, ok := rows[p]; ok {
+					own, onMap, parent = r, true, p
+					break
+				}
+			}
+		}
+		if !onMap {
+			t.Errorf("%s: package %s is not in docs/architecture.md's package table: add its row where its imports put it", path, pkg)
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		checked++
+		for _, imp := range f.Imports {
+			ip, err := strconv.Unquote(imp.Path.Value)
+			if err != nil {
+				return err
+			}
+			dep, ok := strings.CutPrefix(ip, module)
+			if !ok || dep == parent {
+				continue
+			}
+			r, ok := rows[dep]
+			switch {
+			case !ok:
+				t.Errorf("%s imports %s, which is not in docs/architecture.md's package table", fset.Position(imp.Pos()), dep)
+			case r < own:
+				t.Errorf("%s imports %s, which is above %s in docs/architecture.md: imports go down the list", fset.Position(imp.Pos()), dep, pkg)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 50 {
+		t.Fatalf("only %d files checked", checked)
+	}
+}
