@@ -144,6 +144,9 @@ func hintOf(err error) string {
 	}
 	var conflict *directory.ConflictError
 	if errors.As(err, &conflict) {
+		if conflict.Replica != "" {
+			return "this command read from the replica " + conflict.Replica + ", which may not have caught up with the provider yet: check with `cpactl status`, then apply your change again (or list the provider first in -H)"
+		}
 		return "re-read the object and apply your change again"
 	}
 	var re *broker.RequestError

@@ -70,6 +70,10 @@ type ConflictError struct {
 	// Err is the server's answer, when there is one (a failed assertion,
 	// no such object, already exists): errors.As finds its result code.
 	Err error
+	// Replica is the read-only replica the change was read from, before
+	// the write moved to the provider: what it read may only have lagged
+	// behind the provider.
+	Replica string
 }
 
 func (e *ConflictError) Error() string {

@@ -71,6 +71,7 @@ type Conn struct {
 	writable   atomic.Bool // a write or the probe showed this server takes writes
 	probeDN    string      // an entry of the database the writes go to (the base)
 	replica    *ldap.Conn  // the replica's connection the move left (it applies no write)
+	replicaURL string      // that replica's URI: what the command read before the move
 
 	timeout    time.Duration
 	settleOnce sync.Once

@@ -275,7 +275,8 @@ func (s *Store) applyChecked(p *Plan) error {
 // applyPlan is ApplyPlan without adding assertions: the writes of a plan
 // (or of one of its parts), each reference guarded by touches in the
 // transaction that adds it (guard.go).
-func (s *Store) applyPlan(p *Plan) error {
+func (s *Store) applyPlan(p *Plan) (err error) {
+	defer func() { err = s.readFromReplica(err) }()
 	p.Stepwise, p.Split = false, false
 	p.Transactions = 0
 	if len(p.Writes) == 0 {
@@ -319,6 +320,17 @@ func (s *Store) applyPlan(p *Plan) error {
 		}
 	}
 	return nil
+}
+
+// readFromReplica notes on a conflict the read-only replica the store
+// read from before its write moved to the provider (what it read may only
+// lag behind the provider's).
+func (s *Store) readFromReplica(err error) error {
+	var conflict *ConflictError
+	if conn, ok := s.Client.(*Conn); ok && errors.As(err, &conflict) && conflict.Replica == "" {
+		conflict.Replica = conn.ReadReplica()
+	}
+	return err
 }
 
 func (p *Plan) failure(what string, err error) error {

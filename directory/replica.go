@@ -268,7 +268,7 @@ func (c *Conn) moveToProvider(conn *ldap.Conn, refs []string) error {
 		return &ReplicaError{Replica: replica, Provider: target, Err: err}
 	}
 	c.mu.Lock()
-	c.replica = current
+	c.replica, c.replicaURL = current, replica
 	c.mu.Unlock()
 	c.swap(fresh)
 	c.onProvider.Store(true)
@@ -277,6 +277,14 @@ func (c *Conn) moveToProvider(conn *ldap.Conn, refs []string) error {
 		c.opts.Note(fmt.Sprintf("%s is a read-only replica: writing to the provider %s (and reading from it for the rest of the command)", replica, target))
 	}
 	return nil
+}
+
+// ReadReplica is the read-only replica this connection read from before
+// a write moved it to the provider, "" when it did not move.
+func (c *Conn) ReadReplica() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.replicaURL
 }
 
 // leftReplica reports whether conn is the read-only replica's connection

@@ -223,7 +223,7 @@ func (s *Store) Add(w Writer, dn string, a ldapschema.Attrs) error {
 		}
 		if s.direct(w) && IsNoSuchObject(err) {
 			// Its parent was read, so it is gone since.
-			return &ConflictError{What: ldapschema.ParentOf(dn), Err: err}
+			return s.readFromReplica(&ConflictError{What: ldapschema.ParentOf(dn), Err: err})
 		}
 		if refused, ok := s.writeRefused(err, []Write{{Verb: "create", Object: s.DIT.Describe(dn), DN: dn, add: req}}, false); ok {
 			return refused
@@ -284,7 +284,7 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 	}
 	if err := w.Modify(req); err != nil {
 		if IsCode(err, ldap.LDAPResultAssertionFailed) {
-			return &ConflictError{What: dn}
+			return s.readFromReplica(&ConflictError{What: dn})
 		}
 		if s.direct(w) && unanswered(err) {
 			return s.settle(err, "modifying "+dn, []Write{{DN: dn, modify: req}})

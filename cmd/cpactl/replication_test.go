@@ -789,3 +789,44 @@ func TestStatusSeesRefusedTransaction(t *testing.T) {
 		t.Errorf("apply --wait-replicas: exit %d %s", code, errOut)
 	}
 }
+
+// TestConflictFromALaggingReplica: a write whose reads came from a
+// consumer that has not caught up (replication cut while the provider
+// took a change of the pod it refers to) is refused at the provider as a
+// conflict (exit 5: what it checked is not what the provider holds), and
+// the hint says the replica it read may lag, not that someone else
+// changed the pod.
+func TestConflictFromALaggingReplica(t *testing.T) {
+	var proxy *syncProxy
+	r := replicated(t, slapdtest.ReplicaOptions{SyncVia: func(provider string) string {
+		proxy = newSyncProxy(t, provider)
+		return proxy.URL()
+	}}, "")
+	p, c := r.Provider, r.Consumers[0]
+	env := adminEnv(p)
+	proxy.Cut()
+	admin, err := p.DialAs(p.Account(slapdtest.Admin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	pod := ldapschema.DIT{Base: p.Base}.Pod("London-1")
+	mod := ldap.NewModifyRequest(pod, nil)
+	mod.Replace("description", []string{"changed on the provider"})
+	if err := admin.Modify(mod); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := cpactlMain([]string{"-H", c.URL, "--write-url", p.URL, "session", "record", "--user", "bob", "--entitlement", "Desktops",
+		"--pod", "London-1", "--pool", "lon-desktops", "--brokering-pod", "London-1", "--id", "lagged"}, env)
+	if code != 5 || !strings.Contains(errOut, "hint: this command read from the replica "+c.URL+", which may not have caught up with the provider yet") {
+		t.Errorf("a write read from a lagging replica: exit %d %s", code, errOut)
+	}
+	proxy.Mend()
+	if err := r.WaitReplicated(15 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := cpactlMain([]string{"-H", c.URL, "--write-url", p.URL, "session", "record", "--user", "bob", "--entitlement", "Desktops",
+		"--pod", "London-1", "--pool", "lon-desktops", "--brokering-pod", "London-1", "--id", "lagged"}, env); code != 0 {
+		t.Errorf("the same write once the replica caught up: exit %d %s", code, errOut)
+	}
+}
