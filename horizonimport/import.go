@@ -815,7 +815,10 @@ func (im *importer) host(pod, farm string, h rdsServerJSON) ldapschema.Host {
 	rec := ldapschema.Host{Name: h.Name, Farm: farm, Pod: pod, Description: h.Description, Enabled: h.Enabled == nil || *h.Enabled}
 	b, inBase := im.base.Hosts[key(pod, farm, h.Name)]
 	if inBase {
-		rec.Connecting, rec.Features = b.Connecting, b.Features
+		rec.Connecting = b.Connecting
+		if !b.FeaturesDefault { // unset in the base stays unset: every feature
+			rec.Features = b.Features
+		}
 		rec.PolicyLoadIndexThreshold, rec.PolicyConnectingSessionThreshold = b.PolicyLoadIndexThreshold, b.PolicyConnectingSessionThreshold
 	}
 	name := fmt.Sprintf("RDS host %s in farm %s", h.Name, farm)

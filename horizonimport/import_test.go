@@ -436,6 +436,35 @@ func TestImportKeepsTheBase(t *testing.T) {
 	}
 }
 
+// TestImportLeavesUnsetFeaturesUnset: a host whose entry in the base
+// holds no pae-HostFeature (every feature) is imported without one, as a
+// host the base lacks is: a sync right after an import and apply changes
+// nothing (it showed +BLAST, +MULTISESSION, ... on every such host).
+func TestImportLeavesUnsetFeaturesUnset(t *testing.T) {
+	p := testFederation(t)
+	host := ldapschema.Host{Name: "host-1", LoadIndex: 1, Enabled: true} // no features: unset
+	base := baseOf(t, "the snapshot base.ldif",
+		record{dit.Site("A"), ldapschema.Site{Name: "A"}.Attrs()},
+		record{dit.Pod("pod-1"), ldapschema.Pod{Name: "pod-1", SiteDN: dit.Site("A")}.Attrs()},
+		record{dit.Farm("pod-1", "farm-1"), ldapschema.Farm{Name: "farm-1"}.Attrs()},
+		record{dit.Host("pod-1", "farm-1", "host-1"), host.Attrs()},
+	)
+	st, _ := importInto(t, p.done(), base)
+	h, err := st.Host("host-1")
+	if err != nil || !h.FeaturesDefault {
+		t.Errorf("host-1: %+v %v: want no pae-HostFeature value (unset in the base)", h, err)
+	}
+	hosts, err := st.Hosts("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hosts {
+		if !h.FeaturesDefault {
+			t.Errorf("host %s: features %v set, want unset (neither Horizon nor the base sets them)", h.Name, h.Features)
+		}
+	}
+}
+
 // TestImportOlderServer: without v3 sites and the v7 flags (a server
 // before 2512), preferred sites and the entitlements' preferred-site flags
 // come from the base, and so does site redirection without the v2 CPA.

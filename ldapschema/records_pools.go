@@ -120,16 +120,20 @@ var FarmManaged = []string{AttrDescription, AttrMaxSessionsPerHost, AttrHostLoad
 
 // Host is an RDS host entry (a child of its farm).
 type Host struct {
-	DN          string
-	Name        string
-	Farm        string
-	Pod         string
-	LoadIndex   int
-	Sessions    int
-	Connecting  int
-	Features    []string // upper case, see AllFeatures
-	Enabled     bool
-	Description string
+	DN         string
+	Name       string
+	Farm       string
+	Pod        string
+	LoadIndex  int
+	Sessions   int
+	Connecting int
+	Features   []string // upper case, see AllFeatures
+	// FeaturesDefault: the entry holds no pae-HostFeature value, which
+	// means every feature (Features then lists them all). Only
+	// HostFromEntry sets it; Attrs writes Features whatever it says.
+	FeaturesDefault bool
+	Enabled         bool
+	Description     string
 	// PolicyLoadIndexThreshold and PolicyConnectingSessionThreshold are
 	// the host's policy (ADMX) thresholds, which replace the farm's
 	// host-side ones; nil when not set, 0 = off.
@@ -156,6 +160,7 @@ func HostFromEntry(e *ldap.Entry) (Host, error) {
 	}
 	if len(h.Features) == 0 {
 		h.Features = append([]string(nil), AllFeatures...)
+		h.FeaturesDefault = true
 	}
 	return h, r.err
 }
