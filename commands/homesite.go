@@ -261,7 +261,7 @@ type HomeSiteView struct {
 
 type homeSiteListOptions struct {
 	g *Globals
-	readFlags
+	listFlags
 	principalFlags
 	Global bool
 }
@@ -281,7 +281,7 @@ only (` + "`cpactl homesite resolve`" + ` also considers the user's groups).`,
 	}
 	o.principalFlags.add(cmd, "only this entitlement's overrides")
 	cmd.Flags().BoolVar(&o.Global, "global", false, "only global home sites")
-	o.readFlags.add(cmd)
+	o.listFlags.add(cmd, "home-site rows", false)
 	return cmd
 }
 
@@ -292,7 +292,7 @@ func (o *homeSiteListOptions) run() error {
 	if o.Global && o.Entitlement != "" {
 		return errorf("pass one of them", "--global and --entitlement exclude each other")
 	}
-	p, st, closeFn, err := o.open(o.g)
+	p, st, closeFn, _, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -340,6 +340,8 @@ func (o *homeSiteListOptions) run() error {
 		views = append(views, v)
 	}
 	sortHomeSiteViews(views)
+	views, total := cut(views, o.Limit)
+	defer o.counted(o.g, p, len(views), total)
 	return p.Print(views, func(w io.Writer) error {
 		table := make([][]string, 0, len(views))
 		for _, v := range views {
