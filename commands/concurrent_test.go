@@ -26,8 +26,8 @@ func racePair(t *testing.T, srv *slapdtest.Server, args [2][]string) [2]error {
 		g := &Globals{IO: IOStreams{In: bytes.NewReader(nil), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}},
 			Interactive: func() bool { return false }, Getenv: func(string) string { return "" }}
 		g.OpenStore = func() (*directory.Store, func(), error) {
-			c, err := directory.Dial(directory.Options{URLs: []string{srv.URL}, BindDN: srv.RootDN,
-				Password: slapdtest.RootPassword, Timeout: 10 * time.Second})
+			c, err := directory.Dial(directory.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(),
+				Password: slapdtest.AdminPassword, Timeout: 10 * time.Second})
 			if err != nil {
 				return nil, nil, err
 			}

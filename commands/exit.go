@@ -35,7 +35,7 @@ var exitCodeHelp = []struct {
 	{ExitError, "error: bad input (the message names the flag or value), a server that cannot be reached, closes the connection or does not answer within --timeout, refused operation; nothing was written (also when a write's answer was lost and a re-read shows it was not applied: \"not written\")"},
 	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings, `impact` when a request moves; `status`: a replica unreachable, lagging, or holding other entries than the provider with its contextCSN; `apply --wait-replicas`: the change is written, but a replica has not caught up when the wait ends, or holds entries the provider does not; `horizon push`: writes to make, and no --yes"},
 	{ExitNotFound, "a named object (site, pod, user, entitlement, ...) does not exist, or the base DN (-b) or the layout `cpactl init` creates; a Horizon server without an API the federation needs (404)"},
-	{ExitAuth, "authentication failed or access refused (bind, insufficient access; a Horizon login or privilege refused)"},
+	{ExitAuth, "authentication failed or access refused (bind, insufficient access: the line names the bound identity and its roles, the object and the role that would allow it; what the server hides from an anonymous connection; a Horizon login or privilege refused)"},
 	{ExitConflict, "conflict: someone else changed the object first (for `horizon push`: in Horizon, between the plan and the write); re-read and retry"},
 	{ExitNoSession, "resolve: the request would get no session (DENIED, UNAVAILABLE, NO_CAPACITY)"},
 	{ExitUnknown, "a write's outcome is unknown: it was sent, no answer came, and a re-read on a fresh connection could not tell (check with `cpactl diff`); when the re-read finds the write in place the command succeeds (exit 0) with a note on stderr; for `horizon push`, also a write Horizon accepted that reading it back does not show"},
@@ -82,6 +82,7 @@ func ExitCode(err error) int {
 	var layout *directory.LayoutError
 	var conflict *directory.ConflictError
 	var auth *directory.AuthError
+	var refused *directory.RefusedError
 	var unknown *directory.OutcomeUnknownError
 	var notWritten *directory.NotWrittenError
 	var partial *directory.PartialError
@@ -121,7 +122,7 @@ func ExitCode(err error) int {
 		return ExitNotFound
 	case errors.As(err, &conflict):
 		return ExitConflict
-	case errors.As(err, &auth):
+	case errors.As(err, &auth), errors.As(err, &refused):
 		return ExitAuth
 	}
 	switch {
@@ -172,6 +173,10 @@ func hintOf(err error) string {
 	var caFile *directory.CAFileError
 	if errors.As(err, &caFile) {
 		return caFile.Hint()
+	}
+	var refused *directory.RefusedError
+	if errors.As(err, &refused) {
+		return refused.Hint()
 	}
 	var authRequired *directory.AuthRequiredError
 	if errors.As(err, &authRequired) {

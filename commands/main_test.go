@@ -32,9 +32,9 @@ func passwordFile(t *testing.T, pw string) string {
 	return path
 }
 
-// rootArgs are the connection flags for the harness root DN.
+// rootArgs are the connection flags for the harness admin account.
 func rootArgs(t *testing.T, s *slapdtest.Server, url string) []string {
-	return []string{"-H", url, "-D", s.RootDN, "-y", passwordFile(t, slapdtest.RootPassword)}
+	return []string{"-H", url, "-D", s.AdminDN(), "-y", passwordFile(t, slapdtest.AdminPassword)}
 }
 
 func TestSchemaCheckNamesAMissingAttribute(t *testing.T) {
@@ -65,7 +65,7 @@ func TestSchemaCheckNamesAMissingAttribute(t *testing.T) {
 
 func TestWrongPasswordExits4(t *testing.T) {
 	s := slapdtest.Start(t, slapdtest.Config{})
-	code, _, errOut := run(t, "settings", "show", "-H", s.URL, "-D", s.RootDN, "-y", passwordFile(t, "wrong"))
+	code, _, errOut := run(t, "settings", "show", "-H", s.URL, "-D", s.AdminDN(), "-y", passwordFile(t, "wrong"))
 	if code != ExitAuth {
 		t.Fatalf("exit %d, want %d; stderr %q", code, ExitAuth, errOut)
 	}
@@ -99,13 +99,13 @@ func assertOneLineError(t *testing.T, stderr, want string) {
 
 func TestTLS(t *testing.T) {
 	s := slapdtest.Start(t, slapdtest.Config{TLS: true, WithBase: true})
-	pw := passwordFile(t, slapdtest.RootPassword)
+	pw := passwordFile(t, slapdtest.AdminPassword)
 	// settings show reads cn=Common: the layout must be there.
-	if code, _, errOut := run(t, "init", "-H", s.URL, "-D", s.RootDN, "-y", pw); code != 0 {
+	if code, _, errOut := run(t, "init", "-H", s.URL, "-D", s.AdminDN(), "-y", pw); code != 0 {
 		t.Fatalf("init: exit %d: %s", code, errOut)
 	}
 	show := func(extra ...string) (int, string) {
-		args := append([]string{"settings", "show", "-D", s.RootDN, "-y", pw}, extra...)
+		args := append([]string{"settings", "show", "-D", s.AdminDN(), "-y", pw}, extra...)
 		code, _, errOut := run(t, args...)
 		return code, errOut
 	}
@@ -148,8 +148,8 @@ func TestTLS(t *testing.T) {
 // TLS configured) makes -Z fail instead of continuing in clear text.
 func TestStartTLSRefusedIsAnError(t *testing.T) {
 	s := slapdtest.Start(t, slapdtest.Config{WithBase: true})
-	code, _, errOut := run(t, "settings", "show", "-H", s.URL, "-Z", "-D", s.RootDN, "-y",
-		passwordFile(t, slapdtest.RootPassword))
+	code, _, errOut := run(t, "settings", "show", "-H", s.URL, "-Z", "-D", s.AdminDN(), "-y",
+		passwordFile(t, slapdtest.AdminPassword))
 	if code != ExitError {
 		t.Fatalf("exit %d, want 1; stderr %q", code, errOut)
 	}

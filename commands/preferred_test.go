@@ -204,8 +204,8 @@ func TestPreferredConcurrentWriters(t *testing.T) {
 			g := &Globals{IO: IOStreams{Out: outs[i], Err: outs[i]}, Interactive: func() bool { return false }}
 			o := &sitePreferredOptions{g: g, Name: "India", Set: list, setGiven: true}
 			o.open = func() (*directory.Store, func(), error) {
-				c, err := directory.Dial(directory.Options{URLs: []string{srv.URL}, BindDN: srv.RootDN,
-					Password: slapdtest.RootPassword, Timeout: 10 * time.Second})
+				c, err := directory.Dial(directory.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(),
+					Password: slapdtest.AdminPassword, Timeout: 10 * time.Second})
 				if err != nil {
 					return nil, nil, err
 				}
@@ -253,7 +253,7 @@ func TestPreferredConcurrentWriters(t *testing.T) {
 
 func mustDial(t *testing.T, srv *slapdtest.Server) *directory.Conn {
 	t.Helper()
-	c, err := directory.Dial(directory.Options{URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword})
+	c, err := directory.Dial(directory.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
 	}

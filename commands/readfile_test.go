@@ -116,8 +116,8 @@ func TestPasswordAndCAFromPipes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, _, errOut := run(t, "init", "-H", s.LDAPSURL, "-D", s.RootDN,
-		"-y", fifoFeeding(t, slapdtest.RootPassword+"\n", false), "--ca-file", fifoFeeding(t, string(ca), false))
+	code, _, errOut := run(t, "init", "-H", s.LDAPSURL, "-D", s.AdminDN(),
+		"-y", fifoFeeding(t, slapdtest.AdminPassword+"\n", false), "--ca-file", fifoFeeding(t, string(ca), false))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

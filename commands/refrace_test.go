@@ -71,8 +71,8 @@ func cpactlOn(srv *slapdtest.Server, wrap func(directory.Client) directory.Clien
 	g := &Globals{IO: IOStreams{In: bytes.NewReader(nil), Out: &out, Err: &out},
 		Interactive: func() bool { return false }, Getenv: func(string) string { return "" }}
 	g.OpenStore = func() (*directory.Store, func(), error) {
-		c, err := directory.Dial(directory.Options{URLs: []string{srv.URL}, BindDN: srv.RootDN,
-			Password: slapdtest.RootPassword, Timeout: 10 * time.Second})
+		c, err := directory.Dial(directory.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(),
+			Password: slapdtest.AdminPassword, Timeout: 10 * time.Second})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -153,7 +153,7 @@ func danglingIn(t *testing.T, srv *slapdtest.Server) []string {
 	for _, e := range entries {
 		for _, a := range directory.DNAttributes() {
 			for _, v := range e.GetEqualFoldAttributeValues(a) {
-				if !exists[ldapschema.NormalizeDN(v)] {
+				if v != ldapschema.NoMember && !exists[ldapschema.NormalizeDN(v)] { // the role groups' placeholder
 					out = append(out, e.DN+" "+a+": "+v)
 				}
 			}

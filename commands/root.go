@@ -37,13 +37,16 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	root.SetIn(in)
 	root.SetOut(out)
 	root.SetErr(errOut)
-	err := root.Execute()
+	ran, err := root.ExecuteC()
 	// A stage a command left running (an error on its way) ends here, its
 	// bar erased before anything else is printed.
 	g.endProgress()
 	if err == nil {
 		if directory.Stopped() {
 			fmt.Fprintln(errOut, noteInterrupted)
+		}
+		if dryRun(ran) {
+			fmt.Fprintln(errOut, noteDryRun)
 		}
 		return ExitOK
 	}
@@ -59,6 +62,20 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 		fmt.Fprintf(errOut, "hint: %s\n", quote.Visible(hint))
 	}
 	return code
+}
+
+// noteDryRun follows every --dry-run: cpactl decides no access itself, and
+// slapd checks it only when a change is written (a probe would not tell:
+// slapd evaluates an assertion before its ACLs, docs/access.md).
+const noteDryRun = "note: --dry-run did not check access rights: the server checks them when the change is written (see `cpactl whoami`)"
+
+// dryRun reports whether cmd ran with --dry-run.
+func dryRun(cmd *cobra.Command) bool {
+	if cmd == nil {
+		return false
+	}
+	f := cmd.Flags().Lookup("dry-run")
+	return f != nil && f.Value.String() == "true"
 }
 
 // softMemoryLimit is the heap size at which Go's collector works harder
@@ -233,6 +250,13 @@ with --from FILE.ldif and no server.`,
 			newDocsFormatCommand(g, "man"),
 			newDocsFormatCommand(g, "markdown"),
 		),
+		withVerbs(newRoleCommand(g),
+			newRoleListCommand(g),
+			newRoleShowCommand(g),
+			newRoleMemberCommand(g, true),  // add-member
+			newRoleMemberCommand(g, false), // remove-member
+		),
+		newWhoamiCommand(g),
 		newVersionCommand(g),
 		newStatusCommand(g),
 		newExitCodesTopic(),

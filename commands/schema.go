@@ -25,10 +25,11 @@ cosine, nis and inetorgperson. See docs/schema.md for every attribute.`,
 }
 
 type schemaPrintOptions struct {
-	g        *Globals
-	Format   string
-	File     string
-	Database string
+	g          *Globals
+	Format     string
+	File       string
+	Database   string
+	Replicator string
 }
 
 func newSchemaPrintCommand(g *Globals) *cobra.Command {
@@ -43,20 +44,31 @@ the federation; --format indexes-ldif prints the same as an ldapmodify
 change of that database's olcDbIndex under cn=config (--database names the
 database entry). Without these indexes slapd reads every entry of a
 container to answer a search: at Horizon's maximum (250,000 sessions) one
-resolve then reads all sessions. See docs/performance.md.`,
+resolve then reads all sessions. See docs/performance.md.
+
+--format acl prints the slapd.conf "access" lines that enforce cpactl's
+roles for the base (-b), each list under a comment saying where it goes;
+--format acl-ldif prints the same as an ldapmodify change of cn=config (the
+federation database's olcAccess replaced, --database; run with ldapmodify
+-c, which goes past the rules a second run finds there already). --replicator DN lets
+a consumer's syncrepl account read everything. See docs/access.md.`,
 		Example: `  # for slapd.conf: include /etc/ldap/schema/cpactl.schema
   cpactl schema print > /etc/ldap/schema/cpactl.schema
   # for cn=config
   cpactl schema print --format ldif | ldapadd -Y EXTERNAL -H ldapi:///
   # indexes: slapd.conf lines, or a cn=config change
   cpactl schema print --format indexes >> /etc/ldap/slapd.conf
-  cpactl schema print --format indexes-ldif --database 'olcDatabase={1}mdb,cn=config' | ldapmodify -Y EXTERNAL -H ldapi:///`,
+  cpactl schema print --format indexes-ldif --database 'olcDatabase={1}mdb,cn=config' | ldapmodify -Y EXTERNAL -H ldapi:///
+  # the roles' ACLs
+  cpactl schema print --format acl -b dc=vdiglobal,dc=vmware,dc=int
+  cpactl schema print --format acl-ldif --database 'olcDatabase={1}mdb,cn=config' | ldapmodify -c -Y EXTERNAL -H ldapi:///`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
 	cmd.Flags().StringVar(&o.Format, "format", "schema",
-		"schema (slapd.conf include), ldif (cn=config), markdown (docs/schema.md), indexes (slapd.conf lines) or indexes-ldif (cn=config)")
-	cmd.Flags().StringVar(&o.Database, "database", "olcDatabase={1}mdb,cn=config", "the cn=config entry of the database, for --format indexes-ldif")
+		"schema (slapd.conf include), ldif (cn=config), markdown (docs/schema.md), indexes (slapd.conf lines), indexes-ldif (cn=config), acl (slapd.conf access lines for -b) or acl-ldif (cn=config)")
+	cmd.Flags().StringVar(&o.Database, "database", "olcDatabase={1}mdb,cn=config", "the cn=config entry of the database, for --format indexes-ldif and acl-ldif")
+	cmd.Flags().StringVar(&o.Replicator, "replicator", "", "for --format acl and acl-ldif: the DN a consumer's syncrepl binds as, which reads everything, passwords included")
 	cmd.Flags().StringVarP(&o.File, "output-file", "O", "", "write to this file instead of stdout")
 	return cmd
 }
@@ -64,9 +76,14 @@ resolve then reads all sessions. See docs/performance.md.`,
 func (o *schemaPrintOptions) run() error {
 	render, ok := schemaFormats[strings.ToLower(o.Format)]
 	if !ok {
-		return errorf("use --format schema, ldif, markdown, indexes or indexes-ldif", "unknown schema format %q", o.Format)
+		return errorf("use --format schema, ldif, markdown, indexes, indexes-ldif, acl or acl-ldif", "unknown schema format %q", o.Format)
 	}
-	text := render(o.Database)
+	if o.Replicator != "" {
+		if _, err := ldapschema.NormalizeDNChecked(o.Replicator); err != nil {
+			return errorf("pass the replication account's whole DN", "--replicator %q is not a DN", o.Replicator)
+		}
+	}
+	text := render(schemaPrintInput{Database: o.Database, Base: o.g.Base, Replicator: o.Replicator})
 	if o.File != "" {
 		out, err := createOutput(o.File, 0o644)
 		if err != nil {
@@ -82,16 +99,32 @@ func (o *schemaPrintOptions) run() error {
 	return err
 }
 
+// schemaPrintInput is what a format may use: --database, the base (-b)
+// and --replicator.
+type schemaPrintInput struct{ Database, Base, Replicator string }
+
+func (in schemaPrintInput) acl() (ldapschema.DIT, ldapschema.ACLOptions) {
+	return ldapschema.DIT{Base: in.Base}, ldapschema.ACLOptions{Replicator: in.Replicator}
+}
+
 // schemaFormats are the values of schema print --format (md is markdown's
-// short form) and what each prints, given --database: what run accepts and
-// completion offers.
-var schemaFormats = map[string]func(database string) string{
-	"schema":       func(string) string { return ldapschema.SchemaFile() },
-	"ldif":         func(string) string { return ldapschema.ConfigLDIF() },
-	"markdown":     func(string) string { return ldapschema.Markdown() },
-	"md":           func(string) string { return ldapschema.Markdown() },
-	"indexes":      func(string) string { return ldapschema.IndexesConf() },
-	"indexes-ldif": ldapschema.IndexesLDIF,
+// short form) and what each prints: what run accepts and completion
+// offers.
+var schemaFormats = map[string]func(in schemaPrintInput) string{
+	"schema":       func(schemaPrintInput) string { return ldapschema.SchemaFile() },
+	"ldif":         func(schemaPrintInput) string { return ldapschema.ConfigLDIF() },
+	"markdown":     func(schemaPrintInput) string { return ldapschema.Markdown() },
+	"md":           func(schemaPrintInput) string { return ldapschema.Markdown() },
+	"indexes":      func(schemaPrintInput) string { return ldapschema.IndexesConf() },
+	"indexes-ldif": func(in schemaPrintInput) string { return ldapschema.IndexesLDIF(in.Database) },
+	"acl": func(in schemaPrintInput) string {
+		dit, opts := in.acl()
+		return dit.ACLConf(opts)
+	},
+	"acl-ldif": func(in schemaPrintInput) string {
+		dit, opts := in.acl()
+		return dit.ACLLDIF(in.Database, opts)
+	},
 }
 
 type schemaInstallOptions struct {
@@ -129,10 +162,24 @@ func (o *schemaInstallOptions) run() error {
 	res, err := directory.InstallSchema(c, o.DryRun)
 	var readErr *directory.SchemaReadError
 	var writeErr *directory.SchemaWriteError
+	if errors.As(err, &readErr) || errors.As(err, &writeErr) {
+		// The generated ACLs let the admin role write the schema: a
+		// refusal names who was refused and that role.
+		if refused, ok := directory.NewStore(c, o.g.Base).Refused(errors.Unwrap(err), "install the schema in",
+			ldapschema.SchemaConfigBase, ldapschema.RoleAdmin); ok {
+			return refused
+		}
+	}
 	switch {
 	case errors.As(err, &readErr):
-		return &Failure{Code: ExitCode(err), Err: err,
-			Hint: "connect with ldapi:// as root (SASL EXTERNAL, no -D) or bind as the cn=config root DN"}
+		code := ExitCode(err)
+		if code == ExitNotFound {
+			// cn=schema,cn=config always exists on a slapd with cn=config:
+			// "no such object" is slapd hiding it from this bind.
+			code = ExitAuth
+		}
+		return &Failure{Code: code, Err: err,
+			Hint: "bind as a member of the admin role (the generated ACLs let it write the schema), connect with ldapi:// as root (SASL EXTERNAL, no -D) or bind as the cn=config root DN"}
 	case errors.As(err, &writeErr):
 		return &Failure{Code: ExitCode(err), Err: err, Hint: "the connection must be allowed to write cn=config"}
 	case err != nil:

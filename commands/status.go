@@ -54,7 +54,9 @@ Exit 0 when every URI answers and binds, a provider answers, no replica
 lags more than --max-lag (or lacks the provider's changes) and none holds
 other entries than the provider with the same contextCSN; exit 2
 otherwise, with the reasons on stderr (the containers that differ): for
-monitoring.`,
+monitoring. A bind that may not read the base (no role, anonymous) sees
+no contextCSN and cannot tell: that is not healthy either, exit 4 naming
+the identity and the role it needs (helpdesk).`,
 		Example: `  cpactl -H ldap://127.0.0.1:3390,ldap://127.0.0.1:3389 status
   cpactl -H ldap://replica1,ldap://replica2,ldap://provider status --max-lag 30s -o json`,
 		Args: cobra.NoArgs,
@@ -182,7 +184,12 @@ func (o *statusOptions) run() error {
 		}
 		report.Servers = append(report.Servers, j)
 	}
-	if providers == 0 {
+	refused := false
+	for _, s := range servers {
+		var r *directory.RefusedError
+		refused = refused || errors.As(s.Err, &r)
+	}
+	if providers == 0 && !refused {
 		report.Problems = append(report.Problems, "no provider answered: lag cannot be measured (list the provider in -H)")
 	} else {
 		for _, s := range servers {
@@ -199,6 +206,11 @@ func (o *statusOptions) run() error {
 	if !report.Healthy {
 		for _, problem := range report.Problems {
 			output.Fprintf(o.g.IO.Err, "cpactl: %s\n", problem)
+		}
+		if refused {
+			// The bind may not read the base: status cannot tell
+			// anything of the server, and the fix is the bind's.
+			return silentExit(ExitAuth)
 		}
 		return silentExit(ExitDiff)
 	}

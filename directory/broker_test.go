@@ -313,7 +313,7 @@ func TestResolveReadsAreBoundedByTheRequest(t *testing.T) {
 	for _, scale := range []int{1, 10} {
 		text, sites, pods := scaledFederation(scale)
 		s := slapdtest.Start(t, slapdtest.Config{LDIF: text})
-		conn, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.RootDN, Password: slapdtest.RootPassword})
+		conn, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -398,7 +398,7 @@ func lines(searches []searchRecord) string {
 func liveAndSnapshot(t *testing.T, text string) map[string]*Store {
 	t.Helper()
 	s := slapdtest.Start(t, slapdtest.Config{LDIF: text})
-	conn, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.RootDN, Password: slapdtest.RootPassword})
+	conn, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,12 +33,12 @@ func comparable(entries []*ldap.Entry) string {
 }
 
 // transports are the ways to reach a test server with TLS: ldap://,
-// ldaps:// and StartTLS as its root DN, ldapi:// with SASL EXTERNAL.
+// ldaps:// and StartTLS as its admin account, ldapi:// with SASL EXTERNAL.
 func transports(srv *slapdtest.Server) map[string]Options {
 	return map[string]Options{
-		"ldap":     {URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword},
-		"ldaps":    {URLs: []string{srv.LDAPSURL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword, CAFile: srv.CAFile},
-		"starttls": {URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword, CAFile: srv.CAFile, StartTLS: true},
+		"ldap":     {URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword},
+		"ldaps":    {URLs: []string{srv.LDAPSURL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword, CAFile: srv.CAFile},
+		"starttls": {URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword, CAFile: srv.CAFile, StartTLS: true},
 		"ldapi":    {URLs: []string{srv.LDAPIURL}},
 	}
 }

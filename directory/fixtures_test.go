@@ -28,7 +28,7 @@ func TestFixturesLoadAndRead(t *testing.T) {
 				t.Fatal(err)
 			}
 			srv := slapdtest.Start(t, slapdtest.Config{LDIF: string(data)})
-			c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword})
+			c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -60,7 +60,7 @@ func TestSearchesAreIndexed(t *testing.T) {
 	}
 	for _, noIndexes := range []bool{false, true} {
 		srv := slapdtest.Start(t, slapdtest.Config{LDIF: string(demo), Debug: "32", NoIndexes: noIndexes})
-		c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword})
+		c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,7 @@ func TestIndexesLDIFApplies(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("ldapmodify: %v: %s", err, out)
 	}
-	c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword})
+	c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // manyUsers is the sample directory with n more users, one of them
-// ("reader") with a password to bind as a non-admin account.
+// ("reader", a user like the others).
 func manyUsers(n int) string {
 	var b strings.Builder
 	b.WriteString(sample())
@@ -31,7 +31,7 @@ func manyUsers(n int) string {
 func TestSearchEachPages(t *testing.T) {
 	n := 2*PageSize + 345
 	srv := slapdtest.Start(t, slapdtest.Config{LDIF: manyUsers(n)})
-	c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword})
+	c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,9 @@ func TestSearchEachSizeLimit(t *testing.T) {
 		{"sizelimit 500\nlimits users size.soft=500 size.hard=500 size.prtotal=unlimited", true},
 	} {
 		srv := slapdtest.Start(t, slapdtest.Config{LDIF: manyUsers(n), Limits: tc.limits})
-		c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: dit.User("reader"), Password: "reader-secret"})
+		// The help desk: a bind that reads everything, not the root DN.
+		reader := srv.Account(slapdtest.Helpdesk)
+		c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: reader.DN, Password: reader.Password})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +110,7 @@ func TestSearchEachSizeLimit(t *testing.T) {
 // naming the URI.
 func TestFrozenServerSearch(t *testing.T) {
 	srv := slapdtest.Start(t, slapdtest.Config{LDIF: sample()})
-	c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword, Timeout: 500 * time.Millisecond})
+	c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword, Timeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -293,6 +293,9 @@ func (s *Store) applyPlan(p *Plan) error {
 			if unanswered(err) {
 				return s.settle(err, fmt.Sprintf("the %s of %s", w.Verb, w.Object), p.Writes)
 			}
+			if refused, ok := s.writeRefused(err, p.Writes, false); ok {
+				return refused
+			}
 			return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)
 		}
 		s.Progress.Add(1)

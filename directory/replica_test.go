@@ -30,7 +30,7 @@ func TestReadFailsOver(t *testing.T) {
 	} {
 		var mu sync.Mutex
 		var notes []string
-		c, err := Dial(Options{URLs: []string{tc.replica.URL, p.URL}, BindDN: p.RootDN, Password: slapdtest.RootPassword,
+		c, err := Dial(Options{URLs: []string{tc.replica.URL, p.URL}, BindDN: p.AdminDN(), Password: slapdtest.AdminPassword,
 			Timeout: 500 * time.Millisecond, Note: func(s string) { mu.Lock(); notes = append(notes, s); mu.Unlock() }})
 		if err != nil {
 			t.Fatal(err)
@@ -134,7 +134,7 @@ func TestReadYourWrites(t *testing.T) {
 	p, cons := r.Provider, r.Consumers[0]
 	var notes []string
 	var mu sync.Mutex
-	c, err := Dial(Options{URLs: []string{cons.URL, p.URL}, BindDN: p.RootDN, Password: slapdtest.RootPassword,
+	c, err := Dial(Options{URLs: []string{cons.URL, p.URL}, BindDN: p.AdminDN(), Password: slapdtest.AdminPassword,
 		Note: func(s string) { mu.Lock(); notes = append(notes, s); mu.Unlock() }})
 	if err != nil {
 		t.Fatal(err)

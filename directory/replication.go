@@ -10,6 +10,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/ldapschema"
 )
 
 // Roles of a server in a replicated directory.
@@ -176,6 +180,24 @@ func (c *Conn) contextCSNs(base string) ([]CSN, error) {
 	return out, nil
 }
 
+// readsBase returns a *RefusedError when the connection may not read the
+// base: slapd refused the read (50), or shows an anonymous connection
+// nothing of a base inside its naming contexts. A base that is missing
+// for a bound identity, or outside every naming context, is not its
+// business: the caller reports those.
+func (c *Conn) readsBase(base string) error {
+	st := NewStore(c, base)
+	e, err := st.Entry(base, "1.1")
+	if err != nil || e != nil || !c.anonymous() {
+		return err
+	}
+	if contexts, err := c.NamingContexts(); err == nil && !underAny(base, contexts) {
+		return nil
+	}
+	return &RefusedError{Who: Identity{Anonymous: true}, Action: "read", Object: st.DIT.Describe(base),
+		Needs: ldapschema.RoleToRead, Hidden: true, Err: ldap.NewError(ldap.LDAPResultNoSuchObject, errors.New(""))}
+}
+
 func serverStatus(opts Options, u, base string, content bool) ServerStatus {
 	st := ServerStatus{URL: u}
 	one := opts
@@ -192,6 +214,12 @@ func serverStatus(opts Options, u, base string, content bool) ServerStatus {
 	}
 	defer c.Close()
 	st.Reachable, st.Bound = true, true
+	if err := c.readsBase(base); err != nil {
+		// An identity that cannot read the base sees no contextCSN: it
+		// cannot tell whether the server is healthy, so it is not.
+		st.Err = err
+		return st
+	}
 	if st.ContextCSN, err = c.contextCSNs(base); err != nil {
 		st.Err = err
 		return st

@@ -32,6 +32,7 @@ type Store struct {
 
 	mu   sync.Mutex
 	read map[string]string // normalized DN -> the entryCSN read (see Update)
+	who  *Identity         // who the connection is, once asked (refused.go)
 }
 
 // NewStore returns a store for the directory under base.
@@ -111,9 +112,15 @@ func (s *Store) Entry(dn string, attrs ...string) (*ldap.Entry, error) {
 	res, err := s.Client.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
 		AnyEntry, attrs, nil))
 	if IsCode(err, ldap.LDAPResultNoSuchObject) {
+		if hidden := s.hiddenFromAnonymous(dn, err); hidden != nil {
+			return nil, hidden
+		}
 		return nil, nil
 	}
 	if err != nil {
+		if refused, ok := s.readRefused(err, dn); ok {
+			return nil, refused
+		}
 		return nil, opError(err, "reading %s", dn)
 	}
 	if len(res.Entries) == 0 {
@@ -167,6 +174,9 @@ func (s *Store) Each(base string, scope int, filter string, attrs []string, each
 			"give the bind DN `limits dn.exact=\"DN\" size.prtotal=unlimited` in slapd's configuration, see docs/performance.md)",
 			opError(err, "searching %s for %s", base, filter))
 	case err != nil:
+		if refused, ok := s.readRefused(err, base); ok {
+			return refused
+		}
 		return opError(err, "searching %s for %s", base, filter)
 	}
 	return nil
@@ -203,7 +213,7 @@ func (s *Store) FindOne(kind, name, base string, scope int, filter string) (*lda
 func (s *Store) Add(w Writer, dn string, a ldapschema.Attrs) error {
 	req := a.AddRequest(dn)
 	if s.direct(w) {
-		if ok, err := s.guarded(Write{Verb: "add", Object: dn, DN: dn, add: req}); ok {
+		if ok, err := s.guarded(Write{Verb: "create", Object: s.DIT.Describe(dn), DN: dn, add: req}); ok {
 			return err
 		}
 	}
@@ -214,6 +224,9 @@ func (s *Store) Add(w Writer, dn string, a ldapschema.Attrs) error {
 		if s.direct(w) && IsNoSuchObject(err) {
 			// Its parent was read, so it is gone since.
 			return &ConflictError{What: ldapschema.ParentOf(dn), Err: err}
+		}
+		if refused, ok := s.writeRefused(err, []Write{{Verb: "create", Object: s.DIT.Describe(dn), DN: dn, add: req}}, false); ok {
+			return refused
 		}
 		return opError(err, "adding %s", dn)
 	}
@@ -265,7 +278,7 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 	req := ldap.NewModifyRequest(dn, controls)
 	req.Changes = changes
 	if s.direct(w) {
-		if ok, err := s.guarded(Write{Verb: "modify", Object: dn, DN: dn, modify: req}); ok {
+		if ok, err := s.guarded(Write{Verb: "change", Object: s.DIT.Describe(dn), DN: dn, modify: req}); ok {
 			return err
 		}
 	}
@@ -275,6 +288,9 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 		}
 		if s.direct(w) && unanswered(err) {
 			return s.settle(err, "modifying "+dn, []Write{{DN: dn, modify: req}})
+		}
+		if refused, ok := s.writeRefused(err, []Write{{Verb: "change", Object: s.DIT.Describe(dn), DN: dn, modify: req}}, false); ok {
+			return refused
 		}
 		return opError(err, "modifying %s", dn)
 	}
@@ -332,6 +348,9 @@ func (s *Store) Settings() (ldapschema.SettingsRecord, error) {
 	case IsCode(err, ldap.LDAPResultNoSuchObject):
 		return ldapschema.SettingsRecord{}, s.layoutError(dn, err)
 	case err != nil:
+		if refused, ok := s.readRefused(err, dn); ok {
+			return ldapschema.SettingsRecord{}, refused
+		}
 		return ldapschema.SettingsRecord{}, opError(err, "reading %s", dn)
 	case len(res.Entries) > 0:
 		e = res.Entries[0]
@@ -357,6 +376,7 @@ type LayoutError struct {
 	// Enclosing is the base of a cpactl layout that holds the base inside
 	// it (-b ou=Sites,dc=example: dc=example), when there is one.
 	Enclosing string
+	Roles     bool // what is missing is the role groups (init --roles has not run)
 }
 
 func (e *LayoutError) Error() string {
@@ -367,6 +387,9 @@ func (e *LayoutError) Error() string {
 		return fmt.Sprintf("the base %s is outside every naming context of the server: it holds %s", e.Base, strings.Join(e.Contexts, "; "))
 	case !e.BaseExists:
 		return fmt.Sprintf("the base %s does not exist on the server", e.Base)
+	}
+	if e.Roles {
+		return fmt.Sprintf("%s does not exist: the directory has no role groups under %s", e.DN, e.Base)
 	}
 	return fmt.Sprintf("%s does not exist: the directory has no cpactl layout under %s", e.DN, e.Base)
 }
@@ -382,6 +405,8 @@ func (e *LayoutError) Hint() string {
 		return "check -b/--base (or CPACTL_BASE): the base must be one of the server's naming contexts or lie under one"
 	case !e.BaseExists:
 		return "check -b/--base (or CPACTL_BASE); `cpactl init` creates the base when it is the suffix of the server's database"
+	case e.Roles:
+		return "run `cpactl init --roles` (as an admin, or the root DN on a new server) to create the role groups"
 	}
 	return "run `cpactl init` to create the layout"
 }
@@ -400,6 +425,9 @@ func (s *Store) layoutError(searchBase string, err error) error {
 	if conn, ok := s.Client.(*Conn); ok && matched == "" {
 		if contexts, err := conn.NamingContexts(); err == nil && len(contexts) > 0 && !underAny(s.DIT.Base, contexts) {
 			return &LayoutError{Base: s.DIT.Base, DN: searchBase, Contexts: contexts}
+		}
+		if conn.anonymous() {
+			return hiddenRefusal(s.DIT, searchBase, err)
 		}
 	}
 	return &LayoutError{Base: s.DIT.Base, DN: searchBase, BaseExists: exists, Enclosing: s.enclosingLayout(exists)}
@@ -432,6 +460,30 @@ func (s *Store) enclosingLayout(baseExists bool) string {
 		}
 	}
 	return ""
+}
+
+// hiddenRefusal is what slapd's "no such object" with nothing matched
+// means on an anonymous connection: it hides what it may not read, the
+// base included (cpactl's ACLs give anonymous nothing).
+func hiddenRefusal(dit ldapschema.DIT, dn string, err error) error {
+	return &RefusedError{Who: Identity{Anonymous: true}, Action: "read", Object: dit.Describe(dn),
+		Needs: ldapschema.RoleToRead, Hidden: true, Err: err}
+}
+
+// hiddenFromAnonymous returns the refusal an entry's "no such object"
+// (err) is on an anonymous connection when nothing was matched and the
+// entry lies in one of the server's naming contexts; nil otherwise (the
+// entry does not exist, as a bound reader learns from the matched DN).
+func (s *Store) hiddenFromAnonymous(dn string, err error) error {
+	conn, ok := s.Client.(*Conn)
+	var le *ldap.Error
+	if !ok || !conn.anonymous() || !errors.As(err, &le) || le.MatchedDN != "" {
+		return nil
+	}
+	if contexts, cerr := conn.NamingContexts(); cerr != nil || !underAny(dn, contexts) {
+		return nil
+	}
+	return hiddenRefusal(s.DIT, dn, err)
 }
 
 // InitStep is one entry `cpactl init` considered.
@@ -501,8 +553,10 @@ func (s *Store) Init(dryRun bool) ([]InitStep, error) {
 				switch {
 				case errors.As(err, &layout):
 					return steps, layout // a base outside the server's naming contexts
-				case w.DN == s.DIT.Base:
-					return steps, fmt.Errorf("%v (hint: the server has no database for %q? check -b)", err, s.DIT.Base)
+				case w.DN == s.DIT.Base && (IsCode(err, ldap.LDAPResultUnwillingToPerform) || IsCode(err, ldap.LDAPResultNoSuchObject)):
+					// The result code is kept (a refusal is exit 4 as
+					// always); only these two mean there is no database.
+					return steps, fmt.Errorf("%w (hint: the server has no database for %q? check -b)", err, s.DIT.Base)
 				}
 				return steps, err
 			}

@@ -49,7 +49,7 @@ func TestEndSettle(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("threads %d ldapi %v", tc.threads, tc.ldapi), func(t *testing.T) {
 			s := slapdtest.Start(t, slapdtest.Config{Threads: tc.threads})
-			opts := Options{URLs: []string{s.URL}, BindDN: s.RootDN, Password: slapdtest.RootPassword}
+			opts := Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword}
 			if tc.ldapi {
 				opts = Options{URLs: []string{s.LDAPIURL}}
 			}
@@ -81,7 +81,7 @@ func TestCommitOutlastsTheRequestTimeout(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = slapd.Signal(syscall.SIGCONT) })
 	const timeout, frozen = time.Second, 2500 * time.Millisecond
-	c, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.RootDN, Password: slapdtest.RootPassword, Timeout: timeout})
+	c, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Starts the demo OpenLDAP: installs Debian's slapd on first start, loads
-# the chosen fixture into an empty database (none when CPACTL_FIXTURE is
+# the chosen fixture and then the demo's accounts and role groups
+# (CPACTL_ACCOUNTS) into an empty database (none when CPACTL_FIXTURE is
 # set and empty: the consumer, which syncrepl fills), then runs slapd in
 # the foreground on port 389 with CPACTL_SLAPD_CONF (default
 # /cpactl/slapd.conf).
@@ -13,8 +14,12 @@ fi
 mkdir -p /var/lib/ldap /var/run/slapd
 conf="${CPACTL_SLAPD_CONF:-/cpactl/slapd.conf}"
 fixture="${CPACTL_FIXTURE-demo.ldif}"
+accounts="${CPACTL_ACCOUNTS-}"
 if [ -n "$fixture" ] && [ -z "$(ls -A /var/lib/ldap 2>/dev/null)" ]; then
   # -w writes the contextCSN that consumers sync from.
   slapadd -w -f "$conf" -l "/cpactl/fixtures/$fixture"
+  if [ -n "$accounts" ]; then
+    slapadd -w -f "$conf" -l "$accounts"
+  fi
 fi
 exec /usr/sbin/slapd -d "${SLAPD_DEBUG:-0}" -h "ldap:///" -f "$conf"

@@ -138,6 +138,13 @@ func ReadBase(st *directory.Store, source string) (*Base, error) {
 // empty reports an error that means the store holds no federation yet:
 // no base entry, or not the layout `cpactl init` creates.
 func empty(err error) bool {
+	// A refusal is not an empty directory: slapd hides from an account
+	// that may not read (anonymous) what is there, answering "no such
+	// object" (directory.RefusedError wraps it).
+	var refused *directory.RefusedError
+	if errors.As(err, &refused) {
+		return false
+	}
 	var layout *directory.LayoutError
 	return errors.As(err, &layout) || directory.IsNoSuchObject(err)
 }

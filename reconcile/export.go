@@ -37,7 +37,7 @@ func NewExporter(dit ldapschema.DIT) *Exporter {
 // key is raw's normalized DN (what Store.Export hands over).
 // It is called from one goroutine at a time.
 func (x *Exporter) Keep(raw *ldap.Entry, key string) *ldap.Entry {
-	if x.transient.Is(key) {
+	if x.transient.Is(key) || x.transient.IsRoles(key) {
 		return nil
 	}
 	kind := ""

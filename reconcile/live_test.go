@@ -17,7 +17,7 @@ import (
 func liveStore(t *testing.T, ldif string) *directory.Store {
 	t.Helper()
 	s := slapdtest.Start(t, slapdtest.Config{Base: base, LDIF: ldif})
-	c, err := directory.Dial(directory.Options{URLs: []string{s.URL}, BindDN: s.RootDN, Password: slapdtest.RootPassword})
+	c, err := directory.Dial(directory.Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
 	}

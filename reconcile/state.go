@@ -217,7 +217,7 @@ type prepared struct {
 func (s *State) prepare(c *stateCache, raw *ldap.Entry) prepared {
 	key := ldapschema.NormalizeDN(raw.DN)
 	p := prepared{key: key}
-	if s.layout.transient.Is(key) {
+	if s.layout.transient.Is(key) || s.layout.transient.IsRoles(key) {
 		p.skip = true
 		return p
 	}

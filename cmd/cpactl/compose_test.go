@@ -1,11 +1,16 @@
 package main
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/go-ldap/ldap/v3"
 
 	"sigs.k8s.io/yaml"
 
@@ -59,14 +64,138 @@ func TestDockerCompose(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(mounted["/cpactl/fixtures"], fixture)); err != nil {
 		t.Errorf("fixture %q loaded by the service: %v", fixture, err)
 	}
-	checkReplication(t, root, string(conf), compose.Services["openldap-consumer"])
+	accounts, ok := mounted[svc.Environment["CPACTL_ACCOUNTS"]]
+	if !ok {
+		t.Fatalf("the accounts file CPACTL_ACCOUNTS %q is not a mounted file", svc.Environment["CPACTL_ACCOUNTS"])
+	}
+	checkACL(t, "docker/slapd.conf", string(conf))
+	if strings.Contains(string(conf), "rootpw") {
+		t.Error("docker/slapd.conf gives the root DN a password: no fixed password but the demo accounts'")
+	}
+	consumerConf := checkReplication(t, root, string(conf), compose.Services["openldap-consumer"])
+	checkACL(t, "docker/slapd-consumer.conf", consumerConf)
+	runDockerProvider(t, string(conf), mounted["/cpactl/cpactl.schema"],
+		filepath.Join(mounted["/cpactl/fixtures"], fixture), accounts)
+}
+
+// checkACL: a compose slapd.conf carries the access lines `cpactl schema
+// print --format acl --replicator ...` generates, the global ones before
+// the first database.
+func checkACL(t *testing.T, name, conf string) {
+	t.Helper()
+	dit := ldapschema.DIT{Base: ldapschema.DefaultBase}
+	opts := ldapschema.ACLOptions{Replicator: slapdtest.DockerReplicator}
+	frontend := dit.ACLConfSection(ldapschema.ACLFrontend, opts)
+	if i := strings.Index(conf, frontend); i < 0 || i > strings.Index(conf, "\ndatabase ") {
+		t.Errorf("%s lacks, before its first database, the global access lines of `cpactl schema print --format acl`:\n%s", name, frontend)
+	}
+	if federation := dit.ACLConfSection(ldapschema.ACLFederation, opts); !strings.Contains(conf, federation) {
+		t.Errorf("%s lacks the federation's access lines of `cpactl schema print --format acl --replicator %s`", name, slapdtest.DockerReplicator)
+	}
+	if strings.Contains(conf, "by * read\naccess to *") || strings.Contains(conf, "access to * by * read") {
+		t.Errorf("%s lets anyone read everything", name)
+	}
+}
+
+// runDockerProvider runs slapd with the compose provider's slapd.conf
+// (paths mapped to a temporary directory), loads the fixture and the demo
+// accounts with slapadd as the entrypoint does, and checks the roles
+// through it: anonymous reads nothing, the help desk (through a nested
+// group) reads, an account with no role is refused, and no role reads a
+// password (the replication account does).
+func runDockerProvider(t *testing.T, conf, schema, fixture, accounts string) {
+	t.Helper()
+	for _, tool := range []string{"/usr/sbin/slapadd", slapdtest.Binary} {
+		if _, err := os.Stat(tool); err != nil {
+			t.Logf("no %s here: the compose provider is not run", tool)
+			return
+		}
+	}
+	dir, err := os.MkdirTemp("", "compose")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	conf = strings.ReplaceAll(conf, "/cpactl/cpactl.schema", schema)
+	conf = strings.ReplaceAll(conf, "/var/run/slapd/", dir+"/")
+	conf = strings.ReplaceAll(conf, "/var/lib/ldap", dir)
+	path := filepath.Join(dir, "slapd.conf")
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, ldif := range []string{fixture, accounts} {
+		if out, err := exec.Command("/usr/sbin/slapadd", "-w", "-f", path, "-l", ldif).CombinedOutput(); err != nil {
+			t.Fatalf("slapadd %s: %v\n%s", ldif, err, out)
+		}
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "ldap://" + l.Addr().String()
+	l.Close()
+	cmd := exec.Command(slapdtest.Binary, "-d", "0", "-h", url+"/", "-f", path)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }() // our own child, by its PID
+	var c *ldap.Conn
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if c, err = ldap.DialURL(url); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the compose provider does not answer: %v", err)
+		}
+	}
+	defer c.Close()
+	base := ldapschema.DefaultBase
+	search := func(attrs ...string) (*ldap.SearchResult, error) {
+		return c.Search(ldap.NewSearchRequest(base, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases, 0, 0, false,
+			"(objectClass=*)", attrs, nil))
+	}
+	if res, err := search(); entries(res) != 0 || !ldap.IsErrorWithCode(err, ldap.LDAPResultNoSuchObject) {
+		t.Errorf("compose provider, anonymous search of the base: %d entries, %v; want none", entries(res), err)
+	}
+	bind := func(uid, pw string) {
+		t.Helper()
+		if err := c.Bind("uid="+uid+",ou=Accounts,"+base, pw); err != nil {
+			t.Fatalf("bind as %s: %v", uid, err)
+		}
+	}
+	bind("hedy", "demo-hedy")
+	res, err := search("userPassword")
+	if err != nil || entries(res) < 100 {
+		t.Errorf("compose provider, the help desk (through cn=helpdesk-tier1): %d entries, %v", entries(res), err)
+	}
+	for _, e := range res.Entries {
+		if len(e.GetAttributeValues("userPassword")) > 0 {
+			t.Errorf("the help desk reads the password of %s", e.DN)
+		}
+	}
+	bind("nora", "demo-nora")
+	if _, err := search(); !ldap.IsErrorWithCode(err, ldap.LDAPResultInsufficientAccessRights) {
+		t.Errorf("compose provider, an account with no role: %v, want insufficient access", err)
+	}
+	bind("replicator", "demo-replicator")
+	res, err = search("userPassword")
+	if err != nil {
+		t.Errorf("compose provider, the replication account: %v", err)
+	}
+	passwords := 0
+	for _, e := range entries2(res) {
+		passwords += len(e.GetAttributeValues("userPassword"))
+	}
+	if passwords < 5 {
+		t.Errorf("the replication account reads %d passwords, want the demo accounts' (it replicates them)", passwords)
+	}
 }
 
 // checkReplication: the provider's slapd.conf and the consumer's carry the
 // replication lines package slapdtest generates (and tests against real
 // slapd processes), the consumer loads the same schema and no fixture, is
 // published on 3390, and both files pass slaptest.
-func checkReplication(t *testing.T, root, providerConf string, consumer composeService) {
+func checkReplication(t *testing.T, root, providerConf string, consumer composeService) string {
 	t.Helper()
 	for _, want := range []string{slapdtest.ReplicationGlobal(1, true), slapdtest.ProviderDatabase()} {
 		if !strings.Contains(providerConf, want) {
@@ -75,6 +204,9 @@ func checkReplication(t *testing.T, root, providerConf string, consumer composeS
 	}
 	if consumer.Volumes == nil {
 		t.Fatal("no openldap-consumer service")
+	}
+	if _, ok := consumer.Environment["CPACTL_ACCOUNTS"]; ok {
+		t.Error("the consumer loads accounts: it must start empty, syncrepl fills it")
 	}
 	mounted := mounts(t, root, consumer.Volumes)
 	confPath, ok := mounted[consumer.Environment["CPACTL_SLAPD_CONF"]]
@@ -108,7 +240,7 @@ func checkReplication(t *testing.T, root, providerConf string, consumer composeS
 	// with the container's paths mapped to the repository's.
 	if _, err := os.Stat("/usr/sbin/slaptest"); err != nil {
 		t.Log("no slaptest here: the slapd.conf files are not checked by slapd")
-		return
+		return conf
 	}
 	dir := t.TempDir()
 	for name, text := range map[string]string{"provider": providerConf, "consumer": conf} {
@@ -123,6 +255,7 @@ func checkReplication(t *testing.T, root, providerConf string, consumer composeS
 			t.Errorf("slaptest of the %s's slapd.conf: %v\n%s", name, err, out)
 		}
 	}
+	return conf
 }
 
 type composeService struct {
@@ -148,4 +281,11 @@ func mounts(t *testing.T, root string, volumes []string) map[string]string {
 		mounted[parts[1]] = src
 	}
 	return mounted
+}
+
+func entries2(res *ldap.SearchResult) []*ldap.Entry {
+	if res == nil {
+		return nil
+	}
+	return res.Entries
 }

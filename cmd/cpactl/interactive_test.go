@@ -171,7 +171,7 @@ func startSeed(t *testing.T) (*slapdtest.Server, *directory.Store) {
 		t.Fatal(err)
 	}
 	srv := slapdtest.Start(t, slapdtest.Config{LDIF: string(seed)})
-	c, err := directory.Dial(directory.Options{URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword})
+	c, err := directory.Dial(directory.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/cpactl/cpactl/commands"
 	"github.com/cpactl/cpactl/internal/slapdtest"
+	"github.com/cpactl/cpactl/ldapschema"
 )
 
 // Faults in the middle of an apply, against a real slapd (`threads 2`, as
@@ -201,7 +202,7 @@ type cpactlRun struct {
 	done   chan struct{}
 }
 
-// startCpactl starts cpactl with args against url (bound as srv's root DN).
+// startCpactl starts cpactl with args against url (bound as srv's admin account).
 func startCpactl(t *testing.T, srv *slapdtest.Server, url string, args ...string) *cpactlRun {
 	t.Helper()
 	cmd := cpactlCommand(t, srv, args, "CPACTL_URL="+url, "LDAPNOINIT=1")
@@ -295,8 +296,10 @@ func federationFile(t *testing.T, srv *slapdtest.Server, sessions string) string
 	return path
 }
 
-// entriesUnder counts the entries under srv's base (0 when the base does
-// not exist), read on a connection of its own: slapd answers.
+// entriesUnder counts the entries a change can write under srv's base
+// (0 when the base does not exist): all but the base entry and the
+// harness's role groups and accounts, read on a connection of its own:
+// slapd answers.
 func entriesUnder(t *testing.T, srv *slapdtest.Server) int {
 	t.Helper()
 	n, err := countEntries(srv)
@@ -320,7 +323,14 @@ func countEntries(srv *slapdtest.Server) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return len(res.Entries), nil
+	roles := ldapschema.DIT{Base: srv.Base}.Roles()
+	n := 0
+	for _, e := range res.Entries {
+		if !ldapschema.EqualDN(e.DN, srv.Base) && !ldapschema.IsUnder(e.DN, roles) {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // alive fails the test when slapd exited.

@@ -67,10 +67,11 @@ func TestLabScript(t *testing.T) {
 	// runs the cpactl on the PATH they set.
 	script := string(exports) + `
 set -e
-cpactl init >/dev/null
+cpactl init --roles >/dev/null
 cpactl site create Lab >/dev/null
 cpactl site list
 cpactl version
+echo "anonymous sees $(ldapsearch -x -LLL -H "$CPACTL_URL" -b "$CPACTL_BASE" dn | grep -c '^dn:' || true) entries"
 `
 	out, err := exec.Command("bash", "-c", script).CombinedOutput()
 	if err != nil {
@@ -78,6 +79,10 @@ cpactl version
 	}
 	if !strings.Contains(string(out), "\nLab") && !strings.HasPrefix(string(out), "NAME") {
 		t.Errorf("site list on the lab:\n%s", out)
+	}
+	// The lab enforces cpactl's role ACLs: anonymous reads nothing.
+	if !strings.Contains(string(out), "anonymous sees 0 entries") {
+		t.Errorf("the lab lets anonymous read:\n%s", out)
 	}
 	if strings.Contains(string(out), "commit:   unknown") {
 		t.Errorf("the lab's cpactl does not name its commit:\n%s", out)

@@ -10,15 +10,7 @@ import (
 
 	"github.com/cpactl/cpactl/commands"
 	"github.com/cpactl/cpactl/internal/slapdtest"
-	"github.com/cpactl/cpactl/ldapschema"
 )
-
-// readerEntry is a non-admin account: the harness's ACL lets it read
-// everything and write nothing.
-func readerEntry() string {
-	return "\ndn: " + ldapschema.DIT{Base: ldapschema.DefaultBase}.User("reader") +
-		"\nobjectClass: inetOrgPerson\nuid: reader\ncn: Reader\nsn: Reader\nuserPassword: reader-secret\n"
-}
 
 // cpactlMain runs cpactl in this process with env set for the call. No
 // config file is read unless env names one: a developer's own contexts
@@ -44,7 +36,8 @@ func cpactlMain(args []string, env map[string]string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
-// TestReadOnlyAccount: bound as an account that may read but not write,
+// TestReadOnlyAccount: bound as an account that may read but not write
+// (the help desk role),
 // every read command exits 0, and every write command exits 4 with the
 // server's "insufficient access" and leaves the directory as it was.
 func TestReadOnlyAccount(t *testing.T) {
@@ -52,14 +45,15 @@ func TestReadOnlyAccount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := slapdtest.Start(t, slapdtest.Config{LDIF: string(demo) + readerEntry()})
+	srv := slapdtest.Start(t, slapdtest.Config{LDIF: string(demo)})
 	dir := t.TempDir()
 	pw := filepath.Join(dir, "pw")
-	if err := os.WriteFile(pw, []byte("reader-secret\n"), 0o600); err != nil {
+	helpdesk := srv.Account(slapdtest.Helpdesk)
+	if err := os.WriteFile(pw, []byte(helpdesk.Password+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	desired := filepath.Join(dir, "desired.ldif")
-	root := map[string]string{"CPACTL_URL": srv.URL, "CPACTL_BIND_DN": srv.RootDN, "CPACTL_BIND_PASSWORD": slapdtest.RootPassword}
+	root := map[string]string{"CPACTL_URL": srv.URL, "CPACTL_BIND_DN": srv.AdminDN(), "CPACTL_BIND_PASSWORD": slapdtest.AdminPassword}
 	if code, _, errOut := cpactlMain([]string{"export", "-O", desired}, root); code != 0 {
 		t.Fatalf("export as root: %d %s", code, errOut)
 	}
@@ -69,7 +63,7 @@ func TestReadOnlyAccount(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := exportAll(t, root)
-	reader := map[string]string{"CPACTL_URL": srv.URL, "CPACTL_BIND_DN": "uid=reader,ou=People," + ldapschema.DefaultBase}
+	reader := map[string]string{"CPACTL_URL": srv.URL, "CPACTL_BIND_DN": helpdesk.DN}
 	as := func(args ...string) []string { return append(args, "-y", pw) }
 
 	for _, args := range [][]string{

@@ -77,7 +77,7 @@ func probeTry(t *testing.T, file string, atomic, fresh, wait bool, at time.Durat
 	r := slapdtest.StartReplicated(t, slapdtest.Config{WithBase: true}, slapdtest.ReplicaOptions{})
 	p, c := r.Provider, r.Consumers[0]
 	defer func() { _ = c.Stop(); _ = p.Stop() }()
-	env := rootEnv(p)
+	env := adminEnv(p)
 	// The provider first: apply reads and writes there, as the probe did
 	// (-H provider); --wait-replicas waits for the consumer after it.
 	args := []string{"-H", p.URL + "," + c.URL, "apply", file}

@@ -33,12 +33,12 @@ func replicated(t *testing.T, opts slapdtest.ReplicaOptions, debug string) *slap
 	return slapdtest.StartReplicated(t, slapdtest.Config{LDIF: string(demo), Debug: debug}, opts)
 }
 
-// rootEnv binds as the root DN, with -H given as a flag.
-func rootEnv(srv *slapdtest.Server) map[string]string {
-	return map[string]string{"CPACTL_BIND_DN": srv.RootDN, "CPACTL_BIND_PASSWORD": slapdtest.RootPassword}
+// adminEnv binds as the admin account, with -H given as a flag.
+func adminEnv(srv *slapdtest.Server) map[string]string {
+	return map[string]string{"CPACTL_BIND_DN": srv.AdminDN(), "CPACTL_BIND_PASSWORD": slapdtest.AdminPassword}
 }
 
-// hasSite reports whether the server holds site name (read as the root DN).
+// hasSite reports whether the server holds site name (read as the admin).
 func hasSite(t *testing.T, srv *slapdtest.Server, name string) bool {
 	t.Helper()
 	c, err := srv.Dial()
@@ -63,7 +63,7 @@ func hasSite(t *testing.T, srv *slapdtest.Server, name string) bool {
 func TestWriteThroughConsumer(t *testing.T) {
 	r := replicated(t, slapdtest.ReplicaOptions{}, "")
 	p, c := r.Provider, r.Consumers[0]
-	env := rootEnv(p)
+	env := adminEnv(p)
 	code, out, errOut := cpactlMain([]string{"-H", c.URL + "," + p.URL, "site", "create", "Mars"}, env)
 	if code != 0 {
 		t.Fatalf("site create through the consumer: exit %d\n%s%s", code, out, errOut)
@@ -103,7 +103,7 @@ func TestWriteThroughConsumer(t *testing.T) {
 func TestApplyThroughConsumer(t *testing.T) {
 	r := replicated(t, slapdtest.ReplicaOptions{}, "256") // stats: one line per operation
 	p, c := r.Provider, r.Consumers[0]
-	env := rootEnv(p)
+	env := adminEnv(p)
 	hosts := c.URL + "," + p.URL
 	desired := filepath.Join(t.TempDir(), "desired.ldif")
 	if code, _, errOut := cpactlMain([]string{"-H", hosts, "export", "-O", desired}, env); code != 0 {
@@ -145,7 +145,7 @@ func TestApplyThroughConsumer(t *testing.T) {
 func TestUntrustedReferral(t *testing.T) {
 	r := replicated(t, slapdtest.ReplicaOptions{}, "")
 	p, c := r.Provider, r.Consumers[0]
-	code, _, errOut := cpactlMain([]string{"-H", c.URL, "site", "create", "Mars"}, rootEnv(p))
+	code, _, errOut := cpactlMain([]string{"-H", c.URL, "site", "create", "Mars"}, adminEnv(p))
 	if code != 1 {
 		t.Fatalf("exit %d, want 1: %s", code, errOut)
 	}
@@ -158,7 +158,7 @@ func TestUntrustedReferral(t *testing.T) {
 	}
 	// A --write-url that names another server does not make the referral
 	// trusted.
-	code, _, _ = cpactlMain([]string{"-H", c.URL, "--write-url", "ldap://127.0.0.1:1", "site", "create", "Mars"}, rootEnv(p))
+	code, _, _ = cpactlMain([]string{"-H", c.URL, "--write-url", "ldap://127.0.0.1:1", "site", "create", "Mars"}, adminEnv(p))
 	if code != 1 || hasSite(t, p, "Mars") {
 		t.Errorf("with another --write-url: exit %d", code)
 	}
@@ -169,11 +169,11 @@ func TestUntrustedReferral(t *testing.T) {
 func TestConsumerWithoutUpdateRef(t *testing.T) {
 	r := replicated(t, slapdtest.ReplicaOptions{NoUpdateRef: true}, "")
 	p, c := r.Provider, r.Consumers[0]
-	code, _, errOut := cpactlMain([]string{"-H", c.URL + "," + p.URL, "site", "create", "Mars"}, rootEnv(p))
+	code, _, errOut := cpactlMain([]string{"-H", c.URL + "," + p.URL, "site", "create", "Mars"}, adminEnv(p))
 	if code != 1 || !strings.Contains(errOut, c.URL+" is a read-only replica and names no provider") || !strings.Contains(errOut, "hint: pass the provider with --write-url") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	code, _, errOut = cpactlMain([]string{"-H", c.URL, "--write-url", p.URL, "site", "create", "Mars"}, rootEnv(p))
+	code, _, errOut = cpactlMain([]string{"-H", c.URL, "--write-url", p.URL, "site", "create", "Mars"}, adminEnv(p))
 	if code != 0 || !hasSite(t, p, "Mars") {
 		t.Fatalf("with --write-url: exit %d %s", code, errOut)
 	}
@@ -209,14 +209,15 @@ func TestStatusHealthy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := slapdtest.StartReplicated(t, slapdtest.Config{LDIF: string(demo) + readerEntry()}, slapdtest.ReplicaOptions{})
+	r := slapdtest.StartReplicated(t, slapdtest.Config{LDIF: string(demo)}, slapdtest.ReplicaOptions{})
 	p, c := r.Provider, r.Consumers[0]
-	reader := map[string]string{"CPACTL_BIND_DN": ldapschema.DIT{Base: p.Base}.User("reader"), "CPACTL_BIND_PASSWORD": "reader-secret"}
+	helpdesk := p.Account(slapdtest.Helpdesk)
+	reader := map[string]string{"CPACTL_BIND_DN": helpdesk.DN, "CPACTL_BIND_PASSWORD": helpdesk.Password}
 	code, report, errOut := statusJSON(t, reader, []string{"-H", c.URL + "," + p.URL})
 	if code != 0 || server(t, report, 0)["role"] != "consumer" || server(t, report, 1)["role"] != "provider" {
 		t.Errorf("status as a read-only account: exit %d %s %v", code, errOut, report)
 	}
-	code, report, errOut = statusJSON(t, rootEnv(p), []string{"-H", c.URL + "," + p.URL})
+	code, report, errOut = statusJSON(t, adminEnv(p), []string{"-H", c.URL + "," + p.URL})
 	if code != 0 {
 		t.Fatalf("exit %d: %s %v", code, errOut, report)
 	}
@@ -248,7 +249,7 @@ func TestStatusHealthy(t *testing.T) {
 	if len(csns) != 1 || csns[0].(map[string]any)["server_id"] != 1.0 {
 		t.Errorf("provider's contextCSN: %v", prov["context_csn"])
 	}
-	code, out, _ := cpactlMain([]string{"-H", c.URL + "," + p.URL, "status"}, rootEnv(p))
+	code, out, _ := cpactlMain([]string{"-H", c.URL + "," + p.URL, "status"}, adminEnv(p))
 	if code != 0 || !strings.HasPrefix(out, "URL") || !strings.Contains(out, "consumer") {
 		t.Errorf("table: exit %d\n%s", code, out)
 	}
@@ -261,7 +262,7 @@ func TestStatusHealthy(t *testing.T) {
 func TestProviderDown(t *testing.T) {
 	r := replicated(t, slapdtest.ReplicaOptions{}, "")
 	p, c := r.Provider, r.Consumers[0]
-	env := rootEnv(p)
+	env := adminEnv(p)
 	hosts := []string{"-H", p.URL + "," + c.URL, "--timeout", "2s"}
 	p.Halt()
 	code, out, errOut := cpactlMain(append(hosts, "site", "list", "-o", "json"), env)
@@ -301,7 +302,7 @@ func TestProviderDown(t *testing.T) {
 func TestConsumerFrozen(t *testing.T) {
 	r := replicated(t, slapdtest.ReplicaOptions{}, "")
 	p, c := r.Provider, r.Consumers[0]
-	env := rootEnv(p)
+	env := adminEnv(p)
 	hosts := []string{"-H", c.URL + "," + p.URL, "--timeout", "1s"}
 	if err := c.Freeze(); err != nil {
 		t.Fatal(err)
@@ -333,7 +334,7 @@ func TestStatusMirror(t *testing.T) {
 	}
 	r := slapdtest.StartMirror(t, slapdtest.Config{LDIF: string(demo)})
 	a, b := r.Provider, r.Consumers[0]
-	env := rootEnv(a)
+	env := adminEnv(a)
 	if code, _, errOut := cpactlMain([]string{"-H", b.URL, "site", "create", "Mars"}, env); code != 0 || strings.Contains(errOut, "replica") {
 		t.Fatalf("site create on the second mirror: exit %d %s", code, errOut)
 	}
@@ -425,7 +426,7 @@ func TestStatusLag(t *testing.T) {
 		return proxy.URL()
 	}}, "")
 	p, c := r.Provider, r.Consumers[0]
-	env := rootEnv(p)
+	env := adminEnv(p)
 	hosts := []string{"-H", c.URL + "," + p.URL}
 	if code, _, errOut := statusJSON(t, env, hosts); code != 0 {
 		t.Fatalf("status before the cut: exit %d %s", code, errOut)
@@ -550,7 +551,7 @@ func waitQueued(t *testing.T, url string, limit time.Duration) {
 	t.Logf("waitQueued: nothing queued on %s within %v", url, limit)
 }
 
-// entryCount counts the entries under the server's base (as the root DN).
+// entryCount counts the entries under the server's base (as the admin).
 func entryCount(t *testing.T, s *slapdtest.Server) int {
 	t.Helper()
 	c, err := s.Dial()
@@ -575,7 +576,7 @@ func entryCount(t *testing.T, s *slapdtest.Server) int {
 func TestStatusSeesShortConsumer(t *testing.T) {
 	r := slapdtest.StartReplicated(t, slapdtest.Config{WithBase: true, Debug: "256"}, slapdtest.ReplicaOptions{})
 	p, c := r.Provider, r.Consumers[0]
-	env := rootEnv(p)
+	env := adminEnv(p)
 	file := filepath.Join(t.TempDir(), "federation.ldif")
 	if err := os.WriteFile(file, []byte(federationLDIF(2000)), 0o600); err != nil {
 		t.Fatal(err)
@@ -648,7 +649,7 @@ func TestStatusSeesShortConsumer(t *testing.T) {
 func TestWaitReplicasCompletesShortConsumer(t *testing.T) {
 	r := slapdtest.StartReplicated(t, slapdtest.Config{WithBase: true, Debug: "256"}, slapdtest.ReplicaOptions{})
 	p, c := r.Provider, r.Consumers[0]
-	env := rootEnv(p)
+	env := adminEnv(p)
 	file := filepath.Join(t.TempDir(), "federation.ldif")
 	if err := os.WriteFile(file, []byte(federationLDIF(2000)), 0o600); err != nil {
 		t.Fatal(err)
@@ -682,7 +683,7 @@ func TestWaitReplicasCompletesShortConsumer(t *testing.T) {
 func TestWaitReplicasBounded(t *testing.T) {
 	r := replicated(t, slapdtest.ReplicaOptions{}, "")
 	p, c := r.Provider, r.Consumers[0]
-	env := rootEnv(p)
+	env := adminEnv(p)
 	hosts := []string{"-H", c.URL + "," + p.URL, "--timeout", "1s"}
 	file := filepath.Join(t.TempDir(), "desired.ldif")
 	if code, _, errOut := cpactlMain(append(hosts, "export", "-O", file), env); code != 0 {
@@ -721,8 +722,8 @@ func TestWaitReplicasBounded(t *testing.T) {
 func TestStatusSeesRefusedTransaction(t *testing.T) {
 	r := replicated(t, slapdtest.ReplicaOptions{}, "")
 	p, c := r.Provider, r.Consumers[0]
-	env := rootEnv(p)
-	conn, err := directory.Dial(directory.Options{URLs: []string{p.URL}, BindDN: p.RootDN, Password: slapdtest.RootPassword, Timeout: 10 * time.Second})
+	env := adminEnv(p)
+	conn, err := directory.Dial(directory.Options{URLs: []string{p.URL}, BindDN: p.AdminDN(), Password: slapdtest.AdminPassword, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,13 +22,20 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs testdata/script/*.txtar. Each script gets its own slapd
-// (project schema, empty database) and these variables:
+// (project schema, the generated ACLs, the base entry and the harness's
+// role groups and accounts, no federation) and these variables:
 //
-//	CPACTL_URL, CPACTL_BASE, CPACTL_BIND_DN, CPACTL_BIND_PASSWORD  the root DN's connection
+//	CPACTL_URL, CPACTL_BASE, CPACTL_BIND_DN, CPACTL_BIND_PASSWORD  the admin account's connection
 //	LDAPI                                                        the ldapi:// URL
-//	ROOTDN, ROOTPW                                               for ldapsearch/ldapadd
+//	ADMINDN, ADMINPW                                             the admin account, for ldapsearch/ldapadd
+//	OPERATORDN, OPERATORPW, HELPDESKDN, HELPDESKPW               the operator and help desk accounts
+//	NOROLEDN, NOROLEPW                                           an account with no role
+//	ROOTDN, ROOTPW                                               the root DN, only for what only it can do
 //	FIXTURES                                                     the repository's fixtures/
 //
+// A script whose name contains "bare" gets an empty database (no base, no
+// accounts: slapdtest.Config.Bare), where only the root DN can write: its
+// CPACTL_BIND_DN is the root DN's.
 // A script whose name contains "horizon" also gets the test Horizon
 // federation of seed-000 (internal/horizontest), with HORIZON_URL (the
 // Connection Server of india-pod-1), HORIZON_URL_<pod> for each pod (dashes
@@ -56,6 +63,8 @@ func TestScripts(t *testing.T) {
 			"horizonfault":  horizonFault,
 			"horizonwrites": horizonWrites,
 			"nosecret":      noSecret,
+			"loadldif":      loadLDIF,
+			"wipe":          wipe,
 		},
 		Setup: func(env *testscript.Env) error {
 			name := filepath.Base(env.WorkDir)
@@ -65,16 +74,27 @@ func TestScripts(t *testing.T) {
 				cfg.Schema = &empty
 			}
 			cfg.TLS = strings.Contains(name, "tls")
+			cfg.Bare = strings.Contains(name, "bare")
 			s, err := slapdtest.New(cfg)
 			if err != nil {
 				return err
 			}
 			env.Defer(func() { _ = s.Stop() })
-			for _, kv := range s.Env() {
+			env.Values["slapd"] = s
+			envs := s.Env()
+			if cfg.Bare {
+				envs = s.RootEnv() // no account exists: only the root DN can write
+			}
+			for _, kv := range envs {
 				k, v, _ := strings.Cut(kv, "=")
 				env.Setenv(k, v)
 			}
 			env.Setenv("LDAPI", s.LDAPIURL)
+			for _, w := range []slapdtest.Who{slapdtest.Admin, slapdtest.Operator, slapdtest.Helpdesk, slapdtest.NoRole} {
+				up := strings.ToUpper(string(w))
+				env.Setenv(up+"DN", s.Account(w).DN)
+				env.Setenv(up+"PW", s.Account(w).Password)
+			}
 			env.Setenv("ROOTDN", s.RootDN)
 			env.Setenv("ROOTPW", slapdtest.RootPassword)
 			env.Setenv("FIXTURES", fixtures)
@@ -91,6 +111,30 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// loadLDIF adds the entries of LDIF files as the admin account, as
+// ldapadd would, leaving out the base entry the server has already:
+//
+//	loadldif FILE...
+func loadLDIF(ts *testscript.TestScript, neg bool, args []string) {
+	s, ok := ts.Value("slapd").(*slapdtest.Server)
+	if neg || !ok || len(args) == 0 {
+		ts.Fatalf("usage: loadldif FILE...")
+	}
+	for _, name := range args {
+		ts.Check(s.LoadAs(s.Account(slapdtest.Admin), ts.ReadFile(name)))
+	}
+}
+
+// wipe empties the federation as the admin account: every entry under the
+// base but the base and ou=Roles (slapdtest.Server.Wipe).
+func wipe(ts *testscript.TestScript, neg bool, args []string) {
+	s, ok := ts.Value("slapd").(*slapdtest.Server)
+	if neg || !ok || len(args) != 0 {
+		ts.Fatalf("usage: wipe")
+	}
+	ts.Check(s.Wipe(s.Account(slapdtest.Admin)))
 }
 
 // stripWhatIf rewrites each JSON file named (a resolve decision) without

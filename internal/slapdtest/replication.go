@@ -15,7 +15,9 @@ import (
 // consumers that replicate the whole base from it with syncrepl
 // refreshAndPersist, refer writes to it (updateref) and retry every second
 // when it is gone. Every server has its own serverID, the project's
-// schema and the same root DN and password. On a slapd 2.5 syncrepl
+// schema, the same root DN and password and the same ACLs; syncrepl binds
+// as the replication account (Replicator), which the ACLs let read every
+// entry, passwords included (ldapschema.ACLOptions). On a slapd 2.5 syncrepl
 // consumer only syncrepl itself writes: a write from any bind, the root
 // DN's included, gets the referral (or 53 without updateref), as on a
 // production consumer (measured here; slapd refuses updatedn next to
@@ -45,7 +47,7 @@ func (r *replicaRole) global(b *strings.Builder) {
 	b.WriteString(ReplicationGlobal(r.serverID, r.provider == "" || r.mirror))
 }
 
-func (r *replicaRole) database(b *strings.Builder, base, rootDN string) {
+func (r *replicaRole) database(b *strings.Builder, base string) {
 	if r == nil {
 		return
 	}
@@ -54,13 +56,13 @@ func (r *replicaRole) database(b *strings.Builder, base, rootDN string) {
 		return
 	}
 	if r.mirror {
-		b.WriteString(Consumer{RID: r.serverID, Provider: r.provider, Base: base, BindDN: rootDN,
-			Credentials: RootPassword, Retry: "1 +"}.Database())
+		b.WriteString(Consumer{RID: r.serverID, Provider: r.provider, Base: base, BindDN: Replicator.DN(base),
+			Credentials: Replicator.Password(), Retry: "1 +"}.Database())
 		b.WriteString("multiprovider on\n" + syncprovLines)
 		return
 	}
 	c := Consumer{RID: r.serverID, Provider: r.provider, UpdateRef: r.provider, Base: base,
-		BindDN: rootDN, Credentials: RootPassword, Retry: "1 +"}
+		BindDN: Replicator.DN(base), Credentials: Replicator.Password(), Retry: "1 +"}
 	if r.syncFrom != "" {
 		c.Provider = r.syncFrom
 	}
@@ -110,12 +112,18 @@ type Consumer struct {
 }
 
 // DockerConsumer is the consumer of docker-compose.yml: it replicates from
-// the openldap service and refers writes to the provider's port on the
-// host, the URI cpactl is given.
+// the openldap service, binding as the demo's replication account (a demo
+// password, public like the demo accounts'), and refers writes to the
+// provider's port on the host, the URI cpactl is given.
 func DockerConsumer() Consumer {
 	return Consumer{RID: 2, Provider: "ldap://openldap:389", UpdateRef: "ldap://127.0.0.1:3389",
-		Base: "dc=vdiglobal,dc=vmware,dc=int", BindDN: "cn=admin,dc=vdiglobal,dc=vmware,dc=int", Credentials: "admin", Retry: "5 +"}
+		Base: "dc=vdiglobal,dc=vmware,dc=int", BindDN: DockerReplicator, Credentials: "demo-replicator", Retry: "5 +"}
 }
+
+// DockerReplicator is the account the compose consumer's syncrepl binds
+// as (docker/demo-accounts.ldif): the provider's ACLs let it read every
+// entry (ldapschema.ACLOptions.Replicator).
+const DockerReplicator = "uid=replicator,ou=Accounts,dc=vdiglobal,dc=vmware,dc=int"
 
 // Database is the consumer's database part.
 func (c Consumer) Database() string {
@@ -170,7 +178,7 @@ func StartReplicated(t testing.TB, cfg Config, opts ReplicaOptions) *Replicated 
 	r := &Replicated{Provider: Start(t, pcfg)}
 	for i := 0; i < opts.Consumers; i++ {
 		ccfg := cfg
-		ccfg.LDIF, ccfg.WithBase = "", false
+		ccfg.LDIF, ccfg.WithBase, ccfg.replica = "", false, true
 		ccfg.replication = &replicaRole{serverID: i + 2, provider: r.Provider.URL,
 			noUpdateRef: opts.NoUpdateRef, referTo: opts.ReferTo}
 		if opts.SyncVia != nil {
@@ -181,7 +189,7 @@ func StartReplicated(t testing.TB, cfg Config, opts ReplicaOptions) *Replicated 
 		}
 		r.Consumers = append(r.Consumers, Start(t, ccfg))
 	}
-	if cfg.WithBase || cfg.LDIF != "" {
+	if !cfg.Bare {
 		if err := r.WaitReplicated(30 * time.Second); err != nil {
 			t.Fatalf("slapdtest: %v", err)
 		}
@@ -210,14 +218,14 @@ func StartMirror(t testing.TB, cfg Config) *Replicated {
 	for i := range servers {
 		c := cfg
 		if i == 1 {
-			c.LDIF, c.WithBase = "", false
+			c.LDIF, c.WithBase, c.replica = "", false, true
 		}
 		c.port = ports[i]
 		c.replication = &replicaRole{serverID: i + 1, provider: url(1 - i), mirror: true}
 		servers[i] = Start(t, c)
 	}
 	r := &Replicated{Provider: servers[0], Consumers: []*Server{servers[1]}}
-	if cfg.WithBase || cfg.LDIF != "" {
+	if !cfg.Bare {
 		if err := r.WaitReplicated(30 * time.Second); err != nil {
 			t.Fatalf("slapdtest: %v", err)
 		}
@@ -228,7 +236,7 @@ func StartMirror(t testing.TB, cfg Config) *Replicated {
 // ContextCSN reads the contextCSN values of the server's base as the root
 // DN, sorted.
 func (s *Server) ContextCSN() ([]string, error) {
-	c, err := s.Dial()
+	c, err := s.DialRoot()
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,14 @@
 // the project's schema rendered from package ldapschema. It can also serve
 // ldaps and StartTLS with a CA and server certificate generated in the test.
 //
+// Every server enforces cpactl's roles with the ACLs package ldapschema
+// generates (`cpactl schema print --format acl`), and holds, unless Bare,
+// the base entry, the role groups and one account per role (Account):
+// tests act as those accounts (Dial, Env: the admin), never as the root
+// DN, except for what only the root DN can do (DialRoot, RootEnv: loading
+// fixtures as slapadd would, creating the base of a bare server, reading
+// a password back).
+//
 // When /usr/sbin/slapd is missing, Start skips the test with a message
 // saying how to install it, except when CI=true, where it fails.
 package slapdtest
@@ -18,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -50,8 +59,13 @@ type Config struct {
 	TLS bool
 	// LDIF is loaded into the database (as the root DN) once slapd answers.
 	LDIF string
-	// WithBase adds the base entry (dc=...) before LDIF.
+	// WithBase adds the base entry (dc=...) before LDIF. Every server that
+	// is not Bare has it (the accounts live under it); LDIF may hold it.
 	WithBase bool
+	// Bare leaves the database empty: no base entry, no role groups, no
+	// accounts; only the root DN can write (`cpactl init` of a new server
+	// creates the base).
+	Bare bool
 	// Durable makes back-mdb sync every commit to disk, as a production
 	// server does (default: dbnosync, for speed).
 	Durable bool
@@ -73,6 +87,9 @@ type Config struct {
 	// replication is what StartReplicated adds to the configuration
 	// (serverID, syncprov or syncrepl): see replication.go.
 	replication *replicaRole
+	// replica: the server gets its entries from another by syncrepl, so
+	// the harness loads nothing into it.
+	replica bool
 	// port is the ldap port to listen on (0: a free one); a mirror's peer
 	// must know it before it starts.
 	port int
@@ -223,17 +240,12 @@ func start(cfg Config) (s *Server, err error) {
 	if err := s.launch(); err != nil {
 		return nil, err
 	}
-	if cfg.WithBase {
-		if err := s.Load(baseEntry(cfg.Base)); err != nil {
-			_ = s.Stop()
-			return nil, err
-		}
+	if cfg.Bare || cfg.replica {
+		return s, nil
 	}
-	if cfg.LDIF != "" {
-		if err := s.Load(cfg.LDIF); err != nil {
-			_ = s.Stop()
-			return nil, err
-		}
+	if err := s.Load(baseEntry(cfg.Base) + "\n" + cfg.LDIF + "\n" + Accounts(cfg.Base)); err != nil {
+		_ = s.Stop()
+		return nil, err
 	}
 	return s, nil
 }
@@ -287,9 +299,13 @@ func (s *Server) config(withSchema, withTLS bool, cfg Config) string {
 	}
 	// cn=config: the config root DN, and SASL EXTERNAL as this process's own
 	// uid over ldapi, may manage it (what `cpactl schema install` uses).
+	dit := ldapschema.DIT{Base: s.Base}
+	acl := ldapschema.ACLOptions{Replicator: Replicator.DN(s.Base), WithoutCpactlSchema: !withSchema}
+	b.WriteString(dit.ACLConfSection(ldapschema.ACLFrontend, acl))
 	fmt.Fprintf(&b, "database config\nrootdn %q\nrootpw %s\n", ConfigDN, ConfigPassword)
 	fmt.Fprintf(&b, "access to * by dn.exact=\"gidNumber=%d+uidNumber=%d,cn=peercred,cn=external,cn=auth\" manage by * break\n",
 		os.Getgid(), os.Getuid())
+	b.WriteString(dit.ACLConfSection(ldapschema.ACLConfig, acl))
 	b.WriteString("database mdb\nmaxsize 1073741824\n")
 	if !cfg.Durable {
 		b.WriteString("dbnosync\n")
@@ -303,9 +319,8 @@ func (s *Server) config(withSchema, withTLS bool, cfg Config) string {
 		limits = "limits users size=unlimited"
 	}
 	b.WriteString(limits + "\n")
-	cfg.replication.database(&b, s.Base, s.RootDN)
-	b.WriteString("access to attrs=userPassword by self write by anonymous auth by * none\n")
-	b.WriteString("access to * by * read\n")
+	cfg.replication.database(&b, s.Base)
+	b.WriteString(dit.ACLConfSection(ldapschema.ACLFederation, acl))
 	return b.String()
 }
 
@@ -493,22 +508,39 @@ func (s *Server) Reinitialize() error {
 	return s.Restart()
 }
 
-// Dial returns a connection bound as the root DN.
-func (s *Server) Dial() (*ldap.Conn, error) {
+// Dial returns a connection bound as the admin account (Account(Admin)).
+func (s *Server) Dial() (*ldap.Conn, error) { return s.DialAs(s.Account(Admin)) }
+
+// DialRoot returns a connection bound as the root DN, which no ACL
+// limits: for what only the root DN can do (a bare server's base, a
+// password read back).
+func (s *Server) DialRoot() (*ldap.Conn, error) {
+	return s.DialAs(Account{DN: s.RootDN, Password: RootPassword})
+}
+
+// DialAs returns a connection bound as a.
+func (s *Server) DialAs(a Account) (*ldap.Conn, error) {
 	c, err := ldap.DialURL(s.URL)
 	if err != nil {
 		return nil, err
 	}
 	c.SetTimeout(10 * time.Second)
-	if err := c.Bind(s.RootDN, RootPassword); err != nil {
+	if err := c.Bind(a.DN, a.Password); err != nil {
 		c.Close()
 		return nil, err
 	}
 	return c, nil
 }
 
-// Load adds the entries (and add records) of an LDIF text as the root DN.
+// Load adds the entries (and add records) of an LDIF text as the root DN,
+// as slapadd would load them (which needs no bind at all); the base entry
+// is skipped when the server has it already.
 func (s *Server) Load(text string) error {
+	return s.LoadAs(Account{DN: s.RootDN, Password: RootPassword}, text)
+}
+
+// LoadAs is Load as the account a (a test's own writes: the admin).
+func (s *Server) LoadAs(a Account, text string) error {
 	entries, err := ReadEntries(text)
 	if errors.Is(err, errNotEntry) {
 		return fmt.Errorf("slapdtest: only entries can be loaded (%v)", err)
@@ -516,7 +548,7 @@ func (s *Server) Load(text string) error {
 	if err != nil {
 		return fmt.Errorf("slapdtest: parsing LDIF: %v", err)
 	}
-	c, err := s.Dial()
+	c, err := s.DialAs(a)
 	if err != nil {
 		return err
 	}
@@ -526,7 +558,11 @@ func (s *Server) Load(text string) error {
 		for _, a := range e.Attributes {
 			req.Attribute(a.Name, a.Values)
 		}
-		if err := c.Add(req); err != nil {
+		err := c.Add(req)
+		if ldap.IsErrorWithCode(err, ldap.LDAPResultEntryAlreadyExists) && strings.EqualFold(e.DN, s.Base) {
+			continue
+		}
+		if err != nil {
 			return fmt.Errorf("slapdtest: adding %s: %v", req.DN, err)
 		}
 	}
@@ -534,12 +570,55 @@ func (s *Server) Load(text string) error {
 }
 
 // Env returns the environment that points cpactl at this server as the
-// root DN (for testscript).
-func (s *Server) Env() []string {
+// admin account (for testscript).
+func (s *Server) Env() []string { return s.EnvAs(s.Account(Admin)) }
+
+// RootEnv is Env as the root DN.
+func (s *Server) RootEnv() []string {
+	return s.EnvAs(Account{DN: s.RootDN, Password: RootPassword})
+}
+
+// EnvAs is Env as a.
+func (s *Server) EnvAs(a Account) []string {
 	return []string{
 		"CPACTL_URL=" + s.URL,
 		"CPACTL_BASE=" + s.Base,
-		"CPACTL_BIND_DN=" + s.RootDN,
-		"CPACTL_BIND_PASSWORD=" + RootPassword,
+		"CPACTL_BIND_DN=" + a.DN,
+		"CPACTL_BIND_PASSWORD=" + a.Password,
 	}
+}
+
+// Wipe deletes, as the account a, every entry under the base but the base
+// itself and ou=Roles (the role groups and the harness's accounts): an
+// empty federation, as a test that reloads one needs it (deleting the
+// base would delete the accounts it binds as).
+func (s *Server) Wipe(a Account) error {
+	c, err := s.DialAs(a)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	res, err := c.SearchWithPaging(ldap.NewSearchRequest(s.Base, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases, 0, 0, false,
+		"(objectClass=*)", []string{"1.1"}, nil), 500)
+	if err != nil {
+		return fmt.Errorf("slapdtest: wipe: %v", err)
+	}
+	roles := ldapschema.NormalizeDN(ldapschema.DIT{Base: s.Base}.Roles())
+	base := ldapschema.NormalizeDN(s.Base)
+	var dns []string
+	for _, e := range res.Entries {
+		k := ldapschema.NormalizeDN(e.DN)
+		if k == base || ldapschema.IsUnder(k, roles) {
+			continue
+		}
+		dns = append(dns, e.DN)
+	}
+	// Deepest first: a parent goes after its children.
+	sort.SliceStable(dns, func(i, j int) bool { return strings.Count(dns[i], ",") > strings.Count(dns[j], ",") })
+	for _, dn := range dns {
+		if err := c.Del(ldap.NewDelRequest(dn, nil)); err != nil {
+			return fmt.Errorf("slapdtest: wipe: deleting %s: %v", dn, err)
+		}
+	}
+	return nil
 }
