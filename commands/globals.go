@@ -69,8 +69,10 @@ type Globals struct {
 	Stdout pager.Terminal
 	// NoPager is --no-pager.
 	NoPager bool
-	// pager pages the read command's output once printer starts it.
-	pager *pager.Writer
+	// pager pages the read command's output once printer starts it;
+	// pagerErr is the first error closing it met.
+	pager    *pager.Writer
+	pagerErr error
 	// OpenStore, when set, is what Store returns instead of connecting to
 	// the server the flags name: a test hands in a store on a wrapped
 	// client or a snapshot.

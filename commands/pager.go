@@ -50,15 +50,28 @@ func (g *Globals) startPager() {
 // closePager ends a paged command's output (pager.Writer.Close): what was
 // held is written, or cpactl waits for the reader to quit the pager. Main
 // calls it before it prints an error; a question calls it first too
-// (Interactive), so that it is never asked under the pager.
+// (pagedFirst), so that it is never asked under the pager. The first
+// error it met is returned, then and at every later call.
 func (g *Globals) closePager() error {
 	w := g.pager
 	if w == nil {
 		return nil
 	}
-	err := w.Close()
+	if err := w.Close(); err != nil && g.pagerErr == nil {
+		g.pagerErr = err
+	}
 	paging.CompareAndSwap(w, nil)
-	return err
+	return g.pagerErr
+}
+
+// pagedFirst is interactive (Globals.Interactive: may cpactl ask?) once
+// the output before the question is paged or written: a question is
+// never asked under the pager, and what follows it goes to the terminal.
+func (g *Globals) pagedFirst(interactive func() bool) func() bool {
+	return func() bool {
+		_ = g.closePager() // Main reports its error
+		return interactive()
+	}
 }
 
 // lookupEnv is os.LookupEnv, or Getenv's non-empty values when a test

@@ -29,15 +29,7 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	setMemoryLimit()
 	g := &Globals{IO: IOStreams{In: in, Out: out, Err: errOut}, Getenv: os.Getenv, LookupEnv: os.LookupEnv,
 		ReadPassword: prompt.TerminalPassword, Stdout: pager.TerminalOf(out)}
-	// A question is never asked under the pager: the output before it is
-	// paged (or written) first, and what follows goes to the terminal.
-	var pagerErr error
-	g.Interactive = func() bool {
-		if err := g.closePager(); err != nil && pagerErr == nil {
-			pagerErr = err
-		}
-		return prompt.Interactive(in, out)
-	}
+	g.Interactive = g.pagedFirst(func() bool { return prompt.Interactive(in, out) })
 	g.TerminalWidth = func() int { return output.TerminalWidth(out) }
 	inFile, _ := in.(*os.File)
 	outFile, _ := out.(*os.File)
@@ -53,11 +45,8 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	g.endProgress()
 	// The output is written or paged, and the reader has quit the pager,
 	// before cpactl says anything more.
-	if perr := g.closePager(); perr != nil && pagerErr == nil {
-		pagerErr = perr
-	}
-	if pagerErr != nil && (err == nil || errors.Is(err, pager.ErrClosed)) {
-		err = pagerErr
+	if perr := g.closePager(); perr != nil && (err == nil || errors.Is(err, pager.ErrClosed)) {
+		err = perr
 	}
 	if errors.Is(err, pager.ErrClosed) || errors.Is(err, pager.ErrInterrupted) {
 		// The reader quit the pager before the end (exit 0), or Ctrl-C
