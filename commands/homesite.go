@@ -264,23 +264,27 @@ type homeSiteListOptions struct {
 	listFlags
 	principalFlags
 	Global bool
+	Site   string
 }
 
 func newHomeSiteListCommand(g *Globals) *cobra.Command {
 	o := &homeSiteListOptions{g: g}
 	cmd := &cobra.Command{
-		Use:   "list [--user USER | --group GROUP] [--entitlement GE | --global]",
-		Short: "List home-site rows, optionally of one user or group, one entitlement, or global ones only",
+		Use:   "list [--user USER | --group GROUP] [--entitlement GE | --global] [--site SITE]",
+		Short: "List home-site rows, optionally of one user or group, one entitlement, one site, or global ones only",
 		Long: `Lists home-site rows: users first, then groups, by name, global rows
 before overrides. --user and --group list that user's or group's own rows
-only (` + "`cpactl homesite resolve`" + ` also considers the user's groups).`,
+only (` + "`cpactl homesite resolve`" + ` also considers the user's groups); --site
+the rows that name that site.`,
 		Example: `  cpactl homesite list
+  cpactl homesite list --site UK --global
   cpactl homesite list --entitlement Desktops -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
 	o.principalFlags.add(cmd, "only this entitlement's overrides")
 	cmd.Flags().BoolVar(&o.Global, "global", false, "only global home sites")
+	cmd.Flags().StringVar(&o.Site, "site", "", "only the rows whose home site is this site")
 	o.listFlags.add(cmd, "home-site rows", false)
 	return cmd
 }
@@ -318,6 +322,13 @@ func (o *homeSiteListOptions) run() error {
 	}
 	if o.Global {
 		filters = append(filters, "(!("+ldapschema.AttrEntitlementDN+"=*))")
+	}
+	if o.Site != "" {
+		site, err := st.Site(o.Site)
+		if err != nil {
+			return err
+		}
+		filters = append(filters, directory.Filter(ldapschema.AttrSiteDN, site.DN))
 	}
 	filter := ""
 	if len(filters) > 0 {
