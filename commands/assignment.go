@@ -41,7 +41,7 @@ func assignmentView(a ldapschema.Assignment) AssignmentView {
 
 type assignmentListOptions struct {
 	g *Globals
-	readFlags
+	listFlags
 	User, Entitlement string
 }
 
@@ -57,12 +57,12 @@ func newAssignmentListCommand(g *Globals) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&o.User, "user", "", "only this user's assignments")
 	cmd.Flags().StringVar(&o.Entitlement, "entitlement", "", "only the assignments of this entitlement")
-	o.readFlags.add(cmd)
+	o.listFlags.add(cmd, "assignments", false)
 	return cmd
 }
 
 func (o *assignmentListOptions) run() error {
-	p, st, closeFn, err := o.open(o.g)
+	p, st, closeFn, _, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -83,6 +83,8 @@ func (o *assignmentListOptions) run() error {
 		views = append(views, assignmentView(a))
 	}
 	sortBy(views, func(v AssignmentView) string { return v.User + "\x00" + v.Entitlement })
+	views, total := cut(views, o.Limit)
+	defer o.counted(o.g, p, len(views), total)
 	return p.Print(views, func(w io.Writer) error {
 		table := make([][]string, 0, len(views))
 		for _, v := range views {

@@ -33,41 +33,50 @@ type ComputerView struct {
 
 type computerListOptions struct {
 	g *Globals
-	readFlags
+	listFlags
+	Group string
 }
 
 func newComputerListCommand(g *Globals) *cobra.Command {
 	o := &computerListOptions{g: g}
 	cmd := &cobra.Command{
-		Use:     "list",
-		Short:   "List client computers and their immediate groups",
-		Example: `  cpactl computer list -o json`,
-		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, args []string) error { return o.run() },
+		Use:   "list",
+		Short: "List client computers and their immediate groups",
+		Example: `  cpactl computer list --group Kiosks
+  cpactl computer list --name 'pc-0*' -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
-	o.readFlags.add(cmd)
+	cmd.Flags().StringVar(&o.Group, "group", "", "only the members of this group, through nested groups too")
+	o.listFlags.add(cmd, "computers", true)
 	return cmd
 }
 
 func (o *computerListOptions) run() error {
-	p, st, closeFn, err := o.open(o.g)
+	p, st, closeFn, sel, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	computers, err := st.Computers()
-	if err != nil {
-		return err
-	}
 	groups, err := st.Groups()
 	if err != nil {
 		return err
 	}
+	if o.Group != "" {
+		if sel.Keep, err = reachedBy(st, o.Group, groups); err != nil {
+			return err
+		}
+	}
+	computers, err := st.SelectComputers(sel)
+	if err != nil {
+		return err
+	}
 	byMember := groupIndex(groups)
-	views := make([]ComputerView, 0, len(computers))
-	for _, c := range computers {
+	views := make([]ComputerView, 0, len(computers.Items))
+	for _, c := range computers.Items {
 		views = append(views, ComputerView{Name: c.Name, Description: c.Description, Groups: byMember.of(c.DN)})
 	}
+	defer o.counted(o.g, p, len(views), computers.Total)
 	return p.Print(views, func(w io.Writer) error {
 		rows := make([][]string, 0, len(views))
 		for _, v := range views {

@@ -61,29 +61,36 @@ func checkTags(tags []string) error {
 
 type csListOptions struct {
 	g *Globals
-	readFlags
+	listFlags
+	Pod, Site string
 }
 
 func newCSListCommand(g *Globals) *cobra.Command {
 	o := &csListOptions{g: g}
 	cmd := &cobra.Command{
-		Use:     "list",
-		Short:   "List Connection Servers with their pod, site and tags",
-		Example: `  cpactl cs list -o json`,
-		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, args []string) error { return o.run() },
+		Use:   "list",
+		Short: "List Connection Servers with their pod, site and tags",
+		Example: `  cpactl cs list --pod lon-pod1
+  cpactl cs list --site London -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
-	o.readFlags.add(cmd)
+	cmd.Flags().StringVar(&o.Pod, "pod", "", "only the Connection Servers of this pod")
+	cmd.Flags().StringVar(&o.Site, "site", "", "only the Connection Servers of this site's pods")
+	o.listFlags.add(cmd, "Connection Servers", true)
 	return cmd
 }
 
 func (o *csListOptions) run() error {
-	p, st, closeFn, err := o.open(o.g)
+	p, st, closeFn, sel, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	servers, err := st.ConnectionServers()
+	if err := inPodOrSite(st, &sel, o.Pod, o.Site); err != nil {
+		return err
+	}
+	servers, err := st.SelectConnectionServers(sel)
 	if err != nil {
 		return err
 	}
@@ -91,10 +98,11 @@ func (o *csListOptions) run() error {
 	if err != nil {
 		return err
 	}
-	views := make([]ConnectionServerView, 0, len(servers))
-	for _, cs := range servers {
+	views := make([]ConnectionServerView, 0, len(servers.Items))
+	for _, cs := range servers.Items {
 		views = append(views, csView(cs, pods))
 	}
+	defer o.counted(o.g, p, len(views), servers.Total)
 	return p.Print(views, func(w io.Writer) error {
 		rows := make([][]string, 0, len(views))
 		for _, v := range views {

@@ -131,7 +131,8 @@ func assignmentWord(dedicated *bool) string {
 
 type entitlementListOptions struct {
 	g *Globals
-	readFlags
+	listFlags
+	Pool string
 }
 
 func newEntitlementListCommand(g *Globals) *cobra.Command {
@@ -140,28 +141,38 @@ func newEntitlementListCommand(g *Globals) *cobra.Command {
 		Use:   "list",
 		Short: "List global entitlements with their type, scope, policy, members and pools",
 		Example: `  cpactl entitlement list
+  cpactl entitlement list --pool uk-desk
   cpactl entitlement list -o json | jq -r '.[] | select(.use_preferred_sites) | .name'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
-	o.readFlags.add(cmd)
+	cmd.Flags().StringVar(&o.Pool, "pool", "", "only the entitlements that include this pool")
+	o.listFlags.add(cmd, "entitlements", true)
 	return cmd
 }
 
 func (o *entitlementListOptions) run() error {
-	p, st, closeFn, err := o.open(o.g)
+	p, st, closeFn, sel, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	ges, err := st.Entitlements()
+	if o.Pool != "" {
+		pool, err := st.Pool(o.Pool)
+		if err != nil {
+			return err
+		}
+		withFilter(&sel, directory.Filter(ldapschema.AttrEntitlementPoolDN, pool.DN))
+	}
+	ges, err := st.SelectEntitlements(sel)
 	if err != nil {
 		return err
 	}
-	views := make([]EntitlementView, 0, len(ges))
-	for _, ge := range ges {
+	views := make([]EntitlementView, 0, len(ges.Items))
+	for _, ge := range ges.Items {
 		views = append(views, entitlementView(st, ge))
 	}
+	defer o.counted(o.g, p, len(views), ges.Total)
 	return p.Print(views, func(w io.Writer) error {
 		rows := make([][]string, 0, len(views))
 		for _, v := range views {

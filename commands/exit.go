@@ -10,6 +10,7 @@ import (
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/horizon"
 	"github.com/cpactl/cpactl/internal/ldapuri"
+	"github.com/cpactl/cpactl/internal/pager"
 	"github.com/cpactl/cpactl/prompt"
 )
 
@@ -96,6 +97,10 @@ func ExitCode(err error) int {
 	var hzUnknown *horizon.OutcomeUnknownError
 	var hzLost *horizon.LostAnswerError
 	switch {
+	case errors.Is(err, pager.ErrClosed):
+		return ExitOK // the reader quit the pager before the output ended
+	case errors.Is(err, pager.ErrInterrupted):
+		return ExitInterrupted
 	case errors.As(err, &behind):
 		return ExitDiff // written; a replica differs from the provider
 	case errors.As(err, &hzChanged):
@@ -148,6 +153,10 @@ func hintOf(err error) string {
 			return "this command read from the replica " + conflict.Replica + ", which may not have caught up with the provider yet: check with `cpactl status`, then apply your change again (or list the provider first in -H)"
 		}
 		return "re-read the object and apply your change again"
+	}
+	var pagerRun *pager.RunError
+	if errors.As(err, &pagerRun) {
+		return "set CPACTL_PAGER or PAGER to a pager on PATH, or pass --no-pager"
 	}
 	var re *broker.RequestError
 	if errors.As(err, &re) {

@@ -87,29 +87,36 @@ func offOr(v int, zero string) string {
 
 type farmListOptions struct {
 	g *Globals
-	readFlags
+	listFlags
+	Pod, Site string
 }
 
 func newFarmListCommand(g *Globals) *cobra.Command {
 	o := &farmListOptions{g: g}
 	cmd := &cobra.Command{
-		Use:     "list",
-		Short:   "List RDS farms with their limits, hosts and pools",
-		Example: `  cpactl farm list -o json`,
-		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, args []string) error { return o.run() },
+		Use:   "list",
+		Short: "List RDS farms with their limits, hosts and pools",
+		Example: `  cpactl farm list --pod us-pod1
+  cpactl farm list --site London -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
-	o.readFlags.add(cmd)
+	cmd.Flags().StringVar(&o.Pod, "pod", "", "only the farms of this pod")
+	cmd.Flags().StringVar(&o.Site, "site", "", "only the farms of this site's pods")
+	o.listFlags.add(cmd, "farms", true)
 	return cmd
 }
 
 func (o *farmListOptions) run() error {
-	p, st, closeFn, err := o.open(o.g)
+	p, st, closeFn, sel, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	farms, err := st.Farms()
+	if err := inPodOrSite(st, &sel, o.Pod, o.Site); err != nil {
+		return err
+	}
+	farms, err := st.SelectFarms(sel)
 	if err != nil {
 		return err
 	}
@@ -122,10 +129,11 @@ func (o *farmListOptions) run() error {
 		return err
 	}
 	parts := farmIndex(hosts, pools)
-	views := make([]FarmView, 0, len(farms))
-	for _, f := range farms {
+	views := make([]FarmView, 0, len(farms.Items))
+	for _, f := range farms.Items {
 		views = append(views, farmView(f, parts))
 	}
+	defer o.counted(o.g, p, len(views), farms.Total)
 	return p.Print(views, func(w io.Writer) error {
 		rows := make([][]string, 0, len(views))
 		for _, v := range views {

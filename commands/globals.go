@@ -15,6 +15,7 @@ import (
 	"github.com/cpactl/cpactl/horizonimport"
 	"github.com/cpactl/cpactl/internal/ldapuri"
 	"github.com/cpactl/cpactl/internal/osfile"
+	"github.com/cpactl/cpactl/internal/pager"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/prompt"
 	"github.com/cpactl/cpactl/quote"
@@ -59,6 +60,19 @@ type Globals struct {
 	ReadPassword func(message string) (string, error)
 	// Getenv reads the environment (os.Getenv; tests may replace it).
 	Getenv func(string) string
+	// LookupEnv tells a variable set to "" from one not set
+	// (os.LookupEnv): PAGER= means no pager. nil: Getenv's non-empty
+	// values count as set.
+	LookupEnv func(string) (string, bool)
+	// Stdout is the terminal standard output is, for the pager
+	// (pager.TerminalOf; tests may replace it); nil: not a terminal.
+	Stdout pager.Terminal
+	// NoPager is --no-pager.
+	NoPager bool
+	// pager pages the read command's output once printer starts it;
+	// pagerErr is the first error closing it met.
+	pager    *pager.Writer
+	pagerErr error
 	// OpenStore, when set, is what Store returns instead of connecting to
 	// the server the flags name: a test hands in a store on a wrapped
 	// client or a snapshot.
@@ -99,6 +113,7 @@ func (g *Globals) addFlags(cmd *cobra.Command) {
 	f.DurationVar(&g.Timeout, "timeout", 10*time.Second, "time limit for connecting and for each request")
 	f.StringVar(&g.Context, "context", "", "the context of the config file to connect with (env CPACTL_CONTEXT; default: its current context; see cpactl config --help)")
 	f.StringVar(&g.WriteURL, "write-url", "", "the provider's URI when -H names read-only replicas: writes they refuse go there (docs/replication.md)")
+	f.BoolVar(&g.NoPager, "no-pager", false, "do not page the output of a read command on a terminal (the pager: CPACTL_PAGER, then PAGER, then less)")
 	f.BoolVar(&g.Strict, "strict", false, "refuse, instead of a warning, a config file other users can write or another user owns (the default when CI is set; --strict=false to only warn)")
 	g.strictFlag = f.Lookup("strict")
 }

@@ -91,24 +91,25 @@ func memberWords(ms []GroupMemberView) string {
 
 type groupListOptions struct {
 	g *Globals
-	readFlags
+	listFlags
 }
 
 func newGroupListCommand(g *Globals) *cobra.Command {
 	o := &groupListOptions{g: g}
 	cmd := &cobra.Command{
-		Use:     "list",
-		Short:   "List groups with their members and parent groups",
-		Example: `  cpactl group list -o json`,
-		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, args []string) error { return o.run() },
+		Use:   "list",
+		Short: "List groups with their members and parent groups",
+		Example: `  cpactl group list --name 'sales*'
+  cpactl group list -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
-	o.readFlags.add(cmd)
+	o.listFlags.add(cmd, "groups", true)
 	return cmd
 }
 
 func (o *groupListOptions) run() error {
-	p, st, closeFn, err := o.open(o.g)
+	p, st, closeFn, sel, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -117,11 +118,20 @@ func (o *groupListOptions) run() error {
 	if err != nil {
 		return err
 	}
+	// Every group is read for the parents column; a second read selects
+	// when --name or --limit narrow the list.
+	selected := directory.Selected[ldapschema.Group]{Items: groups, Total: len(groups)}
+	if sel.Name != nil || sel.Limit > 0 {
+		if selected, err = st.SelectGroups(sel); err != nil {
+			return err
+		}
+	}
 	byMember := groupIndex(groups)
-	views := make([]GroupView, 0, len(groups))
-	for _, gr := range groups {
+	views := make([]GroupView, 0, len(selected.Items))
+	for _, gr := range selected.Items {
 		views = append(views, groupView(st, gr, byMember))
 	}
+	defer o.counted(o.g, p, len(views), selected.Total)
 	return p.Print(views, func(w io.Writer) error {
 		rows := make([][]string, 0, len(views))
 		for _, v := range views {

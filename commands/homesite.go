@@ -261,27 +261,31 @@ type HomeSiteView struct {
 
 type homeSiteListOptions struct {
 	g *Globals
-	readFlags
+	listFlags
 	principalFlags
 	Global bool
+	Site   string
 }
 
 func newHomeSiteListCommand(g *Globals) *cobra.Command {
 	o := &homeSiteListOptions{g: g}
 	cmd := &cobra.Command{
-		Use:   "list [--user USER | --group GROUP] [--entitlement GE | --global]",
-		Short: "List home-site rows, optionally of one user or group, one entitlement, or global ones only",
+		Use:   "list [--user USER | --group GROUP] [--entitlement GE | --global] [--site SITE]",
+		Short: "List home-site rows, optionally of one user or group, one entitlement, one site, or global ones only",
 		Long: `Lists home-site rows: users first, then groups, by name, global rows
 before overrides. --user and --group list that user's or group's own rows
-only (` + "`cpactl homesite resolve`" + ` also considers the user's groups).`,
+only (` + "`cpactl homesite resolve`" + ` also considers the user's groups); --site
+the rows that name that site.`,
 		Example: `  cpactl homesite list
+  cpactl homesite list --site UK --global
   cpactl homesite list --entitlement Desktops -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
 	o.principalFlags.add(cmd, "only this entitlement's overrides")
 	cmd.Flags().BoolVar(&o.Global, "global", false, "only global home sites")
-	o.readFlags.add(cmd)
+	cmd.Flags().StringVar(&o.Site, "site", "", "only the rows whose home site is this site")
+	o.listFlags.add(cmd, "home-site rows", false)
 	return cmd
 }
 
@@ -292,7 +296,7 @@ func (o *homeSiteListOptions) run() error {
 	if o.Global && o.Entitlement != "" {
 		return errorf("pass one of them", "--global and --entitlement exclude each other")
 	}
-	p, st, closeFn, err := o.open(o.g)
+	p, st, closeFn, _, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -319,6 +323,13 @@ func (o *homeSiteListOptions) run() error {
 	if o.Global {
 		filters = append(filters, "(!("+ldapschema.AttrEntitlementDN+"=*))")
 	}
+	if o.Site != "" {
+		site, err := st.Site(o.Site)
+		if err != nil {
+			return err
+		}
+		filters = append(filters, directory.Filter(ldapschema.AttrSiteDN, site.DN))
+	}
 	filter := ""
 	if len(filters) > 0 {
 		filter = directory.And(filters...)
@@ -340,6 +351,8 @@ func (o *homeSiteListOptions) run() error {
 		views = append(views, v)
 	}
 	sortHomeSiteViews(views)
+	views, total := cut(views, o.Limit)
+	defer o.counted(o.g, p, len(views), total)
 	return p.Print(views, func(w io.Writer) error {
 		table := make([][]string, 0, len(views))
 		for _, v := range views {

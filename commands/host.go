@@ -56,8 +56,8 @@ func hostView(h ldapschema.Host) HostView {
 
 type hostListOptions struct {
 	g *Globals
-	readFlags
-	Farm string
+	listFlags
+	Farm, Pod, Site string
 }
 
 func newHostListCommand(g *Globals) *cobra.Command {
@@ -66,37 +66,50 @@ func newHostListCommand(g *Globals) *cobra.Command {
 		Use:   "list",
 		Short: "List RDS hosts with their live figures",
 		Example: `  cpactl host list --farm us-farm1
-  cpactl host list -o json`,
+  cpactl host list --pod us-pod1 --name 'rdsh-0?' -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
 	cmd.Flags().StringVar(&o.Farm, "farm", "", "only the hosts of this farm")
-	o.readFlags.add(cmd)
+	cmd.Flags().StringVar(&o.Pod, "pod", "", "only the hosts of this pod's farms")
+	cmd.Flags().StringVar(&o.Site, "site", "", "only the hosts of this site's pods")
+	o.listFlags.add(cmd, "RDS hosts", true)
 	return cmd
 }
 
 func (o *hostListOptions) run() error {
-	p, st, closeFn, err := o.open(o.g)
+	p, st, closeFn, sel, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	farmDN := ""
+	if err := inPodOrSite(st, &sel, o.Pod, o.Site); err != nil {
+		return err
+	}
 	if o.Farm != "" {
 		farm, err := st.Farm(o.Farm)
 		if err != nil {
 			return err
 		}
-		farmDN = farm.DN
+		if o.Pod != "" && !strings.EqualFold(farm.Pod, o.Pod) {
+			return errorf("pass one of them, or a farm of that pod (`cpactl farm list --pod "+quote.Shell(o.Pod)+"`)",
+				"farm %q is not in pod %q (it is in %q)", farm.Name, o.Pod, farm.Pod)
+		}
+		if o.Site != "" && !sel.Keep(ldapschema.NormalizeDN(farm.DN)) {
+			return errorf("pass one of them, or a farm of that site (`cpactl farm list --site "+quote.Shell(o.Site)+"`)",
+				"farm %q is not in a pod of site %q (it is in pod %q)", farm.Name, o.Site, farm.Pod)
+		}
+		sel.Under = farm.DN
 	}
-	hosts, err := st.Hosts(farmDN)
+	hosts, err := st.SelectHosts(sel)
 	if err != nil {
 		return err
 	}
-	views := make([]HostView, 0, len(hosts))
-	for _, h := range hosts {
+	views := make([]HostView, 0, len(hosts.Items))
+	for _, h := range hosts.Items {
 		views = append(views, hostView(h))
 	}
+	defer o.counted(o.g, p, len(views), hosts.Total)
 	return p.Print(views, func(w io.Writer) error {
 		rows := make([][]string, 0, len(views))
 		for _, v := range views {

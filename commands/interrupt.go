@@ -23,6 +23,12 @@ import (
 // exits with it while this waits). Interrupted returns only when a second
 // signal comes, or the change did not stop within directory.StopWait.
 func Interrupted(stderr io.Writer, again <-chan os.Signal) int {
+	// A read command's pager: the output stops, and cpactl exits once the
+	// reader has quit the pager (as git does), never leaving it running
+	// on the terminal behind the shell.
+	if w := paging.Load(); w != nil && w.Interrupt(func() { fmt.Fprintln(stderr, "cpactl: interrupted") }) {
+		return ExitInterrupted
+	}
 	if stopped, ok := stopInterruptible(stderr, again); ok {
 		return stopped
 	}

@@ -63,29 +63,39 @@ func parseStatus(s string) (bool, error) {
 
 type podListOptions struct {
 	g *Globals
-	readFlags
+	listFlags
+	Site string
 }
 
 func newPodListCommand(g *Globals) *cobra.Command {
 	o := &podListOptions{g: g}
 	cmd := &cobra.Command{
-		Use:     "list",
-		Short:   "List pods with their site, status and Connection Servers",
-		Example: `  cpactl pod list -o json`,
-		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, args []string) error { return o.run() },
+		Use:   "list",
+		Short: "List pods with their site, status and Connection Servers",
+		Example: `  cpactl pod list --site London
+  cpactl pod list --name 'lon-*' -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
-	o.readFlags.add(cmd)
+	cmd.Flags().StringVar(&o.Site, "site", "", "only the pods of this site")
+	o.listFlags.add(cmd, "pods", true)
 	return cmd
 }
 
 func (o *podListOptions) run() error {
-	p, st, closeFn, err := o.open(o.g)
+	p, st, closeFn, sel, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	pods, err := st.Pods()
+	if o.Site != "" {
+		site, err := st.Site(o.Site)
+		if err != nil {
+			return err
+		}
+		withFilter(&sel, directory.Filter(ldapschema.AttrSiteDN, site.DN))
+	}
+	pods, err := st.SelectPods(sel)
 	if err != nil {
 		return err
 	}
@@ -93,10 +103,11 @@ func (o *podListOptions) run() error {
 	if err != nil {
 		return err
 	}
-	views := make([]PodView, 0, len(pods))
-	for _, pod := range pods {
+	views := make([]PodView, 0, len(pods.Items))
+	for _, pod := range pods.Items {
 		views = append(views, podView(pod, servers))
 	}
+	defer o.counted(o.g, p, len(views), pods.Total)
 	return p.Print(views, func(w io.Writer) error {
 		rows := make([][]string, 0, len(views))
 		for _, v := range views {

@@ -103,8 +103,8 @@ func kindWord(kind string) string {
 
 type poolListOptions struct {
 	g *Globals
-	readFlags
-	Pod string
+	listFlags
+	Pod, Site string
 }
 
 func newPoolListCommand(g *Globals) *cobra.Command {
@@ -113,27 +113,27 @@ func newPoolListCommand(g *Globals) *cobra.Command {
 		Use:   "list",
 		Short: "List pools with their pod, kind, figures and entitlement",
 		Example: `  cpactl pool list
+  cpactl pool list --site London --name '*-rds'
   cpactl pool list --pod uk-pod1 -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
 	cmd.Flags().StringVar(&o.Pod, "pod", "", "only the pools of this pod")
-	o.readFlags.add(cmd)
+	cmd.Flags().StringVar(&o.Site, "site", "", "only the pools of this site's pods")
+	o.listFlags.add(cmd, "pools", true)
 	return cmd
 }
 
 func (o *poolListOptions) run() error {
-	p, st, closeFn, err := o.open(o.g)
+	p, st, closeFn, sel, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	if o.Pod != "" {
-		if _, err := st.Pod(o.Pod); err != nil {
-			return err
-		}
+	if err := inPodOrSite(st, &sel, o.Pod, o.Site); err != nil {
+		return err
 	}
-	pools, err := st.Pools()
+	pools, err := st.SelectPools(sel)
 	if err != nil {
 		return err
 	}
@@ -142,12 +142,11 @@ func (o *poolListOptions) run() error {
 		return err
 	}
 	byPool := poolIndex(ges)
-	views := make([]PoolView, 0, len(pools))
-	for _, pl := range pools {
-		if o.Pod == "" || strings.EqualFold(pl.Pod, o.Pod) {
-			views = append(views, poolView(pl, byPool))
-		}
+	views := make([]PoolView, 0, len(pools.Items))
+	for _, pl := range pools.Items {
+		views = append(views, poolView(pl, byPool))
 	}
+	defer o.counted(o.g, p, len(views), pools.Total)
 	return p.Print(views, func(w io.Writer) error {
 		rows := make([][]string, 0, len(views))
 		for _, v := range views {

@@ -86,8 +86,8 @@ func newRoleListCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the roles and their direct members",
-		Long: `Lists the three roles, their groups and direct members. Every bound account
-may read the role groups; anonymous may not (exit 4).`,
+		Long: `Lists the three roles and their direct members (-o wide: and their groups).
+Every bound account may read the role groups; anonymous may not (exit 4).`,
 		Example: `  cpactl role list
   cpactl role list -o json`,
 		Args: cobra.NoArgs,
@@ -124,7 +124,8 @@ func (o *roleListOptions) run() error {
 			}
 			rows = append(rows, []string{v.Role, v.Group, members})
 		}
-		return output.Rows(w, []string{"role", "group", "members"}, rows)
+		// The group's DN is -o wide's: a line stays within 100 columns.
+		return output.RowsWide(w, []string{"role", "group", "members"}, []bool{false, true, false}, rows)
 	})
 }
 

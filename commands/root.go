@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/pager"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/prompt"
 	"github.com/cpactl/cpactl/quote"
@@ -26,8 +27,9 @@ import (
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	directory.ResetChanges()
 	setMemoryLimit()
-	g := &Globals{IO: IOStreams{In: in, Out: out, Err: errOut}, Getenv: os.Getenv, ReadPassword: prompt.TerminalPassword}
-	g.Interactive = func() bool { return prompt.Interactive(in, out) }
+	g := &Globals{IO: IOStreams{In: in, Out: out, Err: errOut}, Getenv: os.Getenv, LookupEnv: os.LookupEnv,
+		ReadPassword: prompt.TerminalPassword, Stdout: pager.TerminalOf(out)}
+	g.Interactive = g.pagedFirst(func() bool { return prompt.Interactive(in, out) })
 	g.TerminalWidth = func() int { return output.TerminalWidth(out) }
 	inFile, _ := in.(*os.File)
 	outFile, _ := out.(*os.File)
@@ -41,6 +43,16 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	// A stage a command left running (an error on its way) ends here, its
 	// bar erased before anything else is printed.
 	g.endProgress()
+	// The output is written or paged, and the reader has quit the pager,
+	// before cpactl says anything more.
+	if perr := g.closePager(); perr != nil && (err == nil || errors.Is(err, pager.ErrClosed)) {
+		err = perr
+	}
+	if errors.Is(err, pager.ErrClosed) || errors.Is(err, pager.ErrInterrupted) {
+		// The reader quit the pager before the end (exit 0), or Ctrl-C
+		// stopped it (130: Interrupted said so): nothing more to say.
+		return ExitCode(err)
+	}
 	if err == nil {
 		if directory.Stopped() {
 			fmt.Fprintln(errOut, noteInterrupted)
@@ -338,6 +350,7 @@ func (r *readFlags) printer(g *Globals) (output.Printer, error) {
 	if err != nil {
 		return output.Printer{}, errorf("", "%v", err)
 	}
+	g.startPager()
 	return output.Printer{Format: f, Out: g.IO.Out, Width: g.terminalWidth()}, nil
 }
 

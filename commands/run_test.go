@@ -84,7 +84,7 @@ func wantExit(t *testing.T, err error, code int, contains string) {
 func TestRunTopology(t *testing.T) {
 	t.Run("site list", func(t *testing.T) {
 		g, out, _ := snapshotGlobals(t)
-		if err := (&siteListOptions{g: g, readFlags: jsonOut()}).run(); err != nil {
+		if err := (&siteListOptions{g: g, listFlags: listFlags{readFlags: jsonOut()}}).run(); err != nil {
 			t.Fatal(err)
 		}
 		if got := strings.Join(names(t, out), ","); got != "Germany,India,UK,US" {
@@ -149,7 +149,7 @@ func TestRunTopology(t *testing.T) {
 	})
 	t.Run("pod list", func(t *testing.T) {
 		g, out, _ := snapshotGlobals(t)
-		if err := (&podListOptions{g: g, readFlags: jsonOut()}).run(); err != nil {
+		if err := (&podListOptions{g: g, listFlags: listFlags{readFlags: jsonOut()}}).run(); err != nil {
 			t.Fatal(err)
 		}
 		if n := len(names(t, out)); n != 7 {
@@ -202,7 +202,7 @@ func TestRunPoolsFarmsHosts(t *testing.T) {
 	})
 	t.Run("farm list", func(t *testing.T) {
 		g, out, _ := snapshotGlobals(t)
-		if err := (&farmListOptions{g: g, readFlags: jsonOut()}).run(); err != nil {
+		if err := (&farmListOptions{g: g, listFlags: listFlags{readFlags: jsonOut()}}).run(); err != nil {
 			t.Fatal(err)
 		}
 		if got := strings.Join(names(t, out), ","); got != "dal-farm,lon-farm,nyc-farm" {
@@ -261,7 +261,7 @@ func TestRunUsersGroupsComputers(t *testing.T) {
 	})
 	t.Run("computer list", func(t *testing.T) {
 		g, out, _ := snapshotGlobals(t)
-		if err := (&computerListOptions{g: g, readFlags: jsonOut()}).run(); err != nil {
+		if err := (&computerListOptions{g: g, listFlags: listFlags{readFlags: jsonOut()}}).run(); err != nil {
 			t.Fatal(err)
 		}
 		if got := strings.Join(names(t, out), ","); got != "KIOSK-01,LAPTOP-ALICE" {
@@ -273,7 +273,7 @@ func TestRunUsersGroupsComputers(t *testing.T) {
 func TestRunSessionsAndSettings(t *testing.T) {
 	t.Run("session list of a user", func(t *testing.T) {
 		g, out, _ := snapshotGlobals(t)
-		if err := (&sessionListOptions{g: g, readFlags: jsonOut(), User: "dave"}).run(); err != nil {
+		if err := (&sessionListOptions{g: g, listFlags: listFlags{readFlags: jsonOut()}, User: "dave"}).run(); err != nil {
 			t.Fatal(err)
 		}
 		if n := len(decode[[]map[string]any](t, out)); n != 2 {

@@ -127,7 +127,7 @@ func entitlementDN(st *directory.Store, name string) (dn string, missing, err er
 
 type sessionListOptions struct {
 	g *Globals
-	readFlags
+	listFlags
 	User, Entitlement, Pod string
 }
 
@@ -137,6 +137,7 @@ func newSessionListCommand(g *Globals) *cobra.Command {
 		Use:   "list [--user U] [--entitlement E] [--pod P]",
 		Short: "List session records",
 		Example: `  cpactl session list --user alice
+  cpactl session list --pod uk-pod1 --limit 50
   cpactl session list --entitlement "Sales Desktop" -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
@@ -144,12 +145,12 @@ func newSessionListCommand(g *Globals) *cobra.Command {
 	cmd.Flags().StringVar(&o.User, "user", "", "only this user's sessions")
 	cmd.Flags().StringVar(&o.Entitlement, "entitlement", "", "only the sessions of this global entitlement")
 	cmd.Flags().StringVar(&o.Pod, "pod", "", "only the sessions hosted in this pod")
-	o.readFlags.add(cmd)
+	o.listFlags.add(cmd, "session records", true)
 	return cmd
 }
 
 func (o *sessionListOptions) run() error {
-	p, st, closeFn, err := o.open(o.g)
+	p, st, closeFn, sel, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
@@ -158,13 +159,16 @@ func (o *sessionListOptions) run() error {
 	if err != nil {
 		return err
 	}
-	sessions, err := st.Sessions(filter)
+	sel.Filter = filter
+	selected, err := st.SelectSessions(sel)
 	if err != nil {
 		return err
 	}
-	if err := o.g.leftBehind(missing, len(sessions)); err != nil {
+	if err := o.g.leftBehind(missing, selected.Total); err != nil {
 		return err
 	}
+	sessions := selected.Items
+	defer o.counted(o.g, p, len(sessions), selected.Total)
 	// The table is written from the records: the views (seven names cut
 	// out of DNs in each of up to 250,000 records) are built for JSON and
 	// YAML only.

@@ -62,7 +62,7 @@ func ranked(names []string) string {
 
 type siteListOptions struct {
 	g *Globals
-	readFlags
+	listFlags
 }
 
 func newSiteListCommand(g *Globals) *cobra.Command {
@@ -71,21 +71,22 @@ func newSiteListCommand(g *Globals) *cobra.Command {
 		Use:   "list",
 		Short: "List sites with their preferred sites and pods",
 		Example: `  cpactl site list
+  cpactl site list --name 'eu-*'
   cpactl site list -o json --from backup.ldif`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
-	o.readFlags.add(cmd)
+	o.listFlags.add(cmd, "sites", true)
 	return cmd
 }
 
 func (o *siteListOptions) run() error {
-	p, st, closeFn, err := o.open(o.g)
+	p, st, closeFn, sel, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	sites, err := st.Sites()
+	sites, err := st.SelectSites(sel)
 	if err != nil {
 		return err
 	}
@@ -93,10 +94,11 @@ func (o *siteListOptions) run() error {
 	if err != nil {
 		return err
 	}
-	views := make([]SiteView, 0, len(sites))
-	for _, s := range sites {
+	views := make([]SiteView, 0, len(sites.Items))
+	for _, s := range sites.Items {
 		views = append(views, siteView(s, pods))
 	}
+	defer o.counted(o.g, p, len(views), sites.Total)
 	return p.Print(views, func(w io.Writer) error {
 		rows := make([][]string, 0, len(views))
 		for _, v := range views {

@@ -74,41 +74,54 @@ func (idx groupsByMember) of(dn string) []string {
 
 type userListOptions struct {
 	g *Globals
-	readFlags
+	listFlags
+	Group string
 }
 
 func newUserListCommand(g *Globals) *cobra.Command {
 	o := &userListOptions{g: g}
 	cmd := &cobra.Command{
-		Use:     "list",
-		Short:   "List users with their domain and immediate groups",
-		Example: `  cpactl user list -o json`,
-		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, args []string) error { return o.run() },
+		Use:   "list",
+		Short: "List users with their domain and immediate groups",
+		Long: `Lists users by uid, with their domain and the groups that list them.
+--group lists the members of a group as Horizon entitles them: its users and
+those of the groups nested in it, at any depth (` + "`cpactl group show`" + ` shows its
+direct members).`,
+		Example: `  cpactl user list --group Sales --limit 20
+  cpactl user list --name 'a*' -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
-	o.readFlags.add(cmd)
+	cmd.Flags().StringVar(&o.Group, "group", "", "only the members of this group, through nested groups too")
+	o.listFlags.add(cmd, "users", true)
 	return cmd
 }
 
 func (o *userListOptions) run() error {
-	p, st, closeFn, err := o.open(o.g)
+	p, st, closeFn, sel, err := o.open(o.g)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	users, err := st.Users()
-	if err != nil {
-		return err
-	}
 	groups, err := st.Groups()
 	if err != nil {
 		return err
 	}
+	if o.Group != "" {
+		if sel.Keep, err = reachedBy(st, o.Group, groups); err != nil {
+			return err
+		}
+	}
+	users, err := st.SelectUsers(sel)
+	if err != nil {
+		return err
+	}
 	byMember := groupIndex(groups)
-	views := make([]UserView, 0, len(users))
-	for _, u := range users {
+	views := make([]UserView, 0, len(users.Items))
+	for _, u := range users.Items {
 		views = append(views, UserView{UID: u.UID, Domain: u.Domain, FullName: u.FullName, Groups: byMember.of(u.DN)})
 	}
+	defer o.counted(o.g, p, len(views), users.Total)
 	return p.Print(views, func(w io.Writer) error {
 		rows := make([][]string, 0, len(views))
 		for _, v := range views {

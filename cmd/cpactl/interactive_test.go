@@ -48,7 +48,9 @@ func cpactlCommand(t *testing.T, srv *slapdtest.Server, args []string, env ...st
 		t.Fatalf("cpactl is not in PATH: %v", err)
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(append(append(os.Environ(), srv.Env()...), "TERM=xterm", "CPACTL_CONFIG="+noConfig), env...)
+	// No pager: these tests look at what the command itself draws on a
+	// terminal (the pager's own tests: pager_test.go).
+	cmd.Env = append(append(append(os.Environ(), srv.Env()...), "TERM=xterm", "CPACTL_CONFIG="+noConfig, "CPACTL_PAGER=cat"), env...)
 	return cmd
 }
 
