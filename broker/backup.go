@@ -21,13 +21,18 @@ func (rs *resolver) tryBackup() *Decision {
 	case rs.geType != TypeDesktop || rs.dedicated:
 		rs.warn("entitlement %s names backup %s, but only floating desktop entitlements have a backup; ignored", rs.ge.Name, name)
 		return rs.d
-	case len(rs.ge.BackupProblems) > 0:
-		rs.warn("backup %s of %s is ignored: %s (run `cpactl lint`)", name, rs.ge.Name, strings.Join(rs.ge.BackupProblems, "; "))
-		return rs.d
 	}
 	b := rs.ix.entitlement(name)
 	if b == nil {
 		rs.warn("entitlement %s names backup %q, which does not exist; ignored", rs.ge.Name, name)
+		return rs.d
+	}
+	if vs := BackupRule(*rs.ge, *b); len(vs) > 0 {
+		problems := make([]string, len(vs))
+		for i, v := range vs {
+			problems[i] = v.Message
+		}
+		rs.warn("backup %s of %s is ignored: %s (run `cpactl lint`)", name, rs.ge.Name, strings.Join(problems, "; "))
 		return rs.d
 	}
 	primary := *rs.d

@@ -82,11 +82,45 @@ func TestResolveBackupEntitlement(t *testing.T) {
 			name: "backup breaking a rule (members, protocol, chain) is ignored with a warning",
 			mutate: func(f *Federation) {
 				withBackup(f)
-				ge(f).BackupProblems = []string{`backup "Sales Overflow" has 1 member(s): a backup is reached only through its primary`}
+				for i := range f.Entitlements {
+					if f.Entitlements[i].Name == "Sales Overflow" {
+						f.Entitlements[i].Members = []Member{{Kind: MemberUser, Name: "alice"}}
+					}
+				}
 			},
 			check: func(t *testing.T, d *Decision) {
 				wantOutcome(t, d, OutcomeNoCapacity)
 				if d.Backup != nil || !strings.Contains(strings.Join(d.Warnings, "\n"), "backup Sales Overflow of Sales Desktop is ignored: backup \"Sales Overflow\" has 1 member(s)") {
+					t.Fatalf("backup %+v warnings %q", d.Backup, d.Warnings)
+				}
+			},
+		},
+		{
+			name: "a primary that is itself a backup (the reader's BackedUpBy) breaks the chain rule",
+			mutate: func(f *Federation) {
+				withBackup(f)
+				ge(f).BackedUpBy = []string{"Other Desktops"}
+			},
+			check: func(t *testing.T, d *Decision) {
+				wantOutcome(t, d, OutcomeNoCapacity)
+				if d.Backup != nil || !strings.Contains(strings.Join(d.Warnings, "\n"), `backup Sales Overflow of Sales Desktop is ignored: entitlement "Sales Desktop" is itself the backup of Other Desktops: backups do not chain`) {
+					t.Fatalf("backup %+v warnings %q", d.Backup, d.Warnings)
+				}
+			},
+		},
+		{
+			name: "a backup naming a backup of its own (BackupNamed, found or not) breaks the chain rule",
+			mutate: func(f *Federation) {
+				withBackup(f)
+				for i := range f.Entitlements {
+					if f.Entitlements[i].Name == "Sales Overflow" {
+						f.Entitlements[i].BackupNamed = "Gone"
+					}
+				}
+			},
+			check: func(t *testing.T, d *Decision) {
+				wantOutcome(t, d, OutcomeNoCapacity)
+				if d.Backup != nil || !strings.Contains(strings.Join(d.Warnings, "\n"), `backup "Sales Overflow" has a backup of its own (Gone): backups do not chain`) {
 					t.Fatalf("backup %+v warnings %q", d.Backup, d.Warnings)
 				}
 			},

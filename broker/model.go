@@ -241,10 +241,13 @@ type Entitlement struct {
 	// Backup names the backup global entitlement (floating desktop GEs
 	// only), "" when none (docs/resolve.md "Backup global entitlements").
 	Backup string
-	// BackupProblems are the backup rules the pair breaks, as the reader
-	// found them (package rules, shared with the writes and lint): resolve
-	// then ignores the backup with a warning.
-	BackupProblems []string
+	// BackupNamed is the backup the entitlement's entry names, whether or
+	// not it exists (Backup is that one when the reader found it): the
+	// backup rule's chain check reads it on a backup.
+	BackupNamed string
+	// BackedUpBy names the entitlements that name this one as their
+	// backup (a primary that is itself a backup breaks the chain rule).
+	BackedUpBy []string
 }
 
 // User is a user and the groups it is an immediate member of.

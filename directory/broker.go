@@ -11,7 +11,6 @@ import (
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/internal/nesting"
 	"github.com/cpactl/cpactl/ldapschema"
-	"github.com/cpactl/cpactl/rules"
 )
 
 // This file turns directory records into the broker's plain values, and
@@ -110,7 +109,8 @@ func (s *Store) brokerEntitlement(g ldapschema.Entitlement) (out broker.Entitlem
 		UsePreferredSites: g.UsePreferredSites, IgnoreHighLoad: g.IgnoreHighLoad,
 		Policy: broker.Policy(g.LoadDistribution), AutoClean: g.AutoClean,
 		MultipleSessionsPerUser: g.MultipleSessionsPerUser, Tags: g.Tags, ClientRestrictions: g.ClientRestrictions,
-		Enabled: g.Enabled, DefaultProtocol: broker.Protocol(g.DefaultProtocol)}
+		Enabled: g.Enabled, DefaultProtocol: broker.Protocol(g.DefaultProtocol),
+		BackupNamed: ldapschema.NameOf(g.BackupDN)}
 	for _, dn := range g.Members {
 		var kind broker.MemberKind
 		switch {
@@ -462,9 +462,8 @@ func (s *Store) entitlementFromEntry(e *ldap.Entry) (g ldapschema.Entitlement, g
 }
 
 // readBackup reads the backup global entitlement g names (one search) and
-// the entitlements naming g as their backup (one search), checks the pair
-// against the backup rules (package rules: the broker ignores a backup that
-// breaks one, with a warning), names the backup on ge and adds it to the
+// the entitlements naming g as their backup (one search: ge.BackedUpBy,
+// for the broker's backup rule), names the backup on ge and adds it to the
 // federation. It returns the backup, nil when it does not exist.
 func (r *resolveReader) readBackup(g ldapschema.Entitlement, ge *broker.Entitlement) (*ldapschema.Entitlement, error) {
 	s := r.s
@@ -487,12 +486,8 @@ func (r *resolveReader) readBackup(g ldapschema.Entitlement, ge *broker.Entitlem
 	if err != nil {
 		return nil, err
 	}
-	var names []string
 	for _, u := range users {
-		names = append(names, u.Name)
-	}
-	for _, v := range rules.Backup(g, backup, names) {
-		ge.BackupProblems = append(ge.BackupProblems, v.Message)
+		ge.BackedUpBy = append(ge.BackedUpBy, u.Name)
 	}
 	b, _ := s.brokerEntitlement(backup)
 	r.f.Entitlements = append(r.f.Entitlements, b)

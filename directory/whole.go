@@ -9,7 +9,6 @@ import (
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/ldapschema"
-	"github.com/cpactl/cpactl/rules"
 )
 
 // WholeFederation is every object of the federation as the broker sees it,
@@ -192,8 +191,8 @@ func (s *Store) Federation() (*WholeFederation, error) {
 		}
 	}
 
-	// Backups: the backup named by DN, and the rules the pair breaks (the
-	// GEs naming a GE as their backup are counted once, here).
+	// Backups: the backup named by DN, and the GEs naming a primary as
+	// their backup (counted once, here), for the broker's backup rule.
 	backedUpBy := map[string][]string{} // normalized backup DN -> names of the GEs naming it
 	for _, g := range ges {
 		if g.BackupDN != "" {
@@ -212,9 +211,7 @@ func (s *Store) Federation() (*WholeFederation, error) {
 			continue
 		}
 		ge.Backup = f.Entitlements[j].Name
-		for _, v := range rules.Backup(g, ges[j], backedUpBy[ldapschema.NormalizeDN(g.DN)]) {
-			ge.BackupProblems = append(ge.BackupProblems, v.Message)
-		}
+		ge.BackedUpBy = backedUpBy[ldapschema.NormalizeDN(g.DN)]
 	}
 	return out, nil
 }
