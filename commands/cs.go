@@ -3,7 +3,6 @@ package commands
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -44,19 +43,6 @@ func csView(cs ldapschema.ConnectionServer, pods []ldapschema.Pod) ConnectionSer
 		}
 	}
 	return v
-}
-
-// checkTags validates restriction tags.
-func checkTags(tags []string) error {
-	for _, t := range tags {
-		if err := checkName("tag", t, maxName); err != nil {
-			return err
-		}
-	}
-	if d := firstDuplicate(tags); d != "" {
-		return errorf("give each tag once", "tag %s is given twice", d)
-	}
-	return nil
 }
 
 type csListOptions struct {
@@ -223,15 +209,6 @@ func (o *csCreateOptions) run() error {
 			return existing.Name, "", nil
 		},
 	})
-}
-
-func sortedTags(tags []string) []string {
-	if len(tags) == 0 {
-		return nil
-	}
-	out := slices.Clone(tags)
-	slices.Sort(out)
-	return out
 }
 
 type csUpdateOptions struct {

@@ -118,17 +118,6 @@ func poolRefs(dns []string) []PoolRef {
 	return out
 }
 
-// assignmentWord renders a desktop entitlement's or pool's user assignment.
-func assignmentWord(dedicated *bool) string {
-	switch {
-	case dedicated == nil:
-		return "-"
-	case *dedicated:
-		return "dedicated"
-	}
-	return "floating"
-}
-
 type entitlementListOptions struct {
 	g *Globals
 	listFlags

@@ -77,14 +77,6 @@ func farmView(f ldapschema.Farm, parts farmParts) FarmView {
 	return v
 }
 
-// offOr renders a threshold where 0 means off.
-func offOr(v int, zero string) string {
-	if v == 0 {
-		return zero
-	}
-	return strconv.Itoa(v)
-}
-
 type farmListOptions struct {
 	g *Globals
 	listFlags

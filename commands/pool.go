@@ -3,7 +3,6 @@ package commands
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -80,25 +79,6 @@ func poolView(p ldapschema.Pool, ges entitlementsByPool) PoolView {
 	}
 	v.Entitlements = append(v.Entitlements, ges[ldapschema.NormalizeDN(p.DN)]...)
 	return v
-}
-
-func intOrDash(v *int) string {
-	if v == nil {
-		return "-"
-	}
-	return strconv.Itoa(*v)
-}
-
-func strOrDash(v *string) string {
-	if v == nil {
-		return "-"
-	}
-	return orDash(*v)
-}
-
-// kindWord renders a pool kind as --kind spells it.
-func kindWord(kind string) string {
-	return strings.ReplaceAll(strings.ToLower(kind), "_", "-")
 }
 
 type poolListOptions struct {
@@ -401,18 +381,6 @@ func (o *poolCreateOptions) run() error {
 	})
 }
 
-// checkFreeSlot refuses to create an entry where another one of a
-// different kind sits: pools, farms and Connection Servers of a pod share
-// one namespace in the directory (cn=NAME below the pod).
-func checkFreeSlot(st *directory.Store, dn, kind, name, parent string) error {
-	e, err := st.Entry(dn, "objectClass")
-	if err != nil || e == nil {
-		return err
-	}
-	other, _ := directory.DescribeEntry(e)
-	return errorf("pick another name", "cannot create %s %q: %s already holds a %s of that name", kind, name, parent, other)
-}
-
 type poolUpdateOptions struct {
 	g *Globals
 	writeFlags
@@ -473,15 +441,6 @@ func (o *poolUpdateOptions) run() error {
 		dn:    func(p ldapschema.Pool) string { return p.DN },
 		attrs: ldapschema.Pool.Attrs,
 	})
-}
-
-func anyChanged(changed func(string) bool, names ...string) bool {
-	for _, n := range names {
-		if changed(n) {
-			return true
-		}
-	}
-	return false
 }
 
 func newPoolDeleteCommand(g *Globals) *cobra.Command {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -107,15 +106,6 @@ func (o *sitePreferredOptions) validate() error {
 		}
 	}
 	return nil
-}
-
-func firstFold(list []string, name string) string {
-	for _, v := range list {
-		if strings.EqualFold(v, name) {
-			return v
-		}
-	}
-	return ""
 }
 
 func (o *sitePreferredOptions) run() error {

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -47,45 +46,6 @@ func sessionView(s ldapschema.Session) SessionView {
 		BrokeringPod: ldapschema.NameOf(s.BrokeringPodDN), State: s.State, Client: ldapschema.NameOf(s.ClientDN)}
 }
 
-// recordFilter builds the filter of the --user and --entitlement options
-// of session and assignment lists. A user or entitlement that no longer
-// exists is still matched by the DN it had, so records left behind can be
-// found (and ended); missing is then its *directory.NotFoundError, which
-// the list returns when it finds no record (exit 3, as every name flag).
-func recordFilter(st *directory.Store, user, entitlement, pod string) (filter string, missing, err error) {
-	var fs []string
-	if user != "" {
-		dn, gone, err := userDN(st, user)
-		if err != nil {
-			return "", nil, err
-		}
-		missing = cmp.Or(missing, gone)
-		fs = append(fs, directory.Filter(ldapschema.AttrUserDN, dn))
-	}
-	if entitlement != "" {
-		dn, gone, err := entitlementDN(st, entitlement)
-		if err != nil {
-			return "", nil, err
-		}
-		missing = cmp.Or(missing, gone)
-		fs = append(fs, directory.Filter(ldapschema.AttrEntitlementDN, dn))
-	}
-	if pod != "" {
-		p, err := st.Pod(pod)
-		if err != nil {
-			return "", nil, err
-		}
-		fs = append(fs, directory.Filter(ldapschema.AttrPodDN, p.DN))
-	}
-	switch len(fs) {
-	case 0:
-		return "", missing, nil
-	case 1:
-		return fs[0], missing, nil
-	}
-	return directory.And(fs...), missing, nil
-}
-
 // leftBehind is what a record list does when a name flag names no object
 // (missing, from recordFilter): with no record found, the list fails with
 // missing (exit 3); with records, which that object left behind, it
@@ -99,30 +59,6 @@ func (g *Globals) leftBehind(missing error, found int) error {
 	}
 	g.note("%s: listing the records it left behind", missing)
 	return nil
-}
-
-// userDN is the DN of the user an argument names; for a user that does
-// not exist, the DN it would have, and its *directory.NotFoundError as
-// missing.
-func userDN(st *directory.Store, arg string) (dn string, missing, err error) {
-	u, err := st.User(arg)
-	if directory.IsNotFound(err) {
-		n, perr := directory.ParseUserName(arg)
-		if perr != nil {
-			return "", nil, perr
-		}
-		return st.DIT.User(n.UID), err, nil
-	}
-	return u.DN, nil, err
-}
-
-// entitlementDN is like userDN for entitlements.
-func entitlementDN(st *directory.Store, name string) (dn string, missing, err error) {
-	ge, err := st.Entitlement(name)
-	if directory.IsNotFound(err) {
-		return st.DIT.Entitlement(name), err, nil
-	}
-	return ge.DN, nil, err
 }
 
 type sessionListOptions struct {

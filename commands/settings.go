@@ -10,76 +10,10 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
-	"github.com/cpactl/cpactl/internal/nearest"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/rules"
 )
-
-type initOptions struct {
-	g *Globals
-	writeFlags
-	Roles bool
-}
-
-func newInitCommand(g *Globals) *cobra.Command {
-	o := &initOptions{g: g}
-	cmd := &cobra.Command{
-		Use:   "init",
-		Short: "Create the base containers and cn=Common (idempotent)",
-		Long: `Creates, under the base DN, the containers of cpactl's layout (ou=Properties,
-ou=Global, ou=Sites, ou=Pods, ou=Entitlements, ou=HomeSites, ou=People,
-ou=Groups, ou=Computers, ou=Sessions, ou=Assignments) and the global
-settings entry cn=Common,ou=Global,ou=Properties. Entries that exist are left
-alone; the base entry itself is created when it is a missing dc= or o= entry
-(only the server's root DN can create it: no account exists yet).
-
---roles also creates ou=Roles and the groups of cpactl's three roles
-(cn=cpactl-admins, cn=cpactl-operators, cn=cpactl-helpdesk), empty, where
-the ACLs of ` + "`cpactl schema print --format acl`" + ` expect them; then give the
-first admin its role (cpactl role add-member admin DN, as the root DN) and
-work as that admin (docs/access.md).`,
-		Example: `  cpactl init -H ldap://ldap.example.com -D cn=admin,dc=vdiglobal,dc=vmware,dc=int -W
-  cpactl init --roles -H ldap://ldap.example.com -D uid=ann,ou=Accounts,dc=vdiglobal,dc=vmware,dc=int -W`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
-	}
-	o.writeFlags.add(cmd)
-	cmd.Flags().BoolVar(&o.Roles, "roles", false, "also create ou=Roles and the three role groups")
-	return cmd
-}
-
-func (o *initOptions) run() error {
-	st, closeFn, err := o.g.Store()
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	steps, err := st.Init(o.DryRun)
-	if err == nil && o.Roles {
-		var more []directory.InitStep
-		more, err = st.InitRoles(o.DryRun)
-		steps = append(steps, more...)
-	}
-	created := 0
-	for _, s := range steps {
-		if s.Created {
-			created++
-			if o.DryRun {
-				o.g.report("would create %s", s.DN)
-			} else {
-				o.g.report("created %s", s.DN)
-			}
-		}
-	}
-	if err != nil {
-		return err
-	}
-	if created == 0 {
-		o.g.report("init: unchanged (%d entries already there)", len(steps))
-	}
-	return nil
-}
 
 func newSettingsCommand(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
@@ -237,40 +171,6 @@ instead: that pod's farms use them, before cn=Common's and the defaults
 	cmd.Flags().StringVar(&o.Pod, "pod", "", "write the values on this pod's entry (pae-RDS* settings only)")
 	o.writeFlags.add(cmd)
 	return cmd
-}
-
-type settingChange struct {
-	set   ldapschema.Setting
-	value int
-}
-
-// parseSettingPairs validates every KEY=VALUE before anything is written.
-func parseSettingPairs(pairs []string) ([]settingChange, error) {
-	var out []settingChange
-	seen := map[string]string{}
-	for _, pair := range pairs {
-		key, val, ok := strings.Cut(pair, "=")
-		if !ok {
-			return nil, errorf("write KEY=VALUE, e.g. pae-LoadThresholdForSite=90", "%q is not KEY=VALUE", pair)
-		}
-		set, ok := ldapschema.LookupSetting(strings.TrimSpace(key))
-		if !ok {
-			return nil, unknownSetting(key, "cpactl settings set --help")
-		}
-		if prev, dup := seen[set.Attr]; dup {
-			return nil, errorf("give each setting once", "%s is given twice (%s and %s)", set.Attr, prev, pair)
-		}
-		seen[set.Attr] = pair
-		v, err := strconv.Atoi(strings.TrimSpace(val))
-		if err != nil {
-			return nil, errorf("", "%s=%q is not an integer: it takes an integer %s", set.Attr, val, set.Range())
-		}
-		if err := set.Check(v); err != nil {
-			return nil, errorf("", "%v", err)
-		}
-		out = append(out, settingChange{set: set, value: v})
-	}
-	return out, nil
 }
 
 func (o *settingsSetOptions) run() error {
@@ -514,14 +414,4 @@ func (o *settingsResetOptions) run() error {
 			delete(next, name)
 		}
 	}, managed)
-}
-
-// unknownSetting refuses a key that names no setting: "did you mean" the
-// nearest one, and where the five are listed.
-func unknownSetting(key, help string) error {
-	hint := "see `" + help + "` for the five settings"
-	if near := ldapschema.NearestSetting(strings.TrimSpace(key)); near != "" {
-		hint = nearest.Hint(near) + " (" + hint + ")"
-	}
-	return &Failure{Code: ExitError, Err: fmt.Errorf("unknown setting %q", key), Hint: hint}
 }

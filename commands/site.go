@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -226,23 +225,6 @@ func checkSiteURLFlag(g *Globals) error {
 	return nil
 }
 
-// existsHint explains an "already exists" from a concurrent create.
-func existsHint(err error, kind, name string) error {
-	if directory.IsAlreadyExists(err) {
-		return &Failure{Code: ExitConflict, Err: fmt.Errorf("%s %s was created by someone else meanwhile", kind, name),
-			Hint: fmt.Sprintf("run `cpactl %s show %s` and update it if needed", cliNoun(kind), name)}
-	}
-	return err
-}
-
-// cliNoun is the command noun of a kind.
-func cliNoun(kind string) string {
-	if kind == directory.KindConnectionServer {
-		return "cs"
-	}
-	return kind
-}
-
 type siteUpdateOptions struct {
 	g *Globals
 	writeFlags
@@ -340,75 +322,6 @@ func (o *siteUpdateOptions) run() error {
 		plan.Conflict = rename.Conflict
 	}
 	return applyPlan(o.g, st, plan, o.DryRun, "site "+site.Name)
-}
-
-// applyPlan applies (or, with dryRun, shows) a plan; an empty plan is
-// "unchanged".
-func applyPlan(g *Globals, st *directory.Store, plan *directory.Plan, dryRun bool, what string) error {
-	if plan.Empty() {
-		g.report("%s: unchanged", what)
-		return nil
-	}
-	if !dryRun {
-		if err := st.ApplyPlan(plan); err != nil {
-			return err
-		}
-	}
-	reportPlan(g, plan, dryRun)
-	if dryRun {
-		notePlanSteps(g, st, plan)
-	}
-	warnStepwise(g, plan)
-	return nil
-}
-
-// changedNames lists the attributes a modify changes, in cpactl's words.
-func changedNames(changes ldapschema.Changes) string {
-	names := make([]string, 0, len(changes))
-	for _, a := range changes.Attrs() {
-		names = append(names, attrWord(a))
-	}
-	return strings.Join(names, ", ")
-}
-
-// attrWord names an attribute the way the flags do.
-func attrWord(attr string) string {
-	switch attr {
-	case ldapschema.AttrDescription:
-		return "description"
-	case ldapschema.AttrSiteURL:
-		return "url"
-	case ldapschema.AttrSiteDN:
-		return "site"
-	case ldapschema.AttrPodStatus:
-		return "status"
-	case ldapschema.AttrTag:
-		return "tags"
-	case ldapschema.AttrDomain:
-		return "domain"
-	case ldapschema.AttrCN, ldapschema.AttrSN:
-		return "name"
-	case ldapschema.AttrMember:
-		return "members"
-	}
-	return attr
-}
-
-// checkFreeName refuses a rename onto a name another object of the kind
-// holds; a change of case only of the object's own name is allowed.
-func checkFreeName(newName, ownDN string, lookup func(string) (string, error), kind string) error {
-	dn, err := lookup(newName)
-	var nf *directory.NotFoundError
-	switch {
-	case errors.As(err, &nf):
-		return nil
-	case err != nil:
-		return err
-	case ldapschema.EqualDN(dn, ownDN):
-		return nil
-	}
-	return errorf(fmt.Sprintf("pick another name, or delete %s %s first", kind, ldapschema.NameOf(dn)),
-		"%s %s already exists", kind, ldapschema.NameOf(dn))
 }
 
 func newSiteDeleteCommand(g *Globals) *cobra.Command {

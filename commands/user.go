@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -36,33 +35,6 @@ type UserView struct {
 	Domain   string   `json:"domain"`
 	FullName string   `json:"full_name"`
 	Groups   []string `json:"groups"` // immediate groups, in name order
-}
-
-// groupsOf lists the names of the groups among groups that hold dn as a
-// member.
-func groupsOf(dn string, groups []ldapschema.Group) []string {
-	return groupIndex(groups).of(dn)
-}
-
-// groupsByMember lists, for each member (by normalized DN), the names of
-// the groups that hold it directly, in the order of the groups given:
-// built once, O(memberships), so that listing every user's groups is not
-// users × memberships.
-type groupsByMember map[string][]string
-
-func groupIndex(groups []ldapschema.Group) groupsByMember {
-	idx := groupsByMember{}
-	for _, g := range groups {
-		seen := map[string]bool{}
-		for _, m := range g.Members {
-			k := ldapschema.NormalizeDN(m)
-			if !seen[k] {
-				seen[k] = true
-				idx[k] = append(idx[k], g.Name)
-			}
-		}
-	}
-	return idx
 }
 
 func (idx groupsByMember) of(dn string) []string {
@@ -131,13 +103,6 @@ func (o *userListOptions) run() error {
 	})
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 type userShowOptions struct {
 	g *Globals
 	readFlags
@@ -181,21 +146,6 @@ func (o *userShowOptions) run() error {
 		return output.Fields(w, [][2]string{{"uid", v.UID}, {"domain", orDash(v.Domain)}, {"full name", v.FullName},
 			{"groups", joinOr(v.Groups, "-")}})
 	})
-}
-
-// userError adds the hint to a malformed user argument; a missing user,
-// also one whose domain differs (a *directory.UserDomainError), stays a
-// not-found error (exit 3).
-func userError(err error) error {
-	var nf *directory.NotFoundError
-	if err == nil || errors.As(err, &nf) {
-		return err
-	}
-	var form *directory.UserNameError
-	if errors.As(err, &form) {
-		return errorf(`write uid, DOMAIN\uid or uid@domain, with the user's own domain`, "%v", err)
-	}
-	return err
 }
 
 type userCreateOptions struct {
