@@ -12,6 +12,7 @@ import (
 
 	"github.com/cpactl/cpactl/config"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/history"
 	"github.com/cpactl/cpactl/horizonimport"
 	"github.com/cpactl/cpactl/internal/ldapuri"
 	"github.com/cpactl/cpactl/internal/osfile"
@@ -30,6 +31,9 @@ type IOStreams struct {
 // Globals holds the global (connection) flags and the dependencies every
 // command shares. Commands keep a pointer to it in their options struct.
 type Globals struct {
+	// Run is the command run (newRun, set before the command runs): its
+	// writes carry it.
+	Run                history.Run
 	URLs               []string
 	Base               string
 	BindDN             string
@@ -344,6 +348,9 @@ func (g *Globals) dialOptions() (directory.Options, error) {
 	opts := directory.Options{URLs: g.URLs, BindDN: g.BindDN, StartTLS: g.StartTLS, CAFile: g.CAFile,
 		InsecureSkipVerify: g.InsecureSkipVerify, Timeout: g.Timeout, WriteURL: g.WriteURL,
 		Note: func(msg string) { g.note("%s", msg) }}
+	if g.Run.ID != "" {
+		opts.Run = g.Run.Value()
+	}
 	if g.BindDN != "" {
 		pw, err := g.password()
 		if err != nil {

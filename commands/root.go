@@ -108,6 +108,7 @@ with --from FILE.ldif and no server.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			g.Run = newRun(cmd, args)
 			if err := g.resolveSettings(cmd); err != nil {
 				return err
 			}

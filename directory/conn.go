@@ -56,12 +56,17 @@ type Options struct {
 	// Note receives the one-line notes a Conn gives about where it goes:
 	// a write moved to the provider, a read that failed over.
 	Note func(string)
+	// Run is the value of the run control (history.Run.Value) every
+	// write carries: the history groups a command's writes by it. nil for
+	// none.
+	Run []byte
 }
 
 // Conn is a live directory connection.
 type Conn struct {
 	conn *ldap.Conn
 	URL  string
+	run  ldap.Control // the run control every write carries (nil: none)
 
 	// mu guards conn, URL and the bulk connection when a read fails
 	// over or a write moves to the provider (replica.go).
@@ -151,7 +156,7 @@ func Dial(opts Options) (*Conn, error) {
 			}
 			return nil, err
 		}
-		return &Conn{conn: c, URL: raw, timeout: timeout, opts: opts}, nil
+		return &Conn{conn: c, URL: raw, timeout: timeout, opts: opts, run: runControl(opts.Run)}, nil
 	}
 	return nil, lastErr
 }
@@ -472,24 +477,54 @@ func (c *Conn) dropBulk(b *bulkConn) {
 }
 
 // Add adds an entry. Like every write, it goes to the provider when the
-// server is a read-only replica that refuses it (see write).
+// server is a read-only replica that refuses it (see write), and carries
+// the run control (tagged).
 func (c *Conn) Add(req *ldap.AddRequest) error {
+	req.Controls = c.tagged(req.Controls)
 	return c.write(req.DN, "add", func(conn *ldap.Conn) error { return conn.Add(req) })
 }
 
 // Modify modifies an entry.
 func (c *Conn) Modify(req *ldap.ModifyRequest) error {
+	req.Controls = c.tagged(req.Controls)
 	return c.write(req.DN, "modify", func(conn *ldap.Conn) error { return conn.Modify(req) })
 }
 
 // ModifyDN renames or moves an entry.
 func (c *Conn) ModifyDN(req *ldap.ModifyDNRequest) error {
+	req.Controls = c.tagged(req.Controls)
 	return c.write(req.DN, "rename", func(conn *ldap.Conn) error { return conn.ModifyDN(req) })
 }
 
 // Del deletes an entry.
 func (c *Conn) Del(req *ldap.DelRequest) error {
+	req.Controls = c.tagged(req.Controls)
 	return c.write(req.DN, "delete", func(conn *ldap.Conn) error { return conn.Del(req) })
+}
+
+// runControl is the run control of Options.Run, nil for none. It is not
+// critical: a server that does not know it ignores it.
+func runControl(value []byte) ldap.Control {
+	if value == nil {
+		return nil
+	}
+	return ldap.NewControlString(ldapschema.OIDRunControl, false, string(value))
+}
+
+// tagged returns ctls with the run control, the one place it joins a
+// write sent one at a time (a transaction's writes get it with the
+// transaction's control: startTxn). A request sent again (a lost answer
+// settled, a write moved to the provider) is not tagged twice.
+func (c *Conn) tagged(ctls []ldap.Control) []ldap.Control {
+	if c.run == nil {
+		return ctls
+	}
+	for _, ctl := range ctls {
+		if ctl.GetControlType() == ldapschema.OIDRunControl {
+			return ctls
+		}
+	}
+	return append(ctls, c.run)
 }
 
 // RFC 5805 OIDs.
@@ -638,6 +673,11 @@ func (c *Conn) startTxn(b *bulkConn) (*bulkTxn, error) {
 	var le *ldap.Error
 	switch {
 	case err == nil:
+		if c.run != nil {
+			// Each write of the transaction carries the run control
+			// after the transaction's own.
+			t.ctl = append(t.ctl, c.run.Encode().Bytes()...)
+		}
 		return t, nil
 	case errors.As(err, &le) && le.ResultCode < ldap.ErrorNetwork:
 		return nil, opError(c.startRefused(err), "cannot start a transaction")

@@ -139,7 +139,7 @@ func (c *Conn) probe(dn string) (refs []string, shadow bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	req := ldap.NewModifyRequest(dn, []ldap.Control{ctl})
+	req := ldap.NewModifyRequest(dn, c.tagged([]ldap.Control{ctl}))
 	req.Delete(ldapschema.AttrDescription, []string{probeValue})
 	conn, _ := c.live()
 	start := time.Now()

@@ -24,6 +24,12 @@ const DefaultAccessLogDirectory = "/var/lib/ldap/accesslog"
 // ([ddd+]hh:mm); the purge runs once a day.
 const DefaultAccessLogRetention = "30+00:00"
 
+// OIDRunControl is the request control every write of cpactl carries: a
+// non-critical control under cpactl's arc (Arc.3.N: controls) whose value
+// names the command run (package history's Run). slapd ignores it and the
+// accesslog overlay keeps it in reqControls.
+const OIDRunControl = Arc + ".3.1"
+
 // Attributes and classes of the log (slapo-accesslog(5)).
 const (
 	ClassAuditWriteObject = "auditWriteObject"

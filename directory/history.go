@@ -1,0 +1,121 @@
+package directory
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/history"
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// The federation's history: the write records of slapd's accesslog
+// overlay (ldapschema/accesslog.go), read from the log database and handed
+// to package history as plain values (docs/history.md).
+
+// LogQuery selects write records of the log: those under the store's
+// base, within a time window.
+type LogQuery struct {
+	Since, Until time.Time // zero: no bound
+	// AuthzID keeps the records of one bound DN ("": everyone's).
+	AuthzID string
+}
+
+// logAttrs are the attributes of a record history reads.
+var logAttrs = []string{ldapschema.AttrReqStart, ldapschema.AttrReqType, ldapschema.AttrReqDN, ldapschema.AttrReqAuthzID,
+	ldapschema.AttrReqResult, ldapschema.AttrReqMessage, ldapschema.AttrReqMod, ldapschema.AttrReqOld,
+	ldapschema.AttrReqNewRDN, ldapschema.AttrReqDeleteOldRDN, ldapschema.AttrReqNewSuperior,
+	ldapschema.AttrReqEntryUUID, ldapschema.AttrReqSession, ldapschema.AttrReqControls}
+
+// logFilter is the search filter of q under base.
+func logFilter(base string, q LogQuery) string {
+	f := "(&(objectClass=" + ldapschema.ClassAuditWriteObject + ")(" + ldapschema.AttrReqDN + ":dnSubtreeMatch:=" + ldap.EscapeFilter(base) + ")"
+	if !q.Since.IsZero() {
+		f += "(" + ldapschema.AttrReqStart + ">=" + history.GeneralizedTime(q.Since) + ")"
+	}
+	if !q.Until.IsZero() {
+		f += "(" + ldapschema.AttrReqStart + "<=" + history.GeneralizedTime(q.Until) + ")"
+	}
+	if q.AuthzID != "" {
+		f += "(" + ldapschema.AttrReqAuthzID + "=" + ldap.EscapeFilter(q.AuthzID) + ")"
+	}
+	return f + ")"
+}
+
+// EachLogRecord streams the write records q selects, in the order slapd
+// logged them (oldest first: the log database holds them in that order).
+// A server without the log is a *NoHistoryError; a bind that may not read
+// it, a *RefusedError.
+func (s *Store) EachLogRecord(q LogQuery, each func(history.Record) error) error {
+	var stopped error
+	err := s.Client.SearchEach(ldap.NewSearchRequest(ldapschema.AccessLogBase, ldap.ScopeSingleLevel, ldap.NeverDerefAliases, 0, 0, false,
+		logFilter(s.DIT.Base, q), logAttrs, nil), func(e *ldap.Entry) error {
+		s.Progress.Add(1)
+		if err := each(recordOf(e)); err != nil {
+			stopped = err
+			return err
+		}
+		return nil
+	})
+	switch {
+	case stopped != nil:
+		return stopped
+	case err == nil:
+		return nil
+	case IsCode(err, ldap.LDAPResultNoSuchObject) && !s.identity().Anonymous:
+		return &NoHistoryError{Server: s.server()}
+	}
+	if refused, ok := s.Refused(err, "read", "the history ("+ldapschema.AccessLogBase+")", ldapschema.RoleHelpdesk); ok {
+		return refused
+	}
+	return opError(err, "reading the history")
+}
+
+// server names the server a store reads, for messages.
+func (s *Store) server() string {
+	if c, ok := s.Client.(*Conn); ok {
+		_, url := c.live()
+		return url
+	}
+	return "the snapshot"
+}
+
+// recordOf converts a log entry.
+func recordOf(e *ldap.Entry) history.Record {
+	get := e.GetEqualFoldAttributeValue
+	result, _ := strconv.Atoi(get(ldapschema.AttrReqResult))
+	return history.Record{
+		Start:        get(ldapschema.AttrReqStart),
+		Type:         get(ldapschema.AttrReqType),
+		DN:           get(ldapschema.AttrReqDN),
+		AuthzID:      get(ldapschema.AttrReqAuthzID),
+		Result:       result,
+		Message:      get(ldapschema.AttrReqMessage),
+		Mod:          e.GetEqualFoldAttributeValues(ldapschema.AttrReqMod),
+		Old:          e.GetEqualFoldAttributeValues(ldapschema.AttrReqOld),
+		NewRDN:       get(ldapschema.AttrReqNewRDN),
+		DeleteOldRDN: strings.EqualFold(get(ldapschema.AttrReqDeleteOldRDN), "TRUE"),
+		NewSuperior:  get(ldapschema.AttrReqNewSuperior),
+		EntryUUID:    get(ldapschema.AttrReqEntryUUID),
+		Session:      get(ldapschema.AttrReqSession),
+		Controls:     e.GetEqualFoldAttributeValues(ldapschema.AttrReqControls),
+	}
+}
+
+// NoHistoryError: the server holds no log database (cn=accesslog): the
+// accesslog overlay is not set up there, or it is a consumer, whose copy
+// of the federation has no history (the log lives on the provider).
+type NoHistoryError struct{ Server string }
+
+func (e *NoHistoryError) Error() string {
+	return fmt.Sprintf("%s keeps no history: it has no log database %s", e.Server, ldapschema.AccessLogBase)
+}
+
+// Hint says how to get one.
+func (e *NoHistoryError) Hint() string {
+	return "the history is read on the provider (a consumer's copy has none: pass the provider's URL with -H); " +
+		"to set the log up there, see `cpactl schema print --format accesslog` and docs/history.md"
+}

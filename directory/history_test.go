@@ -1,0 +1,84 @@
+package directory
+
+import (
+	"testing"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/history"
+	"github.com/cpactl/cpactl/internal/slapdtest"
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// TestRunControlOnEveryWrite: every write a connection with a run sends
+// carries the run control, one at a time and in a transaction (after the
+// transaction's control), and the log keeps it; a connection without a
+// run sends none.
+func TestRunControlOnEveryWrite(t *testing.T) {
+	s := slapdtest.Start(t, slapdtest.Config{WithBase: true, AccessLog: true})
+	run := history.Run{ID: history.NewRunID(), Command: "cpactl site create Mars", Version: "test"}
+	dial := func(run []byte) *Store {
+		c, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword, Run: run})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return NewStore(c, s.Base)
+	}
+	st := dial(run.Value())
+	describe := func(w Writer, text string) error {
+		req := ldap.NewModifyRequest(s.Base, nil)
+		req.Replace(ldapschema.AttrDescription, []string{text})
+		return w.Modify(req)
+	}
+	if err := describe(st.Client, "one"); err != nil {
+		t.Fatal(err)
+	}
+	conn := st.Client.(*Conn)
+	if err := conn.Transaction(func(w Writer) error {
+		if err := describe(w, "two"); err != nil {
+			return err
+		}
+		return describe(w, "three")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := describe(dial(nil).Client, "four"); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := st.EachLogRecord(LogQuery{}, func(r history.Record) error {
+		if r.DN != s.Base || r.Type != "modify" {
+			return nil
+		}
+		got1, inTxn, err := r.RunOf()
+		if err != nil {
+			t.Errorf("%s: %v", r.Start, err)
+		}
+		line := r.Mod[0] + " run " + got1.ID
+		if got1 != (history.Run{}) && got1 != run {
+			t.Errorf("%s: run %+v, want %+v", r.Start, got1, run)
+		}
+		if inTxn {
+			line += " in a transaction"
+		}
+		got = append(got, line)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"description:= one run " + run.ID,
+		"description:= two run " + run.ID + " in a transaction",
+		"description:= three run " + run.ID + " in a transaction",
+		"description:= four run ",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("records %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("record %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+}
