@@ -346,11 +346,8 @@ func (g *Globals) credentials() string {
 
 func (g *Globals) dialOptions() (directory.Options, error) {
 	opts := directory.Options{URLs: g.URLs, BindDN: g.BindDN, StartTLS: g.StartTLS, CAFile: g.CAFile,
-		InsecureSkipVerify: g.InsecureSkipVerify, Timeout: g.Timeout, WriteURL: g.WriteURL,
+		InsecureSkipVerify: g.InsecureSkipVerify, Timeout: g.Timeout, WriteURL: g.WriteURL, Run: g.Run,
 		Note: func(msg string) { g.note("%s", msg) }}
-	if g.Run.ID != "" {
-		opts.Run = g.Run.Value()
-	}
 	if g.BindDN != "" {
 		pw, err := g.password()
 		if err != nil {

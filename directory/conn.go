@@ -17,6 +17,7 @@ import (
 	ber "github.com/go-asn1-ber/asn1-ber"
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/history"
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/internal/ldapuri"
 	"github.com/cpactl/cpactl/internal/osfile"
@@ -56,10 +57,9 @@ type Options struct {
 	// Note receives the one-line notes a Conn gives about where it goes:
 	// a write moved to the provider, a read that failed over.
 	Note func(string)
-	// Run is the value of the run control (history.Run.Value) every
-	// write carries: the history groups a command's writes by it. nil for
-	// none.
-	Run []byte
+	// Run is the command run every write names in the run control: the
+	// history groups a command's writes by it. A zero Run sends none.
+	Run history.Run
 }
 
 // Conn is a live directory connection.
@@ -67,6 +67,7 @@ type Conn struct {
 	conn *ldap.Conn
 	URL  string
 	run  ldap.Control // the run control every write carries (nil: none)
+	txns atomic.Int64 // the transactions started, which number them in the run control
 
 	// mu guards conn, URL and the bulk connection when a read fails
 	// over or a write moves to the provider (replica.go).
@@ -502,13 +503,13 @@ func (c *Conn) Del(req *ldap.DelRequest) error {
 	return c.write(req.DN, "delete", func(conn *ldap.Conn) error { return conn.Del(req) })
 }
 
-// runControl is the run control of Options.Run, nil for none. It is not
+// runControl is the run control of run, nil for none. It is not
 // critical: a server that does not know it ignores it.
-func runControl(value []byte) ldap.Control {
-	if value == nil {
+func runControl(run history.Run) ldap.Control {
+	if run.ID == "" {
 		return nil
 	}
-	return ldap.NewControlString(ldapschema.OIDRunControl, false, string(value))
+	return ldap.NewControlString(ldapschema.OIDRunControl, false, string(run.Value()))
 }
 
 // tagged returns ctls with the run control, the one place it joins a
@@ -675,8 +676,11 @@ func (c *Conn) startTxn(b *bulkConn) (*bulkTxn, error) {
 	case err == nil:
 		if c.run != nil {
 			// Each write of the transaction carries the run control
-			// after the transaction's own.
-			t.ctl = append(t.ctl, c.run.Encode().Bytes()...)
+			// after the transaction's own, numbered: the history tells
+			// the transactions of one run apart.
+			run := c.opts.Run
+			run.Txn = int(c.txns.Add(1))
+			t.ctl = append(t.ctl, runControl(run).Encode().Bytes()...)
 		}
 		return t, nil
 	case errors.As(err, &le) && le.ResultCode < ldap.ErrorNetwork:

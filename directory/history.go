@@ -69,6 +69,9 @@ func (s *Store) EachLogRecord(q LogQuery, each func(history.Record) error) error
 		return &NoHistoryError{Server: s.server()}
 	}
 	if refused, ok := s.Refused(err, "read", "the history ("+ldapschema.AccessLogBase+")", ldapschema.RoleHelpdesk); ok {
+		if re, isRefusal := refused.(*RefusedError); isRefusal {
+			re.Except = ldapschema.HistoryExcept
+		}
 		return refused
 	}
 	return opError(err, "reading the history")
@@ -118,4 +121,39 @@ func (e *NoHistoryError) Error() string {
 func (e *NoHistoryError) Hint() string {
 	return "the history is read on the provider (a consumer's copy has none: pass the provider's URL with -H); " +
 		"to set the log up there, see `cpactl schema print --format accesslog` and docs/history.md"
+}
+
+// ObjectKinds are the kinds `history --object KIND/NAME` takes, as
+// written there (the table's kind names, "rds host" as host, "connection
+// server" as cs).
+var ObjectKinds = map[string]string{
+	"site": KindSite, "pod": KindPod, "cs": KindConnectionServer, "pool": KindPool, "farm": KindFarm,
+	"host": KindHost, "entitlement": KindEntitlement, "user": KindUser, "group": KindGroup,
+	"computer": KindComputer, "session": KindSession,
+}
+
+// ObjectIdentity returns the DN and entryUUID of the object kind/name as
+// it is now, for following it through the log. An object that no longer
+// exists is named by the DN it would have (uuid ""), when its kind lives
+// in one container; one below the pods must exist (*NotFoundError).
+func (s *Store) ObjectIdentity(kind, name string) (dn, uuid string, err error) {
+	ns, ok := nameSearches[kind]
+	if !ok {
+		return "", "", fmt.Errorf("unknown kind %q", kind)
+	}
+	e, err := s.FindOne(kind, name, ns.base(s.DIT), ns.scope, And(ns.filter, Filter(ns.attr, name)))
+	if err != nil {
+		return "", "", err
+	}
+	if e != nil {
+		got, err := s.Entry(e.DN, "entryUUID")
+		if err != nil {
+			return "", "", err
+		}
+		return e.DN, got.GetEqualFoldAttributeValue("entryUUID"), nil
+	}
+	if ns.scope != ldap.ScopeSingleLevel {
+		return "", "", s.notFound(kind, name)
+	}
+	return ldapschema.RDN(ns.attr, name) + "," + ns.base(s.DIT), "", nil
 }

@@ -28,6 +28,9 @@ type Run struct {
 	Command string `json:"cmd"`
 	// Version is cpactl's version.
 	Version string `json:"version"`
+	// Txn numbers the transactions of the run from 1 (0: a write sent
+	// alone): the writes of a transaction stand or fall together.
+	Txn int `json:"txn,omitempty"`
 }
 
 // runIDLength is the length of a run ID in hex digits.

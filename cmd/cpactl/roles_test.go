@@ -132,6 +132,7 @@ func matrixRuns(dir, base string) []matrixRun {
 		codes(r("impact", "", "impact", "--offline-pod", "London-1"), 0, 2),
 		codes(r("simulate storm", "", "simulate", "storm", "--farm", "lon-farm", "--requests", "10"), 0, 2),
 		codes(r("lint", "", "lint"), 0, 2),
+		r("history", "", "history", "--since", "1h"),
 		r("export", "", "export"),
 		codes(r("diff", "", "diff", desired), 0, 2),
 		r("apply", "(a session's state)", "apply", desired),
@@ -263,14 +264,14 @@ func cell(r matrixRun) (ldapschema.CommandAccess, bool) {
 }
 
 // allowed reports whether id may run what cell needs.
-func allowed(id identity, needs ldapschema.Role) bool {
-	switch needs {
+func allowed(id identity, c ldapschema.CommandAccess) bool {
+	switch c.Needs {
 	case ldapschema.Anyone:
 		return true
 	case ldapschema.AnyAccount:
 		return id.who != ""
 	}
-	return id.role.Allows(needs)
+	return c.Allowed(id.role)
 }
 
 // TestRoleMatrix: every command as admin, operator, helpdesk, a bound
@@ -288,7 +289,7 @@ func TestRoleMatrix(t *testing.T) {
 	anyone := make([][]int, len(runs)) // exit codes of the Anyone cells, by identity
 	for _, id := range matrixIdentities {
 		t.Run(id.name, func(t *testing.T) {
-			srv := slapdtest.Start(t, slapdtest.Config{LDIF: string(demo), Threads: 2})
+			srv := slapdtest.Start(t, slapdtest.Config{LDIF: string(demo), Threads: 2, AccessLog: true})
 			admin := map[string]string{"CPACTL_URL": srv.URL, "CPACTL_BASE": srv.Base,
 				"CPACTL_BIND_DN": srv.AdminDN(), "CPACTL_BIND_PASSWORD": slapdtest.AdminPassword}
 			for _, args := range matrixSetup {
@@ -322,7 +323,7 @@ func TestRoleMatrix(t *testing.T) {
 					}
 				}
 				name := strings.TrimSpace(r.command + " " + r.caseName)
-				ok := allowed(id, c.Needs)
+				ok := allowed(id, c)
 				var before string
 				if !ok {
 					before = dump(t, srv)
