@@ -336,3 +336,112 @@ func listWords(values []string) string {
 	}
 	return strings.Join(values, ",")
 }
+
+func newHistoryUndoCommand(g *Globals) *cobra.Command {
+	o := &historyUndoOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "undo RUN-ID",
+		Short: "Take back what one command run wrote, if nothing changed its objects since",
+		Long: `Plans the writes that take back what the run RUN-ID wrote (the RUN column of
+` + "`cpactl history`" + `, "run" in its JSON), newest first: attributes set back to
+their old values, created entries deleted, deleted ones created again,
+renames reversed. It refuses (exit 5, naming the object) when an object the
+run changed was changed again after it, and writes the plan in one
+transaction in which each write asserts its entry still holds what the run
+left: a change made meanwhile fails it whole (exit 5), writing nothing.
+It prints the plan and asks before writing (--yes off a terminal);
+--dry-run prints it only. A password change cannot be undone (the log hides
+the value), nor a move to another parent.`,
+		Example: `  cpactl history undo 3da6b22477e2 --dry-run
+  cpactl history undo 3da6b22477e2 --yes`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Run = args[0]
+			return o.run()
+		},
+	}
+	o.writeFlags.add(cmd)
+	cmd.Flags().BoolVar(&o.Yes, "yes", false, "write without asking (needed when stdin or stdout is not a terminal)")
+	return cmd
+}
+
+type historyUndoOptions struct {
+	g *Globals
+	writeFlags
+	Run string
+	Yes bool
+}
+
+func (o *historyUndoOptions) run() error {
+	if err := history.CheckRunID(o.Run); err != nil {
+		return errorf("copy the run ID from the RUN column of `cpactl history`", "run ID %q: %v", o.Run, err)
+	}
+	st, closeFn, err := o.g.Store()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	scan := history.NewUndoScan(o.Run)
+	if err := st.EachLogRecord(directory.LogQuery{}, scan.Add); err != nil {
+		return err
+	}
+	run, found, err := scan.Result(st.DIT)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return &Failure{Code: ExitNotFound, Err: fmt.Errorf("run %s is not in the history", o.Run),
+			Hint: "the log keeps records for its retention (docs/history.md); list the runs with `cpactl history`"}
+	}
+	changes := run.WrittenChanges()
+	if len(changes) == 0 {
+		o.g.report("run %s (%s) wrote nothing: nothing to undo", o.Run, run.Command)
+		return nil
+	}
+	steps, err := history.Inverse(st.DIT, changes)
+	if err != nil {
+		return errorf("change it back by hand", "cannot undo run %s: %v", o.Run, err)
+	}
+	plan, err := directory.UndoPlan(steps, func(s history.Step) (string, string) { return undoWords(st.DIT, s) })
+	if err != nil {
+		return errorf("change it back by hand", "cannot undo run %s: %v", o.Run, err)
+	}
+	for _, w := range plan.Writes {
+		o.g.report("%s", w.Planned())
+	}
+	if o.DryRun {
+		return nil
+	}
+	if err := confirm(o.g, o.Yes, "the undo of run "+o.Run, fmt.Sprintf("Undo run %s (%s)?", o.Run, run.Command)); err != nil {
+		return err
+	}
+	st.OneTransaction = true
+	if err := st.ApplyPlan(plan); err != nil {
+		return err
+	}
+	for _, w := range plan.Writes {
+		o.g.report("%s", w.Done())
+	}
+	return nil
+}
+
+// undoWords describes a step of an undo: "set preferred-site of site
+// India back to UK,US", "delete pool p1 of pod P", "rename site
+// Deutschland back to Germany".
+func undoWords(d ldapschema.DIT, s history.Step) (verb, object string) {
+	switch s.Op {
+	case "modify":
+		var parts []string
+		for _, a := range s.Attrs {
+			parts = append(parts, historyWord(a.Attr)+" back to "+listWords(valueWords(a.Attr, a.Old)))
+		}
+		return "set", d.Describe(s.DN) + ": " + strings.Join(parts, ", ")
+	case "delete":
+		return "delete", d.Describe(s.DN) + " (the run created it)"
+	case "add":
+		return "re-create", d.Describe(s.DN) + " (the run deleted it)"
+	case "rename":
+		return "rename", d.Describe(s.DN) + " back to " + ldapschema.NameOf(s.NewRDN+",dc=x")
+	}
+	return s.Op, d.Describe(s.DN)
+}

@@ -157,3 +157,60 @@ func (s *Store) ObjectIdentity(kind, name string) (dn, uuid string, err error) {
 	}
 	return ldapschema.RDN(ns.attr, name) + "," + ns.base(s.DIT), "", nil
 }
+
+// UndoPlan turns the steps that take back logged changes
+// (history.Inverse) into a plan of writes, each asserting that its entry
+// still holds what the change left (a modify: the values it wrote; a
+// delete: the entry is there; an add: the name is free), so that a change
+// made since fails with a conflict instead of being overwritten. words
+// describes each step for people (verb and object). A move to another
+// parent is refused: slapd 2.5 cannot take one in a transaction.
+func UndoPlan(steps []history.Step, words func(history.Step) (verb, object string)) (*Plan, error) {
+	p := &Plan{Conflict: "an object the run changed"}
+	for _, st := range steps {
+		verb, object := words(st)
+		var w Write
+		switch st.Op {
+		case "modify":
+			var changes []ldap.Change
+			var expect []string
+			for _, a := range st.Attrs {
+				changes = append(changes, ldap.Change{Operation: ldap.ReplaceAttribute,
+					Modification: ldap.PartialAttribute{Type: a.Attr, Vals: a.Old}})
+				if info, ok := ldapschema.LookupAttribute(a.Attr); ok && info.Equality == ldapschema.EqualityNone {
+					continue // no equality rule: not assertable
+				}
+				if len(a.New) == 0 {
+					expect = append(expect, Not("("+a.Attr+"=*)"))
+				}
+				for _, v := range a.New {
+					expect = append(expect, Filter(a.Attr, v))
+				}
+			}
+			w = ModifyWrite(verb, object, st.DN, changes)
+			if len(expect) > 0 {
+				var err error
+				if w, err = w.Asserting(And(expect...)); err != nil {
+					return nil, err
+				}
+			}
+		case "delete":
+			w = DeleteWrite(verb, object, st.DN)
+		case "add":
+			a := ldapschema.Attrs{}
+			for _, v := range st.Attrs {
+				a.Set(v.Attr, v.Old...)
+			}
+			w = AddWrite(verb, object, st.DN, a)
+		case "rename":
+			if st.NewSuperior != "" {
+				return nil, fmt.Errorf("%s was moved to another parent: %w", object, ErrMoveInTransaction)
+			}
+			w = RenameWrite(verb, object, st.DN, st.NewRDN)
+		default:
+			return nil, fmt.Errorf("unknown step %q", st.Op)
+		}
+		p.Add(w)
+	}
+	return p, nil
+}

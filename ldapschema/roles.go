@@ -290,6 +290,7 @@ var CommandRoles = []CommandAccess{
 	{Command: "lint", Needs: RoleHelpdesk},
 	{Command: "export", Needs: RoleHelpdesk},
 	{Command: "history", Needs: RoleHelpdesk, Except: HistoryExcept, Why: "reads the log (cn=accesslog), which only the admin and help-desk roles read: an operator gets exit 4"},
+	{Command: "history undo", Needs: RoleAdmin, Why: "reads the log, then writes what the run changed back (a run of an operator's writes too: only the admin and the help desk read the log)"},
 	{Command: "diff", Needs: RoleHelpdesk},
 	{Command: "apply", Case: "(a session's state)", Needs: RoleOperator},
 	{Command: "apply", Case: "--prune", Needs: RoleAdmin},

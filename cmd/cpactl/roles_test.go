@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,7 +45,11 @@ func matrixRuns(dir, base string) []matrixRun {
 	codes := func(m matrixRun, ok ...int) matrixRun { m.ok = ok; return m }
 	config := func(m matrixRun) matrixRun { m.config = true; return m }
 	desired, pruned := filepath.Join(dir, "desired.ldif"), filepath.Join(dir, "pruned.ldif")
+	// The run history undo takes back: the setup's description of
+	// MX-undo (writeMatrixFiles), first, before anything changes it again.
+	undoRun, _ := os.ReadFile(filepath.Join(dir, "undo-run"))
 	return []matrixRun{
+		r("history undo", "", "history", "undo", string(undoRun), "--yes"),
 		r("init", "", "-b", "dc=matrix,"+base, "init"),
 		r("init", "--roles", "-b", "dc=matrix2,"+base, "init", "--roles"),
 		r("schema print", "", "schema", "print", "--format", "acl"),
@@ -166,6 +171,8 @@ func matrixRuns(dir, base string) []matrixRun {
 // changes besides the demo federation's.
 var matrixSetup = [][]string{
 	{"settings", "set", "pae-LoadThresholdForSite=95"},
+	{"site", "create", "MX-undo"},
+	{"site", "update", "MX-undo", "--description", "undo-me"},
 	{"site", "create", "MX-site"},
 	{"site", "create", "MX-prune"},
 	{"pod", "create", "MX-pod", "--site", "UK"},
@@ -402,7 +409,16 @@ func writeMatrixFiles(t *testing.T, srv *slapdtest.Server, admin map[string]stri
 	if err := os.WriteFile(filepath.Join(dir, "horizon-password"), []byte("hz-secret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := cpactlMain([]string{"export"}, admin)
+	// The run ID of the setup's description of MX-undo, for history undo.
+	code, out, errOut := cpactlMain([]string{"history", "--object", "site/MX-undo", "-o", "json"}, admin)
+	var runs []struct{ Run, Command string }
+	if err := json.Unmarshal([]byte(out), &runs); code != 0 || err != nil || len(runs) == 0 || !strings.Contains(runs[0].Command, "undo-me") {
+		t.Fatalf("history of MX-undo: %d %v %s %s", code, err, out, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "undo-run"), []byte(runs[0].Run), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = cpactlMain([]string{"export"}, admin)
 	if code != 0 {
 		t.Fatalf("export: %d %s", code, errOut)
 	}
