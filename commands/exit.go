@@ -160,6 +160,10 @@ func hintOf(err error) string {
 	if errors.As(err, &noHistory) {
 		return noHistory.Hint()
 	}
+	var tooOld *directory.TooOldError
+	if errors.As(err, &tooOld) {
+		return tooOld.Hint()
+	}
 	var re *broker.RequestError
 	if errors.As(err, &re) {
 		return re.Hint

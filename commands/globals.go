@@ -33,7 +33,10 @@ type IOStreams struct {
 type Globals struct {
 	// Run is the command run (newRun, set before the command runs): its
 	// writes carry it.
-	Run                history.Run
+	Run history.Run
+	// At is a read command's --at: ReadStore reads the federation as it
+	// was then.
+	At                 string
 	URLs               []string
 	Base               string
 	BindDN             string
@@ -396,11 +399,37 @@ func (g *Globals) Store() (*directory.Store, func(), error) {
 	return st, func() { c.Close() }, nil
 }
 
+// storeAt returns a store on the federation as it was at --at: the
+// server's state with the changes its history holds since taken back.
+func (g *Globals) storeAt(from string) (*directory.Store, func(), error) {
+	if from != "" {
+		return nil, nil, errorf("drop --from: --at rebuilds the past from the server's history, which a snapshot does not have",
+			"--at and --from do not go together")
+	}
+	at, err := parseMoment("--at", g.At, time.Now())
+	if err != nil {
+		return nil, nil, err
+	}
+	st, closeFn, err := g.Store()
+	if err != nil {
+		return nil, nil, err
+	}
+	past, err := st.AsOf(at)
+	if err != nil {
+		closeFn()
+		return nil, nil, err
+	}
+	return past, closeFn, nil
+}
+
 // ReadStore returns a store on the snapshot file from (an LDIF file, or a
 // Horizon pull directory, imported in memory), or on the live directory
 // when from is empty. Without an explicit base, a snapshot's base is found
 // from its containers. It is the one place --from is opened.
 func (g *Globals) ReadStore(from string) (*directory.Store, func(), error) {
+	if g.At != "" {
+		return g.storeAt(from)
+	}
 	if from == "" {
 		return g.Store()
 	}

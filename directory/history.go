@@ -28,16 +28,19 @@ type LogQuery struct {
 var logAttrs = []string{ldapschema.AttrReqStart, ldapschema.AttrReqType, ldapschema.AttrReqDN, ldapschema.AttrReqAuthzID,
 	ldapschema.AttrReqResult, ldapschema.AttrReqMessage, ldapschema.AttrReqMod, ldapschema.AttrReqOld,
 	ldapschema.AttrReqNewRDN, ldapschema.AttrReqDeleteOldRDN, ldapschema.AttrReqNewSuperior,
-	ldapschema.AttrReqEntryUUID, ldapschema.AttrReqSession, ldapschema.AttrReqControls}
+	ldapschema.AttrReqEntryUUID, ldapschema.AttrReqSession, ldapschema.AttrReqControls, ldapschema.AttrEntryCSN}
 
 // logFilter is the search filter of q under base.
 func logFilter(base string, q LogQuery) string {
 	f := "(&(objectClass=" + ldapschema.ClassAuditWriteObject + ")(" + ldapschema.AttrReqDN + ":dnSubtreeMatch:=" + ldap.EscapeFilter(base) + ")"
+	// reqStart is exact to the second only (its fraction counts the
+	// records of a second): the server narrows to whole seconds, then
+	// EachLogRecord compares each record's time (history.Record.Time).
 	if !q.Since.IsZero() {
-		f += "(" + ldapschema.AttrReqStart + ">=" + history.GeneralizedTime(q.Since) + ")"
+		f += "(" + ldapschema.AttrReqStart + ">=" + history.GeneralizedTime(q.Since.Truncate(time.Second)) + ")"
 	}
 	if !q.Until.IsZero() {
-		f += "(" + ldapschema.AttrReqStart + "<=" + history.GeneralizedTime(q.Until) + ")"
+		f += "(" + ldapschema.AttrReqStart + "<=" + history.GeneralizedTime(q.Until.Truncate(time.Second).Add(time.Second-time.Microsecond)) + ")"
 	}
 	if q.AuthzID != "" {
 		f += "(" + ldapschema.AttrReqAuthzID + "=" + ldap.EscapeFilter(q.AuthzID) + ")"
@@ -54,7 +57,11 @@ func (s *Store) EachLogRecord(q LogQuery, each func(history.Record) error) error
 	err := s.Client.SearchEach(ldap.NewSearchRequest(ldapschema.AccessLogBase, ldap.ScopeSingleLevel, ldap.NeverDerefAliases, 0, 0, false,
 		logFilter(s.DIT.Base, q), logAttrs, nil), func(e *ldap.Entry) error {
 		s.Progress.Add(1)
-		if err := each(recordOf(e)); err != nil {
+		r := recordOf(e)
+		if t, err := r.Time(); err == nil && ((!q.Since.IsZero() && t.Before(q.Since)) || (!q.Until.IsZero() && t.After(q.Until))) {
+			return nil
+		}
+		if err := each(r); err != nil {
 			stopped = err
 			return err
 		}
@@ -105,6 +112,7 @@ func recordOf(e *ldap.Entry) history.Record {
 		EntryUUID:    get(ldapschema.AttrReqEntryUUID),
 		Session:      get(ldapschema.AttrReqSession),
 		Controls:     e.GetEqualFoldAttributeValues(ldapschema.AttrReqControls),
+		CSN:          get(ldapschema.AttrEntryCSN),
 	}
 }
 

@@ -279,3 +279,7 @@ func (o *Overlay) Transaction(func(Writer) error) error { return ErrWhatIf }
 
 // Close closes the underlying client.
 func (o *Overlay) Close() error { return o.under.Close() }
+
+// PutEntry lays e over whatever is at its DN, its attributes in the order
+// given (an entry as the server held it).
+func (o *Overlay) PutEntry(e *ldap.Entry) { o.set(e.DN, copyEntry(e)) }

@@ -28,10 +28,23 @@ type Record struct {
 	EntryUUID    string   // reqEntryUUID: the entry's entryUUID, stable across renames
 	Session      string   // reqSession: slapd's connection number
 	Controls     []string // reqControls: "{N}{OID [criticality TRUE] [controlValue "HEX"]}"
+	// CSN is the log entry's own entryCSN: when slapd logged the write,
+	// to the microsecond. reqStart's fraction is a counter that orders
+	// the records of one second, not a time.
+	CSN string
 }
 
-// Time is the record's reqStart as a time.
-func (r Record) Time() (time.Time, error) { return ParseGeneralizedTime(r.Start) }
+// Time is when the write was logged: the log entry's entryCSN, or
+// reqStart's second when it has none.
+func (r Record) Time() (time.Time, error) {
+	if stamp, _, found := strings.Cut(r.CSN, "#"); found {
+		if t, err := ParseGeneralizedTime(stamp); err == nil {
+			return t, nil
+		}
+	}
+	t, err := ParseGeneralizedTime(r.Start)
+	return t.Truncate(time.Second), err
+}
 
 // ParseGeneralizedTime reads slapd's generalized time, with or without a
 // fraction: 20261203134512.000066Z, 20261203134512Z.

@@ -1,0 +1,177 @@
+package directory
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/history"
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// `--at TIME` (docs/history.md): the federation as it was at a moment,
+// rebuilt from the current state by taking back, newest first and in
+// memory (an Overlay), every change the log holds after it.
+
+// TooOldError: the log does not reach back to the moment asked (its
+// retention purged older records, or it was set up later).
+type TooOldError struct {
+	At     time.Time
+	Oldest time.Time // zero: the log holds no record
+}
+
+func (e *TooOldError) Error() string {
+	if e.Oldest.IsZero() {
+		return fmt.Sprintf("the history holds no change: the federation at %s cannot be rebuilt", e.At.UTC().Format(time.RFC3339))
+	}
+	return fmt.Sprintf("the history reaches back to %s only: the federation at %s cannot be rebuilt",
+		e.Oldest.UTC().Format(time.RFC3339Nano), e.At.UTC().Format(time.RFC3339))
+}
+
+// Hint says what can be asked.
+func (e *TooOldError) Hint() string {
+	if e.Oldest.IsZero() {
+		return "the log records changes from when it is set up (docs/history.md)"
+	}
+	return "pass --at " + e.Oldest.UTC().Add(time.Second).Truncate(time.Second).Format(time.RFC3339) +
+		" or later: the log keeps records for its retention (docs/history.md)"
+}
+
+// errFound stops a search at its first entry.
+var errFound = errors.New("found")
+
+// oldestRecord returns the time of the log's oldest write record under the
+// store's base (the log holds records in the order written).
+func (s *Store) oldestRecord() (time.Time, bool, error) {
+	var oldest time.Time
+	found := false
+	err := s.EachLogRecord(LogQuery{}, func(r history.Record) error {
+		t, err := r.Time()
+		if err != nil {
+			return err
+		}
+		oldest, found = t, true
+		return errFound
+	})
+	if err != nil && !errors.Is(err, errFound) {
+		return time.Time{}, false, err
+	}
+	return oldest, found, nil
+}
+
+// reachesBack says whether the log holds a record at or before t: then it
+// holds every record after t (a purge deletes the oldest first).
+func (s *Store) reachesBack(t time.Time) (bool, error) {
+	found := false
+	err := s.EachLogRecord(LogQuery{Until: t}, func(history.Record) error {
+		found = true
+		return errFound
+	})
+	if err != nil && !errors.Is(err, errFound) {
+		return false, err
+	}
+	return found, nil
+}
+
+// AsOf returns a store that reads the federation as it was at t: this
+// store's state with every change written after t taken back in memory,
+// newest first (changes the log holds as accepted in a transaction that
+// was not committed are not taken back). It never writes. A log that does
+// not reach back to t is a *TooOldError naming the oldest moment it does.
+func (s *Store) AsOf(t time.Time) (*Store, error) {
+	ok, err := s.reachesBack(t)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		oldest, _, err := s.oldestRecord()
+		if err != nil {
+			return nil, err
+		}
+		return nil, &TooOldError{At: t, Oldest: oldest}
+	}
+	col := history.NewCollector()
+	if err := s.EachLogRecord(LogQuery{Since: t.Add(time.Microsecond)}, col.Add); err != nil {
+		return nil, err
+	}
+	ov := NewOverlay(s.Client)
+	for _, e := range col.Entries() { // newest first
+		changes := e.WrittenChanges()
+		for i := len(changes) - 1; i >= 0; i-- {
+			if err := takeBack(ov, changes[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	at := NewStore(ov, s.DIT.Base)
+	at.Note = s.Note
+	at.Progress = s.Progress
+	return at, nil
+}
+
+// takeBack lays the state before c over ov.
+func takeBack(ov *Overlay, c history.Change) error {
+	switch c.Op {
+	case "add":
+		ov.Delete(c.DN)
+	case "delete":
+		e := &ldap.Entry{DN: c.DN}
+		for _, a := range c.Attrs {
+			if !a.Hidden {
+				e.Attributes = append(e.Attributes, &ldap.EntryAttribute{Name: a.Attr, Values: a.Old})
+			}
+		}
+		ov.PutEntry(e)
+	case "modify":
+		e, err := ov.Entry(c.DN)
+		if err != nil || e == nil {
+			return err // an entry gone since: a later change took it back already
+		}
+		for _, a := range c.Attrs {
+			if !a.Hidden {
+				setValues(e, a.Attr, a.Old)
+			}
+		}
+		ov.set(e.DN, e)
+	case "modrdn":
+		return moveBack(ov, c)
+	}
+	return nil
+}
+
+// moveBack takes a rename back: the entry at its new DN, and every entry
+// below it, goes back under the old DN, with the old naming value.
+func moveBack(ov *Overlay, c history.Change) error {
+	newKey := ldapschema.NormalizeDN(c.NewDN)
+	var moved []*ldap.Entry
+	err := ov.SearchEach(ldap.NewSearchRequest(c.NewDN, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases, 0, 0, false,
+		AnyEntry, []string{"*"}, nil), func(e *ldap.Entry) error {
+		moved = append(moved, copyEntry(e))
+		return nil
+	})
+	if IsCode(err, ldap.LDAPResultNoSuchObject) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range moved {
+		ov.Delete(e.DN)
+		key := ldapschema.NormalizeDN(e.DN)
+		old := e.DN
+		if key == newKey {
+			old = c.DN
+			for _, a := range c.Attrs { // the naming value
+				setValues(e, a.Attr, a.Old)
+			}
+		} else if i := len(e.DN) - len(c.NewDN); i > 0 && strings.EqualFold(ldapschema.NormalizeDN(e.DN[i:]), newKey) {
+			old = e.DN[:i] + c.DN
+		}
+		e.DN = old
+		ov.set(e.DN, e)
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+package directory
+
+import (
+	"testing"
+	"time"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/history"
+	"github.com/cpactl/cpactl/internal/slapdtest"
+	"github.com/cpactl/cpactl/ldapschema"
+)
+
+// TestAsOf: the state at a moment is the current one with the later
+// changes taken back; before the log's oldest record it is refused.
+func TestAsOf(t *testing.T) {
+	s := slapdtest.Start(t, slapdtest.Config{WithBase: true, AccessLog: true})
+	c, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword,
+		Run: history.Run{ID: history.NewRunID(), Command: "test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st := NewStore(c, s.Base)
+	describe := func(text string) {
+		req := ldap.NewModifyRequest(s.Base, nil)
+		req.Replace(ldapschema.AttrDescription, []string{text})
+		if err := c.Modify(req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	describe("one")
+	t1 := time.Now()
+	describe("two")
+	past, err := st.AsOf(t1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := past.Entry(s.Base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.GetAttributeValue(ldapschema.AttrDescription); got != "one" {
+		t.Errorf("description at t1: %q, want one", got)
+	}
+	var tooOld *TooOldError
+	if _, err := st.AsOf(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)); !asTooOld(err, &tooOld) || tooOld.Oldest.IsZero() {
+		t.Errorf("at 2000: %v, want the oldest moment", err)
+	}
+}
+
+func asTooOld(err error, target **TooOldError) bool {
+	e, ok := err.(*TooOldError)
+	*target = e
+	return ok
+}
