@@ -1,6 +1,7 @@
 package directory
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -53,6 +54,22 @@ func logFilter(base string, q LogQuery) string {
 // A server without the log is a *NoHistoryError; a bind that may not read
 // it, a *RefusedError.
 func (s *Store) EachLogRecord(q LogQuery, each func(history.Record) error) error {
+	err := s.eachLogRecord(q, each)
+	var none *NoHistoryError
+	if c, ok := s.Client.(*Conn); ok && errors.As(err, &none) && !c.onProvider.Load() {
+		// A read-only replica has no log: the provider has. The
+		// connection moves there (as a write would), and the federation
+		// read next is the provider's too, as the log describes it.
+		if moved, merr := c.toProvider(); merr != nil {
+			return &NoHistoryError{Server: none.Server, Replica: true, Err: merr}
+		} else if moved {
+			return s.eachLogRecord(q, each)
+		}
+	}
+	return err
+}
+
+func (s *Store) eachLogRecord(q LogQuery, each func(history.Record) error) error {
 	var stopped error
 	err := s.Client.SearchEach(ldap.NewSearchRequest(ldapschema.AccessLogBase, ldap.ScopeSingleLevel, ldap.NeverDerefAliases, 0, 0, false,
 		logFilter(s.DIT.Base, q), logAttrs, nil), func(e *ldap.Entry) error {
@@ -118,15 +135,27 @@ func recordOf(e *ldap.Entry) history.Record {
 
 // NoHistoryError: the server holds no log database (cn=accesslog): the
 // accesslog overlay is not set up there, or it is a consumer, whose copy
-// of the federation has no history (the log lives on the provider).
-type NoHistoryError struct{ Server string }
+// of the federation has no history (the log lives on the provider) and
+// whose provider could not be reached (Err).
+type NoHistoryError struct {
+	Server  string
+	Replica bool
+	Err     error
+}
 
 func (e *NoHistoryError) Error() string {
+	if e.Replica {
+		return fmt.Sprintf("%s is a read-only replica, which keeps no history: the history is on its provider, which cannot be reached from here (%s)",
+			e.Server, describe(e.Err))
+	}
 	return fmt.Sprintf("%s keeps no history: it has no log database %s", e.Server, ldapschema.AccessLogBase)
 }
 
 // Hint says how to get one.
 func (e *NoHistoryError) Hint() string {
+	if e.Replica {
+		return "pass the provider's URL with -H (or --write-url), where the log is (docs/history.md)"
+	}
 	return "the history is read on the provider (a consumer's copy has none: pass the provider's URL with -H); " +
 		"to set the log up there, see `cpactl schema print --format accesslog` and docs/history.md"
 }

@@ -1,6 +1,7 @@
 package directory
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/go-ldap/ldap/v3"
@@ -84,5 +85,34 @@ func TestRunControlOnEveryWrite(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("record %d: %q, want %q", i, got[i], want[i])
 		}
+	}
+}
+
+// TestHistoryOnTheProvider: a consumer keeps no log; reading the history
+// through one moves to its provider (its referral, when cpactl was given
+// the provider's URL), and one that names no provider says it is a
+// replica.
+func TestHistoryOnTheProvider(t *testing.T) {
+	for _, noRef := range []bool{false, true} {
+		r := slapdtest.StartReplicated(t, slapdtest.Config{WithBase: true, AccessLog: true}, slapdtest.ReplicaOptions{NoUpdateRef: noRef})
+		opts := Options{URLs: []string{r.Consumers[0].URL}, BindDN: r.Provider.AdminDN(), Password: slapdtest.AdminPassword}
+		if !noRef {
+			opts.WriteURL = r.Provider.URL
+		}
+		c, err := Dial(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := NewStore(c, r.Provider.Base)
+		n := 0
+		err = st.EachLogRecord(LogQuery{}, func(history.Record) error { n++; return nil })
+		var none *NoHistoryError
+		switch {
+		case noRef && (!errors.As(err, &none) || !none.Replica):
+			t.Errorf("a consumer without updateref: %v, want a replica's NoHistoryError", err)
+		case !noRef && (err != nil || n == 0):
+			t.Errorf("through a consumer: %d records, %v; want the provider's", n, err)
+		}
+		c.Close()
 	}
 }
