@@ -40,40 +40,52 @@ func (e *TooOldError) Hint() string {
 		" or later: the log keeps records for its retention (docs/history.md)"
 }
 
+// oldestRecord returns the log's oldest write record (the log holds them
+// in the order written), searched with a size limit of one so that the
+// server stops there: a log of a million records is not read to find one.
+func (s *Store) oldestRecord() (history.Record, bool, error) {
+	search := func() (*ldap.SearchResult, error) {
+		res, err := s.Client.Search(ldap.NewSearchRequest(ldapschema.AccessLogBase, ldap.ScopeSingleLevel, ldap.NeverDerefAliases,
+			1, 0, false, "(objectClass="+ldapschema.ClassAuditWriteObject+")", logAttrs, nil))
+		if IsCode(err, ldap.LDAPResultSizeLimitExceeded) {
+			err = nil
+		}
+		return res, err
+	}
+	res, err := search()
+	if err != nil {
+		// No log here, or refused: EachLogRecord explains it, or moves
+		// a replica's connection to its provider, where it is read again.
+		if lerr := s.EachLogRecord(LogQuery{}, func(history.Record) error { return errFound }); lerr != nil && !errors.Is(lerr, errFound) {
+			return history.Record{}, false, lerr
+		}
+		if res, err = search(); err != nil {
+			return history.Record{}, false, opError(err, "reading the history")
+		}
+	}
+	if res == nil || len(res.Entries) == 0 {
+		return history.Record{}, false, nil
+	}
+	return recordOf(res.Entries[0]), true, nil
+}
+
 // errFound stops a search at its first entry.
 var errFound = errors.New("found")
 
-// oldestRecord returns the time of the log's oldest write record under the
-// store's base (the log holds records in the order written).
-func (s *Store) oldestRecord() (time.Time, bool, error) {
-	var oldest time.Time
-	found := false
-	err := s.EachLogRecord(LogQuery{}, func(r history.Record) error {
-		t, err := r.Time()
-		if err != nil {
-			return err
-		}
-		oldest, found = t, true
-		return errFound
-	})
-	if err != nil && !errors.Is(err, errFound) {
-		return time.Time{}, false, err
+// reachesBack says whether the log's oldest record is at or before t:
+// then the log holds every record after t, as a purge deletes the oldest
+// first. It returns the oldest record's time (zero when the log holds
+// none).
+func (s *Store) reachesBack(t time.Time) (bool, time.Time, error) {
+	r, found, err := s.oldestRecord()
+	if err != nil || !found {
+		return false, time.Time{}, err
 	}
-	return oldest, found, nil
-}
-
-// reachesBack says whether the log holds a record at or before t: then it
-// holds every record after t (a purge deletes the oldest first).
-func (s *Store) reachesBack(t time.Time) (bool, error) {
-	found := false
-	err := s.EachLogRecord(LogQuery{Until: t}, func(history.Record) error {
-		found = true
-		return errFound
-	})
-	if err != nil && !errors.Is(err, errFound) {
-		return false, err
+	oldest, err := r.Time()
+	if err != nil {
+		return false, time.Time{}, err
 	}
-	return found, nil
+	return !oldest.After(t), oldest, nil
 }
 
 // AsOf returns a store that reads the federation as it was at t: this
@@ -82,15 +94,11 @@ func (s *Store) reachesBack(t time.Time) (bool, error) {
 // was not committed are not taken back). It never writes. A log that does
 // not reach back to t is a *TooOldError naming the oldest moment it does.
 func (s *Store) AsOf(t time.Time) (*Store, error) {
-	ok, err := s.reachesBack(t)
+	ok, oldest, err := s.reachesBack(t)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		oldest, _, err := s.oldestRecord()
-		if err != nil {
-			return nil, err
-		}
 		return nil, &TooOldError{At: t, Oldest: oldest}
 	}
 	col := history.NewCollector()
