@@ -102,7 +102,16 @@ func (s *Store) AsOf(t time.Time) (*Store, error) {
 		return nil, &TooOldError{At: t, Oldest: oldest}
 	}
 	col := history.NewCollector()
-	if err := s.EachLogRecord(LogQuery{Since: t.Add(time.Microsecond)}, col.Add); err != nil {
+	newest := "" // the newest entryCSN a logged write gave its entry
+	if err := s.EachLogRecord(LogQuery{Since: t.Add(time.Microsecond)}, func(r history.Record) error {
+		if r.Result == 0 {
+			newest = max(newest, r.EntryCSN())
+		}
+		return col.Add(r)
+	}); err != nil {
+		return nil, err
+	}
+	if err := s.noteUnlogged(t, newest); err != nil {
 		return nil, err
 	}
 	ov := NewOverlay(s.Client)
@@ -118,6 +127,32 @@ func (s *Store) AsOf(t time.Time) (*Store, error) {
 	at.Note = s.Note
 	at.Progress = s.Progress
 	return at, nil
+}
+
+// noteUnlogged says, through Note, when the federation changed after t
+// outside the log's view: its database's contextCSN (the newest change of
+// any entry, slapadd's and a restore's included) is newer than t and than
+// every change the log holds (newest).
+func (s *Store) noteUnlogged(t time.Time, newest string) error {
+	e, err := s.Entry(s.DIT.Base, "contextCSN")
+	if err != nil || e == nil {
+		return err
+	}
+	context := ""
+	for _, v := range e.GetEqualFoldAttributeValues("contextCSN") {
+		context = max(context, v)
+	}
+	stamp, _, _ := strings.Cut(context, "#")
+	when, perr := history.ParseGeneralizedTime(stamp)
+	newestStamp, _, _ := strings.Cut(newest, "#")
+	if perr != nil || !when.After(t) || stamp <= newestStamp {
+		return nil
+	}
+	if s.Note != nil {
+		s.Note(fmt.Sprintf("the federation changed at %s outside the history's view (slapadd, a restored backup, "+
+			"another provider): that change cannot be taken back, and the state shown holds it", when.UTC().Format(time.RFC3339Nano)))
+	}
+	return nil
 }
 
 // takeBack lays the state before c over ov.

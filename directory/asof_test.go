@@ -1,6 +1,10 @@
 package directory
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,6 +50,43 @@ func TestAsOf(t *testing.T) {
 	var tooOld *TooOldError
 	if _, err := st.AsOf(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)); !asTooOld(err, &tooOld) || tooOld.Oldest.IsZero() {
 		t.Errorf("at 2000: %v, want the oldest moment", err)
+	}
+}
+
+// TestAsOfNotesUnloggedChanges: a change made with slapadd (slapd
+// stopped) is outside the log's view: --at says so.
+func TestAsOfNotesUnloggedChanges(t *testing.T) {
+	s := slapdtest.Start(t, slapdtest.Config{WithBase: true, AccessLog: true})
+	dial := func() (*Store, *[]string) {
+		c, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		notes := &[]string{}
+		st := NewStore(c, s.Base)
+		st.Note = func(msg string) { *notes = append(*notes, msg) }
+		return st, notes
+	}
+	st, notes := dial()
+	t1 := time.Now()
+	if _, err := st.AsOf(t1); err != nil || len(*notes) != 0 {
+		t.Fatalf("nothing since: %v, notes %q", err, *notes)
+	}
+	s.Halt()
+	ldif := filepath.Join(t.TempDir(), "x.ldif")
+	if err := os.WriteFile(ldif, []byte("dn: ou=Unlogged,"+s.Base+"\nobjectClass: organizationalUnit\nou: Unlogged\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("/usr/sbin/slapadd", "-w", "-f", filepath.Join(s.Dir, "slapd.conf"), "-b", s.Base, "-l", ldif).CombinedOutput(); err != nil {
+		t.Fatalf("slapadd: %v %s", err, out)
+	}
+	if err := s.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	st, notes = dial()
+	if _, err := st.AsOf(t1); err != nil || len(*notes) != 1 || !strings.Contains((*notes)[0], "outside the history's view") {
+		t.Errorf("after a slapadd: %v, notes %q", err, *notes)
 	}
 }
 

@@ -65,6 +65,19 @@ func GeneralizedTime(t time.Time) string {
 	return t.UTC().Format("20060102150405.000000Z")
 }
 
+// EntryCSN is the entryCSN the write gave its entry (from reqMod), ""
+// when it logged none (a delete).
+func (r Record) EntryCSN() string {
+	for _, m := range r.Mod {
+		for _, prefix := range []string{"entryCSN:= ", "entryCSN:+ "} {
+			if v, ok := strings.CutPrefix(m, prefix); ok {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
 // Control is one request control of a record.
 type Control struct {
 	OID      string
