@@ -47,6 +47,19 @@ func TestAsOf(t *testing.T) {
 	if got := e.GetAttributeValue(ldapschema.AttrDescription); got != "one" {
 		t.Errorf("description at t1: %q, want one", got)
 	}
+	// A search on the value taken back finds the entry (the server, which
+	// holds "two", does not), and one on the current value does not.
+	for filter, want := range map[string]int{"(description=one)": 1, "(description=two)": 0, "(objectClass=domain)": 1} {
+		found, err := past.Find(s.Base, ldap.ScopeWholeSubtree, filter, ldapschema.AttrDescription)
+		if err != nil || len(found) != want {
+			t.Errorf("at t1, %s: %d entries, %v; want %d", filter, len(found), err, want)
+		}
+		for _, f := range found {
+			if got := f.GetAttributeValue(ldapschema.AttrDescription); got != "one" {
+				t.Errorf("at t1, %s: description %q", filter, got)
+			}
+		}
+	}
 	var tooOld *TooOldError
 	if _, err := st.AsOf(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)); !asTooOld(err, &tooOld) || tooOld.Oldest.IsZero() {
 		t.Errorf("at 2000: %v, want the oldest moment", err)
