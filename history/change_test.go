@@ -89,6 +89,8 @@ func TestCollector(t *testing.T) {
 		mod("20261203100004.000001Z", "cn=f,dc=x", 50, run("cccccccccccc", 0)),
 		mod("20261203100005.000001Z", "cn=g,dc=x", 0, []string{`{0}{` + OIDTxnSpec + ` criticality TRUE controlValue ""}`}),
 		mod("20261203100005.000002Z", "cn=h,dc=x", 32, []string{`{0}{` + OIDTxnSpec + ` criticality TRUE controlValue ""}`}),
+		// A run control that cannot be read: shown as another client's.
+		mod("20261203100006.000001Z", "cn=i,dc=x", 0, []string{`{0}{` + ldapschema.OIDRunControl + ` controlValue "7B7D"}`}),
 	}
 	c := NewCollector()
 	for _, r := range records {
@@ -109,6 +111,7 @@ func TestCollector(t *testing.T) {
 		got = append(got, l)
 	}
 	want := []line{
+		{"", "ok", []bool{true}},
 		{"", "rolled back", []bool{false, false}}, // another client's transaction
 		{"cccccccccccc", "refused", []bool{false}},
 		{"", "ok", []bool{true}},

@@ -74,15 +74,13 @@ func NewCollector() *Collector {
 
 // Add takes the next record of the log. A record that is no change (the
 // write probe, a touch, a placeholder) only counts towards its
-// transaction's outcome.
+// transaction's outcome. It returns no error: a record is outside input,
+// and one whose run control cannot be read is shown as another client's.
 func (c *Collector) Add(r Record) error {
 	if c.Oldest == "" {
 		c.Oldest = r.Start
 	}
-	run, inTxn, err := r.RunOf()
-	if err != nil {
-		return err
-	}
+	run, inTxn := r.runOrNone()
 	ch, ok := Decode(r)
 	switch {
 	case run.ID != "" && run.Txn > 0:

@@ -142,6 +142,26 @@ func cut(s string) string {
 // write that carries it was queued in a transaction.
 const OIDTxnSpec = "1.3.6.1.1.21.2"
 
+// runOrNone is RunOf with a run control that cannot be read taken as
+// none (another client's, or a damaged one): the write is shown alone.
+func (r Record) runOrNone() (Run, bool) {
+	run, inTxn, err := r.RunOf()
+	if err != nil {
+		return Run{}, r.inTxn()
+	}
+	return run, inTxn
+}
+
+// inTxn says whether the record carries the transaction control.
+func (r Record) inTxn() bool {
+	for _, v := range r.Controls {
+		if c, err := ParseControl(v); err == nil && c.OID == OIDTxnSpec {
+			return true
+		}
+	}
+	return false
+}
+
 // RunOf returns the run a record's controls name (the run control,
 // ldapschema.OIDRunControl), and whether the write was queued in a transaction. A
 // record without a run control (a write by another client) has a zero

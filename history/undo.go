@@ -93,10 +93,7 @@ func NewUndoScan(run string) *UndoScan {
 
 // Add takes the next record of the log.
 func (u *UndoScan) Add(r Record) error {
-	run, inTxn, err := r.RunOf()
-	if err != nil {
-		return err
-	}
+	run, inTxn := r.runOrNone()
 	if run.ID == u.run {
 		u.started = true
 		if c, ok := Decode(r); ok {
