@@ -218,7 +218,10 @@ func leafCommands() []string {
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}
-		if c.Hidden || !c.Runnable() || c.HasSubCommands() || c.Name() == "help" {
+		// A group of verbs (site) is no command of its own; one that runs
+		// with flags of its own and has verbs too (history) is.
+		group := c.HasSubCommands() && !c.LocalNonPersistentFlags().HasAvailableFlags()
+		if c.Hidden || !c.Runnable() || group || c.Name() == "help" {
 			return
 		}
 		out = append(out, strings.TrimPrefix(c.CommandPath(), "cpactl "))
