@@ -17,7 +17,7 @@ import (
 // complete (its name in nameFlags, memberFlags, enumFlags or fileFlags, or
 // a completion function of its own) or be added here, deliberately.
 var freeText = []string{"url", "write-url", "max-lag", "wait-replicas", "base", "bind-dn", "timeout", "description", "site-url", "rename", "name", "domain",
-	"machine", "id", "tags", "database", "replicator", "seed", "requests", "capacity", "sessions", "assigned", "max-sessions-per-host",
+	"machine", "id", "tags", "database", "replicator", "log-directory", "log-retention", "since", "until", "by", "run", "object", "at", "seed", "requests", "capacity", "sessions", "assigned", "max-sessions-per-host",
 	"load-index-threshold", "connecting-session-threshold", "load-index", "connecting",
 	"policy-load-index-threshold", "policy-connecting-session-threshold", "host-load-index-threshold",
 	"host-connecting-session-threshold", "lit", "cst", "min",

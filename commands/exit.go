@@ -8,6 +8,7 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/history"
 	"github.com/cpactl/cpactl/horizon"
 	"github.com/cpactl/cpactl/internal/ldapuri"
 	"github.com/cpactl/cpactl/internal/pager"
@@ -37,7 +38,7 @@ var exitCodeHelp = []struct {
 	{ExitDiff, "differences found: `diff`, `schema check`, `lint` with findings, `impact` when a request moves; `status`: a replica unreachable, lagging, or holding other entries than the provider with its contextCSN; `apply --wait-replicas`: the change is written, but a replica has not caught up when the wait ends, or holds entries the provider does not; `horizon push`: writes to make, and no --yes"},
 	{ExitNotFound, "a named object (site, pod, user, entitlement, ...) does not exist, or the base DN (-b) or the layout `cpactl init` creates; a Horizon server without an API the federation needs (404)"},
 	{ExitAuth, "authentication failed or access refused (bind, insufficient access: the line names the bound identity and its roles, the object and the role that would allow it; what the server hides from an anonymous connection; a Horizon login or privilege refused)"},
-	{ExitConflict, "conflict: someone else changed the object first (for `horizon push`: in Horizon, between the plan and the write); re-read and retry"},
+	{ExitConflict, "conflict: someone else changed the object first (for `horizon push`: in Horizon, between the plan and the write; for `history undo`: an object the run changed was changed again after it); re-read and retry"},
 	{ExitNoSession, "resolve: the request would get no session (DENIED, UNAVAILABLE, NO_CAPACITY)"},
 	{ExitUnknown, "a write's outcome is unknown: it was sent, no answer came, and a re-read on a fresh connection could not tell (check with `cpactl diff`); when the re-read finds the write in place the command succeeds (exit 0) with a note on stderr; for `horizon push`, also a write Horizon accepted that reading it back does not show"},
 	{ExitPartial, "partly written: a change made in steps (several transactions, or the moves of deleted subtrees) stopped part way, on an error or an interrupt; the steps before it are written and the directory is consistent: run the command again to finish (the message names the step and why it stopped)"},
@@ -96,6 +97,7 @@ func ExitCode(err error) int {
 	var hzNotWritten *horizon.NotWrittenError
 	var hzUnknown *horizon.OutcomeUnknownError
 	var hzLost *horizon.LostAnswerError
+	var changedAgain *history.ChangedAgainError
 	switch {
 	case errors.Is(err, pager.ErrClosed):
 		return ExitOK // the reader quit the pager before the output ended
@@ -125,7 +127,7 @@ func ExitCode(err error) int {
 		return ExitAuth
 	case errors.As(err, &nf), errors.As(err, &bnf), errors.As(err, &layout):
 		return ExitNotFound
-	case errors.As(err, &conflict):
+	case errors.As(err, &conflict), errors.As(err, &changedAgain):
 		return ExitConflict
 	case errors.As(err, &auth), errors.As(err, &refused):
 		return ExitAuth
@@ -157,6 +159,22 @@ func hintOf(err error) string {
 	var pagerRun *pager.RunError
 	if errors.As(err, &pagerRun) {
 		return "set CPACTL_PAGER or PAGER to a pager on PATH, or pass --no-pager"
+	}
+	var changedAgain *history.ChangedAgainError
+	if errors.As(err, &changedAgain) {
+		hint := "see what changed it with `cpactl history`, and undo the later run first if it should go too"
+		if changedAgain.Later != "" {
+			hint = "see what changed it with `cpactl history --run " + changedAgain.Later + "`, and undo that run first if it should go too"
+		}
+		return hint
+	}
+	var noHistory *directory.NoHistoryError
+	if errors.As(err, &noHistory) {
+		return noHistory.Hint()
+	}
+	var tooOld *directory.TooOldError
+	if errors.As(err, &tooOld) {
+		return tooOld.Hint()
 	}
 	var re *broker.RequestError
 	if errors.As(err, &re) {

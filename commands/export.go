@@ -35,6 +35,7 @@ streamed and sorted with bounded memory, whatever the directory's size.`,
 	}
 	cmd.Flags().StringVar(&o.From, "from", "", "re-export an LDIF snapshot (normalizes its order), or export a Horizon pull directory, instead of reading a server")
 	cmd.Flags().StringVarP(&o.File, "output-file", "O", "", "write to this file instead of stdout")
+	addAtFlag(cmd)
 	return cmd
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cpactl/cpactl/config"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/history"
 	"github.com/cpactl/cpactl/horizonimport"
 	"github.com/cpactl/cpactl/internal/ldapuri"
 	"github.com/cpactl/cpactl/internal/osfile"
@@ -31,6 +32,12 @@ type IOStreams struct {
 // Globals holds the global (connection) flags and the dependencies every
 // command shares. Commands keep a pointer to it in their options struct.
 type Globals struct {
+	// Run is the command run (newRun, set before the command runs): its
+	// writes carry it.
+	Run history.Run
+	// At is a read command's --at: ReadStore reads the federation as it
+	// was then.
+	At                 string
 	URLs               []string
 	Base               string
 	BindDN             string
@@ -357,7 +364,7 @@ func (g *Globals) credentials() string {
 
 func (g *Globals) dialOptions() (directory.Options, error) {
 	opts := directory.Options{URLs: g.URLs, BindDN: g.BindDN, StartTLS: g.StartTLS, CAFile: g.CAFile,
-		InsecureSkipVerify: g.InsecureSkipVerify, Timeout: g.Timeout, WriteURL: g.WriteURL,
+		InsecureSkipVerify: g.InsecureSkipVerify, Timeout: g.Timeout, WriteURL: g.WriteURL, Run: g.Run,
 		Note: func(msg string) { g.note("%s", msg) }}
 	if g.BindDN != "" {
 		pw, err := g.password()
@@ -407,11 +414,37 @@ func (g *Globals) Store() (*directory.Store, func(), error) {
 	return st, func() { c.Close() }, nil
 }
 
+// storeAt returns a store on the federation as it was at --at: the
+// server's state with the changes its history holds since taken back.
+func (g *Globals) storeAt(from string) (*directory.Store, func(), error) {
+	if from != "" {
+		return nil, nil, errorf("drop --from: --at rebuilds the past from the server's history, which a snapshot does not have",
+			"--at and --from do not go together")
+	}
+	at, err := parseMoment("--at", g.At, time.Now())
+	if err != nil {
+		return nil, nil, err
+	}
+	st, closeFn, err := g.Store()
+	if err != nil {
+		return nil, nil, err
+	}
+	past, err := st.AsOf(at)
+	if err != nil {
+		closeFn()
+		return nil, nil, err
+	}
+	return past, closeFn, nil
+}
+
 // ReadStore returns a store on the snapshot file from (an LDIF file, or a
 // Horizon pull directory, imported in memory), or on the live directory
 // when from is empty. Without an explicit base, a snapshot's base is found
 // from its containers. It is the one place --from is opened.
 func (g *Globals) ReadStore(from string) (*directory.Store, func(), error) {
+	if g.At != "" {
+		return g.storeAt(from)
+	}
 	if from == "" {
 		return g.Store()
 	}

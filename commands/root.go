@@ -120,6 +120,10 @@ with --from FILE.ldif and no server.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			g.Run = newRun(cmd, args)
+			if f := cmd.Flags().Lookup("at"); f != nil {
+				g.At = f.Value.String()
+			}
 			if err := g.resolveSettings(cmd); err != nil {
 				return err
 			}
@@ -247,6 +251,9 @@ with --from FILE.ldif and no server.`,
 			newSimulateStormCommand(g),
 		),
 		newLintCommand(g),
+		withVerbs(newHistoryCommand(g),
+			newHistoryUndoCommand(g),
+		),
 		newExportCommand(g),
 		newDiffCommand(g),
 		newApplyCommand(g),
@@ -343,6 +350,13 @@ func (r *readFlags) add(cmd *cobra.Command) {
 	}
 	cmd.Flags().StringVarP(&r.Output, "output", "o", "table", usage)
 	cmd.Flags().StringVar(&r.From, "from", "", "read an LDIF snapshot (cpactl export, ldapsearch -LLL) or a Horizon pull directory instead of a server")
+	addAtFlag(cmd)
+}
+
+// addAtFlag gives a read command --at TIME: the federation as it was then
+// (Globals.At, read by ReadStore; docs/history.md).
+func addAtFlag(cmd *cobra.Command) {
+	cmd.Flags().String("at", "", "read the federation as it was at this time (RFC 3339, or a duration ago: 18h), rebuilt from the server's history")
 }
 
 func (r *readFlags) printer(g *Globals) (output.Printer, error) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,6 +31,8 @@ type schemaPrintOptions struct {
 	File       string
 	Database   string
 	Replicator string
+	LogDir     string
+	Retention  string
 }
 
 func newSchemaPrintCommand(g *Globals) *cobra.Command {
@@ -51,7 +54,14 @@ roles for the base (-b), each list under a comment saying where it goes;
 --format acl-ldif prints the same as an ldapmodify change of cn=config (the
 federation database's olcAccess replaced, --database; run with ldapmodify
 -c, which goes past the rules a second run finds there already). --replicator DN lets
-a consumer's syncrepl account read everything. See docs/access.md.`,
+a consumer's syncrepl account read everything. See docs/access.md.
+
+--format accesslog prints what the history (` + "`cpactl history`" + `, --at) needs:
+the accesslog overlay's lines for the end of the federation's database
+section and the log database (` + ldapschema.AccessLogBase + `, in --log-directory), its indexes
+and its ACL (readable by the admin and help-desk roles, password values
+hidden); --format accesslog-ldif the same as cn=config changes (--database
+names the federation's database entry). See docs/history.md.`,
 		Example: `  # for slapd.conf: include /etc/ldap/schema/cpactl.schema
   cpactl schema print > /etc/ldap/schema/cpactl.schema
   # for cn=config
@@ -61,14 +71,19 @@ a consumer's syncrepl account read everything. See docs/access.md.`,
   cpactl schema print --format indexes-ldif --database 'olcDatabase={1}mdb,cn=config' | ldapmodify -Y EXTERNAL -H ldapi:///
   # the roles' ACLs
   cpactl schema print --format acl -b dc=vdiglobal,dc=vmware,dc=int
-  cpactl schema print --format acl-ldif --database 'olcDatabase={1}mdb,cn=config' | ldapmodify -c -Y EXTERNAL -H ldapi:///`,
+  cpactl schema print --format acl-ldif --database 'olcDatabase={1}mdb,cn=config' | ldapmodify -c -Y EXTERNAL -H ldapi:///
+  # the history's log
+  cpactl schema print --format accesslog --log-directory /var/lib/ldap/accesslog
+  cpactl schema print --format accesslog-ldif --database 'olcDatabase={1}mdb,cn=config' | ldapmodify -Y EXTERNAL -H ldapi:///`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
 	}
 	cmd.Flags().StringVar(&o.Format, "format", "schema",
-		"schema (slapd.conf include), ldif (cn=config), markdown (docs/schema.md), indexes (slapd.conf lines), indexes-ldif (cn=config), acl (slapd.conf access lines for -b) or acl-ldif (cn=config)")
-	cmd.Flags().StringVar(&o.Database, "database", "olcDatabase={1}mdb,cn=config", "the cn=config entry of the database, for --format indexes-ldif and acl-ldif")
+		"schema (slapd.conf include), ldif (cn=config), markdown (docs/schema.md), indexes (slapd.conf lines), indexes-ldif (cn=config), acl (slapd.conf access lines for -b), acl-ldif (cn=config), accesslog (the history's log: slapd.conf lines) or accesslog-ldif (cn=config)")
+	cmd.Flags().StringVar(&o.Database, "database", "olcDatabase={1}mdb,cn=config", "the cn=config entry of the database, for --format indexes-ldif, acl-ldif and accesslog-ldif")
 	cmd.Flags().StringVar(&o.Replicator, "replicator", "", "for --format acl and acl-ldif: the DN a consumer's syncrepl binds as, which reads everything, passwords included")
+	cmd.Flags().StringVar(&o.LogDir, "log-directory", ldapschema.DefaultAccessLogDirectory, "for --format accesslog and accesslog-ldif: the log database's directory")
+	cmd.Flags().StringVar(&o.Retention, "log-retention", ldapschema.DefaultAccessLogRetention, "for --format accesslog and accesslog-ldif: how long records are kept, [DAYS+]HH:MM (logpurge)")
 	cmd.Flags().StringVarP(&o.File, "output-file", "O", "", "write to this file instead of stdout")
 	return cmd
 }
@@ -76,14 +91,21 @@ a consumer's syncrepl account read everything. See docs/access.md.`,
 func (o *schemaPrintOptions) run() error {
 	render, ok := schemaFormats[strings.ToLower(o.Format)]
 	if !ok {
-		return errorf("use --format schema, ldif, markdown, indexes, indexes-ldif, acl or acl-ldif", "unknown schema format %q", o.Format)
+		return errorf("use --format schema, ldif, markdown, indexes, indexes-ldif, acl, acl-ldif, accesslog or accesslog-ldif", "unknown schema format %q", o.Format)
+	}
+	if !retentionPattern.MatchString(o.Retention) {
+		return errorf("write it as DAYS+HH:MM or HH:MM, e.g. 30+00:00 for 30 days", "--log-retention %q is not a logpurge age", o.Retention)
+	}
+	if !strings.HasPrefix(o.LogDir, "/") || strings.ContainsAny(o.LogDir, " \t\n\"") {
+		return errorf("pass an absolute path without spaces or quotes, e.g. /var/lib/ldap/accesslog", "--log-directory %q is not a directory slapd.conf can name", o.LogDir)
 	}
 	if o.Replicator != "" {
 		if _, err := ldapschema.NormalizeDNChecked(o.Replicator); err != nil {
 			return errorf("pass the replication account's whole DN", "--replicator %q is not a DN", o.Replicator)
 		}
 	}
-	text := render(schemaPrintInput{Database: o.Database, Base: o.g.Base, Replicator: o.Replicator})
+	text := render(schemaPrintInput{Database: o.Database, Base: o.g.Base, Replicator: o.Replicator,
+		Log: ldapschema.AccessLogOptions{Directory: o.LogDir, Retention: o.Retention}})
 	if o.File != "" {
 		out, err := createOutput(o.File, 0o644)
 		if err != nil {
@@ -99,9 +121,15 @@ func (o *schemaPrintOptions) run() error {
 	return err
 }
 
-// schemaPrintInput is what a format may use: --database, the base (-b)
-// and --replicator.
-type schemaPrintInput struct{ Database, Base, Replicator string }
+// schemaPrintInput is what a format may use: --database, the base (-b),
+// --replicator and the log's settings.
+type schemaPrintInput struct {
+	Database, Base, Replicator string
+	Log                        ldapschema.AccessLogOptions
+}
+
+// retentionPattern is logpurge's age: [ddd+]hh:mm[:ss].
+var retentionPattern = regexp.MustCompile(`^([0-9]{1,5}\+)?[0-9]{1,2}:[0-5][0-9](:[0-5][0-9])?$`)
 
 func (in schemaPrintInput) acl() (ldapschema.DIT, ldapschema.ACLOptions) {
 	return ldapschema.DIT{Base: in.Base}, ldapschema.ACLOptions{Replicator: in.Replicator}
@@ -124,6 +152,12 @@ var schemaFormats = map[string]func(in schemaPrintInput) string{
 	"acl-ldif": func(in schemaPrintInput) string {
 		dit, opts := in.acl()
 		return dit.ACLLDIF(in.Database, opts)
+	},
+	"accesslog": func(in schemaPrintInput) string {
+		return ldapschema.DIT{Base: in.Base}.AccessLogConf(in.Log)
+	},
+	"accesslog-ldif": func(in schemaPrintInput) string {
+		return ldapschema.DIT{Base: in.Base}.AccessLogLDIF(in.Database, in.Log)
 	},
 }
 

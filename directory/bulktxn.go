@@ -270,7 +270,7 @@ func parseExtended(op []byte) (result, []byte, error) {
 type bulkTxn struct {
 	b       *bulkConn
 	id      string
-	ctl     []byte        // the transaction specification control, encoded
+	ctl     []byte        // the transaction specification control (and the run control), encoded
 	timeout time.Duration // for each awaited answer
 	out     berBuf        // the message being encoded
 	lost    error         // the failure that closed the connection

@@ -17,6 +17,7 @@ import (
 	ber "github.com/go-asn1-ber/asn1-ber"
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/history"
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/internal/ldapuri"
 	"github.com/cpactl/cpactl/internal/osfile"
@@ -56,12 +57,17 @@ type Options struct {
 	// Note receives the one-line notes a Conn gives about where it goes:
 	// a write moved to the provider, a read that failed over.
 	Note func(string)
+	// Run is the command run every write names in the run control: the
+	// history groups a command's writes by it. A zero Run sends none.
+	Run history.Run
 }
 
 // Conn is a live directory connection.
 type Conn struct {
 	conn *ldap.Conn
 	URL  string
+	run  ldap.Control // the run control every write carries (nil: none)
+	txns atomic.Int64 // the transactions started, which number them in the run control
 
 	// mu guards conn, URL and the bulk connection when a read fails
 	// over or a write moves to the provider (replica.go).
@@ -152,7 +158,7 @@ func Dial(opts Options) (*Conn, error) {
 			}
 			return nil, err
 		}
-		return &Conn{conn: c, URL: raw, timeout: timeout, opts: opts}, nil
+		return &Conn{conn: c, URL: raw, timeout: timeout, opts: opts, run: runControl(opts.Run)}, nil
 	}
 	return nil, lastErr
 }
@@ -473,24 +479,54 @@ func (c *Conn) dropBulk(b *bulkConn) {
 }
 
 // Add adds an entry. Like every write, it goes to the provider when the
-// server is a read-only replica that refuses it (see write).
+// server is a read-only replica that refuses it (see write), and carries
+// the run control (tagged).
 func (c *Conn) Add(req *ldap.AddRequest) error {
+	req.Controls = c.tagged(req.Controls)
 	return c.write(req.DN, "add", func(conn *ldap.Conn) error { return conn.Add(req) })
 }
 
 // Modify modifies an entry.
 func (c *Conn) Modify(req *ldap.ModifyRequest) error {
+	req.Controls = c.tagged(req.Controls)
 	return c.write(req.DN, "modify", func(conn *ldap.Conn) error { return conn.Modify(req) })
 }
 
 // ModifyDN renames or moves an entry.
 func (c *Conn) ModifyDN(req *ldap.ModifyDNRequest) error {
+	req.Controls = c.tagged(req.Controls)
 	return c.write(req.DN, "rename", func(conn *ldap.Conn) error { return conn.ModifyDN(req) })
 }
 
 // Del deletes an entry.
 func (c *Conn) Del(req *ldap.DelRequest) error {
+	req.Controls = c.tagged(req.Controls)
 	return c.write(req.DN, "delete", func(conn *ldap.Conn) error { return conn.Del(req) })
+}
+
+// runControl is the run control of run, nil for none. It is not
+// critical: a server that does not know it ignores it.
+func runControl(run history.Run) ldap.Control {
+	if run.ID == "" {
+		return nil
+	}
+	return ldap.NewControlString(ldapschema.OIDRunControl, false, string(run.Value()))
+}
+
+// tagged returns ctls with the run control, the one place it joins a
+// write sent one at a time (a transaction's writes get it with the
+// transaction's control: startTxn). A request sent again (a lost answer
+// settled, a write moved to the provider) is not tagged twice.
+func (c *Conn) tagged(ctls []ldap.Control) []ldap.Control {
+	if c.run == nil {
+		return ctls
+	}
+	for _, ctl := range ctls {
+		if ctl.GetControlType() == ldapschema.OIDRunControl {
+			return ctls
+		}
+	}
+	return append(ctls, c.run)
 }
 
 // RFC 5805 OIDs.
@@ -639,6 +675,14 @@ func (c *Conn) startTxn(b *bulkConn) (*bulkTxn, error) {
 	var le *ldap.Error
 	switch {
 	case err == nil:
+		if c.run != nil {
+			// Each write of the transaction carries the run control
+			// after the transaction's own, numbered: the history tells
+			// the transactions of one run apart.
+			run := c.opts.Run
+			run.Txn = int(c.txns.Add(1))
+			t.ctl = append(t.ctl, runControl(run).Encode().Bytes()...)
+		}
 		return t, nil
 	case errors.As(err, &le) && le.ResultCode < ldap.ErrorNetwork:
 		return nil, opError(c.startRefused(err), "cannot start a transaction")

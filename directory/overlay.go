@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	ber "github.com/go-asn1-ber/asn1-ber"
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/ldapschema"
@@ -39,15 +40,79 @@ type Overlay struct {
 	// lies below it, in the order they were first changed.
 	children map[string][]string
 	order    []string // every key, in the order first changed
+	// patches are attribute values laid over entries read from under,
+	// by normalized DN, applied in order when the entry is read: what
+	// --at takes back of a modify without reading the entry (asof.go).
+	patches map[string][]patch
+}
+
+// patch sets attr to values (none removes it).
+type patch struct {
+	attr   string
+	values []string
 }
 
 // NewOverlay returns an overlay over c with no change yet.
 func NewOverlay(c Client) *Overlay {
-	return &Overlay{under: c, entries: map[string]*ldap.Entry{}, children: map[string][]string{}}
+	return &Overlay{under: c, entries: map[string]*ldap.Entry{}, children: map[string][]string{}, patches: map[string][]patch{}}
 }
 
 // Empty reports whether the overlay changes nothing.
-func (o *Overlay) Empty() bool { return len(o.entries) == 0 }
+func (o *Overlay) Empty() bool { return len(o.entries) == 0 && len(o.patches) == 0 }
+
+// Patch sets attr of the entry at dn to values (none removes it) without
+// reading it: applied when the entry is read, after the patches before it.
+// An entry the overlay holds whole is changed in place.
+func (o *Overlay) Patch(dn, attr string, values []string) {
+	k := ldapschema.NormalizeDN(dn)
+	if e, ok := o.entries[k]; ok {
+		if e != nil {
+			setValues(e, attr, values)
+		}
+		return
+	}
+	o.register(k)
+	o.patches[k] = append(o.patches[k], patch{attr: attr, values: values})
+}
+
+// patched returns a copy of e with the patches of key applied.
+func patched(e *ldap.Entry, ps []patch) *ldap.Entry {
+	out := copyEntry(e)
+	for _, p := range ps {
+		setValues(out, p.attr, p.values)
+	}
+	return out
+}
+
+// touches says whether a patch of ps changes an attribute filter names
+// (then the server's decision on the entry does not hold).
+func touches(ps []patch, names map[string]bool) bool {
+	for _, p := range ps {
+		if names[strings.ToLower(p.attr)] {
+			return true
+		}
+	}
+	return false
+}
+
+// filterNames lists the attribute names a filter tests, lower case.
+func filterNames(f *ber.Packet, names map[string]bool) {
+	switch f.Tag {
+	case ldap.FilterAnd, ldap.FilterOr, ldap.FilterNot:
+		for _, c := range f.Children {
+			filterNames(c, names)
+		}
+	case ldap.FilterPresent:
+		names[strings.ToLower(packetString(f))] = true
+	case ldap.FilterExtensibleMatch:
+		_, attr, _ := extensibleParts(f)
+		names[strings.ToLower(attr)] = true
+	default:
+		if len(f.Children) > 0 {
+			names[strings.ToLower(packetString(f.Children[0]))] = true
+		}
+	}
+}
 
 // EachChanged calls each with every entry the overlay adds or changes (not
 // the deleted ones), in the order first changed.
@@ -72,6 +137,12 @@ func (o *Overlay) Entry(dn string) (*ldap.Entry, error) {
 		}
 		return copyEntry(e), nil
 	}
+	return o.fetch(k, dn)
+}
+
+// fetch reads the entry at dn from under, with its patches applied; nil
+// when it does not exist.
+func (o *Overlay) fetch(k, dn string) (*ldap.Entry, error) {
 	res, err := o.under.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
 		AnyEntry, nil, nil))
 	if IsCode(err, ldap.LDAPResultNoSuchObject) {
@@ -83,7 +154,7 @@ func (o *Overlay) Entry(dn string) (*ldap.Entry, error) {
 	if len(res.Entries) == 0 {
 		return nil, nil
 	}
-	return copyEntry(res.Entries[0]), nil
+	return patched(res.Entries[0], o.patches[k]), nil
 }
 
 func copyEntry(e *ldap.Entry) *ldap.Entry {
@@ -94,15 +165,27 @@ func copyEntry(e *ldap.Entry) *ldap.Entry {
 	return out
 }
 
-// set records e (nil: deleted) as the entry at its DN.
+// set records e (nil: deleted) as the entry at its DN, in place of the
+// patches of that DN (Entry applied them to what it returned).
 func (o *Overlay) set(dn string, e *ldap.Entry) {
 	k := ldapschema.NormalizeDN(dn)
-	if _, seen := o.entries[k]; !seen {
-		o.order = append(o.order, k)
-		p := parentKey(k)
-		o.children[p] = append(o.children[p], k)
-	}
+	o.register(k)
+	delete(o.patches, k)
 	o.entries[k] = e
+}
+
+// register lists a key the overlay changes, once, in order and under its
+// parent.
+func (o *Overlay) register(k string) {
+	if _, seen := o.entries[k]; seen {
+		return
+	}
+	if _, seen := o.patches[k]; seen {
+		return
+	}
+	o.order = append(o.order, k)
+	p := parentKey(k)
+	o.children[p] = append(o.children[p], k)
 }
 
 // Replace sets attr of the entry at dn to values (none removes the
@@ -200,6 +283,25 @@ func (o *Overlay) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) err
 		}
 		return each(project(e, req.Attributes))
 	}
+	var names map[string]bool // what the filter tests, for the patches
+	if len(o.patches) > 0 {
+		names = map[string]bool{}
+		filterNames(filter, names)
+	}
+	// emitPatched lays a patched entry over the search: when its patches
+	// leave what the filter tests alone, the server's decision holds;
+	// else the whole entry is read and the filter evaluated on it.
+	emitPatched := func(k string, e *ldap.Entry, ps []patch) error {
+		if !touches(ps, names) {
+			emitted[k] = true
+			return each(project(patched(e, ps), req.Attributes))
+		}
+		whole, err := o.fetch(k, e.DN)
+		if err != nil || whole == nil {
+			return err
+		}
+		return emit(k, whole)
+	}
 	err = o.under.SearchEach(req, func(e *ldap.Entry) error {
 		k := ldapschema.NormalizeDN(e.DN)
 		if mine, ok := o.entries[k]; ok {
@@ -207,6 +309,9 @@ func (o *Overlay) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) err
 				return nil
 			}
 			return emit(k, mine)
+		}
+		if ps, ok := o.patches[k]; ok {
+			return emitPatched(k, e, ps)
 		}
 		return each(e)
 	})
@@ -222,6 +327,19 @@ func (o *Overlay) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) err
 				return err
 			}
 		}
+		// A patched entry the server did not return may match once
+		// patched, when a patch changes what the filter tests.
+		if ps, ok := o.patches[k]; ok && !emitted[k] && touches(ps, names) {
+			whole, err := o.fetch(k, k)
+			if err != nil {
+				return err
+			}
+			if whole != nil {
+				if err := emit(k, whole); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	return nil
 }
@@ -231,6 +349,9 @@ func (o *Overlay) inScope(base string, scope int) []string {
 	switch scope {
 	case ldap.ScopeBaseObject:
 		if _, ok := o.entries[base]; ok {
+			return []string{base}
+		}
+		if _, ok := o.patches[base]; ok {
 			return []string{base}
 		}
 		return nil
@@ -279,3 +400,7 @@ func (o *Overlay) Transaction(func(Writer) error) error { return ErrWhatIf }
 
 // Close closes the underlying client.
 func (o *Overlay) Close() error { return o.under.Close() }
+
+// PutEntry lays e over whatever is at its DN, its attributes in the order
+// given (an entry as the server held it).
+func (o *Overlay) PutEntry(e *ldap.Entry) { o.set(e.DN, copyEntry(e)) }

@@ -10,6 +10,7 @@ package directory
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/go-ldap/ldap/v3"
@@ -27,8 +28,10 @@ type RefusedError struct {
 	Action string
 	Object string
 	Attrs  []string // the attributes a change writes, when known
-	// Needs is the role that would allow it.
-	Needs ldapschema.Role
+	// Needs is the role that would allow it; Except, roles that allow
+	// what Needs allows but not this (ldapschema.HistoryExcept).
+	Needs  ldapschema.Role
+	Except []ldapschema.Role
 	// Transaction: a transaction was refused at its commit, so nothing
 	// of it was written; Object is then its first write that needs a
 	// role the identity lacks (slapd does not say which write failed).
@@ -54,7 +57,10 @@ func (e *RefusedError) Error() string {
 		fmt.Fprintf(&b, " (%s)", strings.Join(e.Attrs, ", "))
 	}
 	fmt.Fprintf(&b, ": that needs the %s role", e.Needs)
-	if e.Who.Holds(e.Needs) {
+	for _, r := range e.Except {
+		fmt.Fprintf(&b, " (the %s role does not give it)", r)
+	}
+	if e.holds() {
 		// The groups say it holds the role: slapd's ACLs are not cpactl's.
 		b.WriteString(", which it holds: the server's ACLs differ from `cpactl schema print --format acl`")
 	}
@@ -70,6 +76,17 @@ func (e *RefusedError) Error() string {
 }
 
 func (e *RefusedError) Unwrap() error { return e.Err }
+
+// holds says whether the identity holds a role that allows what was
+// refused.
+func (e *RefusedError) holds() bool {
+	for _, r := range e.Who.Roles {
+		if r.Allows(e.Needs) && !slices.Contains(e.Except, r) {
+			return true
+		}
+	}
+	return false
+}
 
 // Hint says how to get the access.
 func (e *RefusedError) Hint() string {

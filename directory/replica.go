@@ -139,7 +139,7 @@ func (c *Conn) probe(dn string) (refs []string, shadow bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	req := ldap.NewModifyRequest(dn, []ldap.Control{ctl})
+	req := ldap.NewModifyRequest(dn, c.tagged([]ldap.Control{ctl}))
 	req.Delete(ldapschema.AttrDescription, []string{probeValue})
 	conn, _ := c.live()
 	start := time.Now()
@@ -215,6 +215,24 @@ func (c *Conn) anonymous() bool {
 // toWritable makes sure the connection is on a server that takes writes
 // before a transaction starts: the probe, then the move when it is a
 // read-only replica.
+// toProvider moves the connection to the provider when the server is a
+// read-only replica (found with the write probe), and says whether it
+// moved: what a read that only the provider answers needs (the history).
+func (c *Conn) toProvider() (bool, error) {
+	if c.onProvider.Load() || c.probeDN == "" {
+		return false, nil
+	}
+	conn, _ := c.live()
+	refs, shadow, err := c.probe(c.probeDN)
+	if err != nil || !shadow {
+		return false, err
+	}
+	if err := c.moveToProvider(conn, refs); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 func (c *Conn) toWritable() error {
 	if c.writable.Load() || c.onProvider.Load() || c.probeDN == "" {
 		return nil

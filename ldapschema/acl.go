@@ -48,12 +48,11 @@ const (
 	ACLConfig ACLDatabase = "config"
 	// ACLFederation: the database that holds the base.
 	ACLFederation ACLDatabase = "federation"
-	// The history (accesslog) database of issue 26 goes here, between
-	// the config and the federation: its ACL is "readable by admin and
-	// helpdesk only" (readers(RoleAdmin, RoleHelpdesk) below), with the
-	// two val.regex rules that hide passwords in reqMod and reqOld first
-	// (../shared/ACCESS-NOTES.md 3.2). Add a constant, a section in
-	// AccessControl and its database DN in ACLLDIF.
+	// ACLAccessLog: the log database of the federation's history
+	// (accesslog.go): readable by the admin and help-desk roles only,
+	// password values hidden. Its list is printed by `schema print
+	// --format accesslog` with the log database, not with the others.
+	ACLAccessLog ACLDatabase = "accesslog"
 )
 
 // ACLSection is the list of one database.
@@ -75,7 +74,7 @@ func (d DIT) roleWho(r Role, access string) []By {
 }
 
 // readers grants read to the members of roles (the federation's readers;
-// the history database of issue 26: readers(RoleAdmin, RoleHelpdesk)).
+// the log database's: readers(RoleAdmin, RoleHelpdesk)).
 func (d DIT) readers(roles ...Role) []By {
 	var out []By
 	for _, r := range roles {

@@ -182,8 +182,21 @@ type CommandAccess struct {
 	Command string // the command path without "cpactl": "site list"
 	Case    string // "" for every invocation, else which flags
 	Needs   Role   // helpdesk, operator, admin, AnyAccount or Anyone
-	Why     string // for Anyone, and for a cell that needs saying
+	// Except are roles that Needs would allow but that may not run it
+	// (the history: not the operator role, a feed's service account).
+	Except []Role
+	Why    string // for Anyone, and for a cell that needs saying
 }
+
+// Allowed reports whether holding r may run the command.
+func (c CommandAccess) Allowed(r Role) bool {
+	return r.Allows(c.Needs) && !slices.Contains(c.Except, r)
+}
+
+// HistoryExcept are the roles that do not read the history although they
+// read the federation: operators (a feed's service account), so that the
+// log stays with the admin and the help desk (acl.go's accessLogACL).
+var HistoryExcept = []Role{RoleOperator}
 
 // CommandRoles is the role x command table: what each command needs. The
 // matrix test (cmd/cpactl/roles_test.go) runs every command of the tree
@@ -276,6 +289,8 @@ var CommandRoles = []CommandAccess{
 	{Command: "simulate storm", Needs: RoleHelpdesk},
 	{Command: "lint", Needs: RoleHelpdesk},
 	{Command: "export", Needs: RoleHelpdesk},
+	{Command: "history", Needs: RoleHelpdesk, Except: HistoryExcept, Why: "reads the log (cn=accesslog), which only the admin and help-desk roles read: an operator gets exit 4"},
+	{Command: "history undo", Needs: RoleAdmin, Why: "reads the log, then writes what the run changed back (a run of an operator's writes too: only the admin and the help desk read the log)"},
 	{Command: "diff", Needs: RoleHelpdesk},
 	{Command: "apply", Case: "(a session's state)", Needs: RoleOperator},
 	{Command: "apply", Case: "--prune", Needs: RoleAdmin},
@@ -364,11 +379,15 @@ func CommandRolesMarkdown() string {
 			case AnyAccount:
 				ok = held != "anonymous"
 			default:
-				ok = held.Allows(c.Needs)
+				ok = c.Allowed(held)
 			}
 			cells = append(cells, mark(ok))
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", c.Command, c.Case, c.Needs, strings.Join(cells, " | "), c.Why)
+		needs := string(c.Needs)
+		for _, r := range c.Except {
+			needs += " (not " + string(r) + ")"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", c.Command, c.Case, needs, strings.Join(cells, " | "), c.Why)
 	}
 	return b.String()
 }

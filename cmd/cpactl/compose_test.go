@@ -69,6 +69,7 @@ func TestDockerCompose(t *testing.T) {
 		t.Fatalf("the accounts file CPACTL_ACCOUNTS %q is not a mounted file", svc.Environment["CPACTL_ACCOUNTS"])
 	}
 	checkACL(t, "docker/slapd.conf", string(conf))
+	checkAccessLog(t, string(conf))
 	if strings.Contains(string(conf), "rootpw") {
 		t.Error("docker/slapd.conf gives the root DN a password: no fixed password but the demo accounts'")
 	}
@@ -97,6 +98,20 @@ func checkACL(t *testing.T, name, conf string) {
 	}
 }
 
+// checkAccessLog: the provider's slapd.conf carries the history's log as
+// `cpactl schema print --format accesslog` prints it: the module, the
+// overlay at the end of the federation's database, then the log database.
+func checkAccessLog(t *testing.T, conf string) {
+	t.Helper()
+	dit := ldapschema.DIT{Base: ldapschema.DefaultBase}
+	opts := ldapschema.AccessLogOptions{Directory: "/var/lib/ldap/accesslog"}
+	overlay, db := ldapschema.AccessLogOverlayConf(opts), dit.AccessLogDatabaseConf(opts)
+	i, j := strings.Index(conf, overlay), strings.Index(conf, db)
+	if !strings.Contains(conf, "\nmoduleload accesslog.so\n") || i < 0 || j < i {
+		t.Errorf("docker/slapd.conf lacks the history's log of `cpactl schema print --format accesslog` (module, overlay, then the log database in /var/lib/ldap/accesslog)")
+	}
+}
+
 // runDockerProvider runs slapd with the compose provider's slapd.conf
 // (paths mapped to a temporary directory), loads the fixture and the demo
 // accounts with slapadd as the entrypoint does, and checks the roles
@@ -120,6 +135,9 @@ func runDockerProvider(t *testing.T, conf, schema, fixture, accounts string) {
 	conf = strings.ReplaceAll(conf, "/var/run/slapd/", dir+"/")
 	conf = strings.ReplaceAll(conf, "/var/lib/ldap", dir)
 	path := filepath.Join(dir, "slapd.conf")
+	if err := os.Mkdir(filepath.Join(dir, "accesslog"), 0o700); err != nil { // entrypoint.sh makes each directory
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -176,6 +194,26 @@ func runDockerProvider(t *testing.T, conf, schema, fixture, accounts string) {
 	bind("nora", "demo-nora")
 	if _, err := search(); !ldap.IsErrorWithCode(err, ldap.LDAPResultInsufficientAccessRights) {
 		t.Errorf("compose provider, an account with no role: %v, want insufficient access", err)
+	}
+	// The history: an admin's write is logged, the help desk reads it,
+	// an account with no role does not.
+	bind("ann", "demo-ann")
+	mod := ldap.NewModifyRequest(base, nil)
+	mod.Replace("description", []string{"logged"})
+	if err := c.Modify(mod); err != nil {
+		t.Fatalf("compose provider, the admin's write: %v", err)
+	}
+	logged := func() (*ldap.SearchResult, error) {
+		return c.Search(ldap.NewSearchRequest(ldapschema.AccessLogBase, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases, 0, 0, false,
+			"(reqType=modify)", []string{"reqMod"}, nil))
+	}
+	bind("nora", "demo-nora")
+	if _, err := logged(); !ldap.IsErrorWithCode(err, ldap.LDAPResultInsufficientAccessRights) {
+		t.Errorf("compose provider, an account with no role reading the log: %v, want insufficient access", err)
+	}
+	bind("hedy", "demo-hedy")
+	if res, err := logged(); err != nil || entries(res) != 1 {
+		t.Errorf("compose provider, the help desk reading the log: %d records, %v; want the admin's write", entries(res), err)
 	}
 	bind("replicator", "demo-replicator")
 	res, err = search("userPassword")
@@ -243,6 +281,9 @@ func checkReplication(t *testing.T, root, providerConf string, consumer composeS
 		return conf
 	}
 	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "accesslog"), 0o700); err != nil { // the provider's log (entrypoint.sh)
+		t.Fatal(err)
+	}
 	for name, text := range map[string]string{"provider": providerConf, "consumer": conf} {
 		text = strings.ReplaceAll(text, "/cpactl/cpactl.schema", mounted["/cpactl/cpactl.schema"])
 		text = strings.ReplaceAll(text, "/var/run/slapd/", dir+"/")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,7 +46,11 @@ func matrixRuns(dir, base string) []matrixRun {
 	codes := func(m matrixRun, ok ...int) matrixRun { m.ok = ok; return m }
 	config := func(m matrixRun) matrixRun { m.config = true; return m }
 	desired, pruned := filepath.Join(dir, "desired.ldif"), filepath.Join(dir, "pruned.ldif")
+	// The run history undo takes back: the setup's description of
+	// MX-undo (writeMatrixFiles), first, before anything changes it again.
+	undoRun, _ := os.ReadFile(filepath.Join(dir, "undo-run"))
 	return []matrixRun{
+		r("history undo", "", "history", "undo", string(undoRun), "--yes"),
 		r("init", "", "-b", "dc=matrix,"+base, "init"),
 		r("init", "--roles", "-b", "dc=matrix2,"+base, "init", "--roles"),
 		r("schema print", "", "schema", "print", "--format", "acl"),
@@ -133,6 +138,7 @@ func matrixRuns(dir, base string) []matrixRun {
 		codes(r("impact", "", "impact", "--offline-pod", "London-1"), 0, 2),
 		codes(r("simulate storm", "", "simulate", "storm", "--farm", "lon-farm", "--requests", "10"), 0, 2),
 		codes(r("lint", "", "lint"), 0, 2),
+		r("history", "", "history", "--since", "1h"),
 		r("export", "", "export"),
 		codes(r("diff", "", "diff", desired), 0, 2),
 		r("apply", "(a session's state)", "apply", desired),
@@ -166,6 +172,8 @@ func matrixRuns(dir, base string) []matrixRun {
 // changes besides the demo federation's.
 var matrixSetup = [][]string{
 	{"settings", "set", "pae-LoadThresholdForSite=95"},
+	{"site", "create", "MX-undo"},
+	{"site", "update", "MX-undo", "--description", "undo-me"},
 	{"site", "create", "MX-site"},
 	{"site", "create", "MX-prune"},
 	{"pod", "create", "MX-pod", "--site", "UK"},
@@ -211,7 +219,10 @@ func leafCommands() []string {
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}
-		if c.Hidden || !c.Runnable() || c.HasSubCommands() || c.Name() == "help" {
+		// A group of verbs (site) is no command of its own; one that runs
+		// with flags of its own and has verbs too (history) is.
+		group := c.HasSubCommands() && !c.LocalNonPersistentFlags().HasAvailableFlags()
+		if c.Hidden || !c.Runnable() || group || c.Name() == "help" {
 			return
 		}
 		out = append(out, strings.TrimPrefix(c.CommandPath(), "cpactl "))
@@ -264,14 +275,14 @@ func cell(r matrixRun) (ldapschema.CommandAccess, bool) {
 }
 
 // allowed reports whether id may run what cell needs.
-func allowed(id identity, needs ldapschema.Role) bool {
-	switch needs {
+func allowed(id identity, c ldapschema.CommandAccess) bool {
+	switch c.Needs {
 	case ldapschema.Anyone:
 		return true
 	case ldapschema.AnyAccount:
 		return id.who != ""
 	}
-	return id.role.Allows(needs)
+	return c.Allowed(id.role)
 }
 
 // TestRoleMatrix: every command as admin, operator, helpdesk, a bound
@@ -289,7 +300,7 @@ func TestRoleMatrix(t *testing.T) {
 	anyone := make([][]int, len(runs)) // exit codes of the Anyone cells, by identity
 	for _, id := range matrixIdentities {
 		t.Run(id.name, func(t *testing.T) {
-			srv := slapdtest.Start(t, slapdtest.Config{LDIF: string(demo), Threads: 2})
+			srv := slapdtest.Start(t, slapdtest.Config{LDIF: string(demo), Threads: 2, AccessLog: true})
 			admin := map[string]string{"CPACTL_URL": srv.URL, "CPACTL_BASE": srv.Base,
 				"CPACTL_BIND_DN": srv.AdminDN(), "CPACTL_BIND_PASSWORD": slapdtest.AdminPassword}
 			for _, args := range matrixSetup {
@@ -323,7 +334,7 @@ func TestRoleMatrix(t *testing.T) {
 					}
 				}
 				name := strings.TrimSpace(r.command + " " + r.caseName)
-				ok := allowed(id, c.Needs)
+				ok := allowed(id, c)
 				var before string
 				if !ok {
 					before = dump(t, srv)
@@ -402,7 +413,16 @@ func writeMatrixFiles(t *testing.T, srv *slapdtest.Server, admin map[string]stri
 	if err := os.WriteFile(filepath.Join(dir, "horizon-password"), []byte("hz-secret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := cpactlMain([]string{"export"}, admin)
+	// The run ID of the setup's description of MX-undo, for history undo.
+	code, out, errOut := cpactlMain([]string{"history", "--object", "site/MX-undo", "-o", "json"}, admin)
+	var runs []struct{ Run, Command string }
+	if err := json.Unmarshal([]byte(out), &runs); code != 0 || err != nil || len(runs) == 0 || !strings.Contains(runs[0].Command, "undo-me") {
+		t.Fatalf("history of MX-undo: %d %v %s %s", code, err, out, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "undo-run"), []byte(runs[0].Run), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = cpactlMain([]string{"export"}, admin)
 	if code != 0 {
 		t.Fatalf("export: %d %s", code, errOut)
 	}

@@ -41,6 +41,8 @@ func TestMain(m *testing.M) {
 // Connection Server of india-pod-1), HORIZON_URL_<pod> for each pod (dashes
 // as underscores: HORIZON_URL_uk_pod_1), HORIZON_CA_FILE and
 // HORIZON_PASSWORD, and the commands horizonfault and nosecret.
+// A script whose name contains "history" gets the history's log (the
+// accesslog overlay: slapdtest.Config.AccessLog).
 // A script whose name contains "noschema" gets a slapd without cpactl's
 // schema; one whose name contains "tls" gets ldaps and StartTLS, with
 // LDAPS_URL, CA_FILE and OTHER_CA_FILE.
@@ -75,6 +77,7 @@ func TestScripts(t *testing.T) {
 			}
 			cfg.TLS = strings.Contains(name, "tls")
 			cfg.Bare = strings.Contains(name, "bare")
+			cfg.AccessLog = strings.Contains(name, "history")
 			s, err := slapdtest.New(cfg)
 			if err != nil {
 				return err

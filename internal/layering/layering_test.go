@@ -28,6 +28,7 @@ func TestLayers(t *testing.T) {
 		{"rules", "rules take records and return violations", [][]string{ldap, cobra}},
 		{"broker", "the broker is a pure function of plain values", [][]string{ldap, cobra, {"github.com/cpactl/cpactl/ldapschema", "github.com/cpactl/cpactl/directory"}}},
 		{"impact", "impact compares broker decisions over plain values", [][]string{ldap, cobra, {"github.com/cpactl/cpactl/ldapschema", "github.com/cpactl/cpactl/directory"}}},
+		{"history", "history decodes log records handed over as plain values", [][]string{ldap, cobra, {"github.com/cpactl/cpactl/directory"}}},
 		{"directory", "the directory package knows no command line, and reads what the rules need without applying them (the broker decides the backup rule)", [][]string{cobra, {"github.com/cpactl/cpactl/rules"}}},
 		{"reconcile", "reconcile knows no command line", [][]string{cobra}},
 		{"lint", "lint reads records, not the directory", [][]string{ldap, cobra}},

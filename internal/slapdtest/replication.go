@@ -179,6 +179,7 @@ func StartReplicated(t testing.TB, cfg Config, opts ReplicaOptions) *Replicated 
 	for i := 0; i < opts.Consumers; i++ {
 		ccfg := cfg
 		ccfg.LDIF, ccfg.WithBase, ccfg.replica = "", false, true
+		ccfg.AccessLog = false // the history's log lives on the provider
 		ccfg.replication = &replicaRole{serverID: i + 2, provider: r.Provider.URL,
 			noUpdateRef: opts.NoUpdateRef, referTo: opts.ReferTo}
 		if opts.SyncVia != nil {

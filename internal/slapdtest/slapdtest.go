@@ -80,6 +80,10 @@ type Config struct {
 	// NoIndexes leaves out the indexes cpactl's searches need
 	// (ldapschema.Indexes), which every server has by default.
 	NoIndexes bool
+	// AccessLog adds the history's accesslog overlay and its log database
+	// (ldapschema.AccessLogConf, in Dir/log): what `cpactl history` and
+	// --at read. Only the tests that need it pay for it.
+	AccessLog bool
 	// Limits replaces the database's limits line (default: "limits users
 	// size=unlimited"); "sizelimit 500" alone is slapd's own default.
 	Limits string
@@ -214,6 +218,11 @@ func start(cfg Config) (s *Server, err error) {
 	if err := os.Mkdir(filepath.Join(dir, "db"), 0o700); err != nil {
 		return nil, err
 	}
+	if cfg.AccessLog {
+		if err := os.Mkdir(filepath.Join(dir, "log"), 0o700); err != nil {
+			return nil, err
+		}
+	}
 	schema := ldapschema.SchemaFile()
 	if cfg.Schema != nil {
 		schema = *cfg.Schema
@@ -292,6 +301,9 @@ func (s *Server) config(withSchema, withTLS bool, cfg Config) string {
 	// a failed connect and a close.
 	b.WriteString("loglevel 0\n")
 	b.WriteString("modulepath /usr/lib/ldap\nmoduleload back_mdb.so\n")
+	if cfg.AccessLog {
+		b.WriteString("moduleload accesslog.so\n")
+	}
 	cfg.replication.global(&b)
 	if withTLS {
 		fmt.Fprintf(&b, "TLSCACertificateFile %s\nTLSCertificateFile %s\nTLSCertificateKeyFile %s\n",
@@ -321,6 +333,14 @@ func (s *Server) config(withSchema, withTLS bool, cfg Config) string {
 	b.WriteString(limits + "\n")
 	cfg.replication.database(&b, s.Base)
 	b.WriteString(dit.ACLConfSection(ldapschema.ACLFederation, acl))
+	if cfg.AccessLog {
+		logOpts := ldapschema.AccessLogOptions{Directory: filepath.Join(s.Dir, "log")}
+		b.WriteString(ldapschema.AccessLogOverlayConf(logOpts))
+		b.WriteString(dit.AccessLogDatabaseConf(logOpts))
+		if !cfg.Durable {
+			b.WriteString("dbnosync\n")
+		}
+	}
 	return b.String()
 }
 
