@@ -96,6 +96,10 @@ type exactPod struct {
 type Prepared struct {
 	Places *Places
 	Hosts  *Hosts
+	// Searches, when set, remembers the site searches of the calls given
+	// it (see Searches for what they must have in common); it is used
+	// only when Places and Hosts are set and fit.
+	Searches *Searches
 }
 
 // Hosts is the index of a list of hosts by farm, built once for many

@@ -75,6 +75,9 @@ func ResolveWith(f *Federation, r Request, pre Prepared) (*Decision, error) {
 	}
 	ix := indexWith(f, r.OfflinePods, pre) // unknown offline pods are reported below
 	rs := &resolver{ix: ix, req: r}
+	if pre.Searches != nil && pre.Places.fits(f, r.OfflinePods) && pre.Hosts != nil && sameSlice(pre.Hosts.hosts, f.Hosts) {
+		rs.searches, rs.pre = pre.Searches, pre
+	}
 	if rs.user = ix.user(r.User); rs.user == nil {
 		return nil, &NotFoundError{Kind: "user", Name: r.User}
 	}
@@ -154,6 +157,9 @@ type resolver struct {
 	visited  map[string]bool     // folded names of the sites searched (or found empty)
 	started  bool                // the trace has begun: warnings are traced as they come
 	d        *Decision
+
+	searches *Searches // the caller's, when its Places and Hosts fit (pre)
+	pre      Prepared
 }
 
 // settle fills in the GE's defaults and the protocol, and rejects what the

@@ -509,7 +509,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 					dec[1], res[1] = dec[0], res[0]
 					continue
 				}
-				got, err := e.resolve(st, d, parts[si], p, si)
+				got, err := e.resolve(st, d, parts[si], p, si, pr.searches[si])
 				if err != nil {
 					out.err = fmt.Errorf("%s, %s via %s: %w", st.f.Users[c.ui[si]].Name, d.ge.Name, via(p.cp), err)
 					return out
@@ -552,8 +552,12 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 }
 
 // resolve resolves the request of user part u for GE data d through
-// point p over state st (si: 0 before, 1 after).
-func (e *engine) resolve(st *state, d *geData, u *userPart, p *point, si int) (*broker.Decision, error) {
+// point p over state st (si: 0 before, 1 after), remembering its site
+// search in searches (the GE's in that state; nil: none) for the other
+// users: every per-request federation of one GE and state differs from
+// another only in the user's part (state.federation), as
+// broker.Searches requires.
+func (e *engine) resolve(st *state, d *geData, u *userPart, p *point, si int, searches *broker.Searches) (*broker.Decision, error) {
 	f := st.federation(d, u, p.cs[si], p.site[si])
 	r := broker.Request{User: placeholder, Entitlement: d.ge.Name, Seed: e.opt.Seed, OfflinePods: st.offline}
 	if p.cs[si] != nil {
@@ -561,7 +565,7 @@ func (e *engine) resolve(st *state, d *geData, u *userPart, p *point, si int) (*
 	} else {
 		r.Pod = p.cp.Pod
 	}
-	return broker.ResolveWith(f, r, broker.Prepared{Places: st.placesFor(p.site[si], d.preferred), Hosts: d.hostIx})
+	return broker.ResolveWith(f, r, broker.Prepared{Places: st.placesFor(p.site[si], d.preferred), Hosts: d.hostIx, Searches: searches})
 }
 
 // offlinePools reports whether a what-if offline pod holds a pool of the
