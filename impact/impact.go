@@ -15,7 +15,6 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/cpactl/cpactl/broker"
@@ -332,11 +331,19 @@ func (e *engine) run() (*Report, error) {
 	outs := make([]geOut, len(ges))
 	parallel(len(ges), func(i int) {
 		outs[i] = e.runGE(plans[i], compared)
+		outs[i].moves = sortMoves(outs[i].moves)
 		plans[i] = nil
 	})
 
 	outcomes, sites := map[[2]string]int{}, map[[2]string]int{}
-	e.rep.Moves = []Move{}
+	n := 0
+	for _, o := range outs {
+		n += len(o.moves)
+	}
+	// Each GE's moves come sorted by user and connecting pod (runGE), and
+	// the GEs in name order: joined, they are by entitlement, user and
+	// connecting pod.
+	e.rep.Moves = make([]Move, 0, n)
 	s := &e.rep.Summary
 	for _, o := range outs {
 		if o.err != nil {
@@ -357,17 +364,35 @@ func (e *engine) run() (*Report, error) {
 		e.rep.Moves = append(e.rep.Moves, o.moves...)
 	}
 	s.Outcomes, s.Sites = counts(outcomes), counts(sites)
-	sort.SliceStable(e.rep.Moves, func(i, j int) bool {
-		a, b := e.rep.Moves[i], e.rep.Moves[j]
-		if fold.Key(a.Entitlement) != fold.Key(b.Entitlement) {
-			return nameLess(a.Entitlement, b.Entitlement)
-		}
-		if fold.Key(a.User) != fold.Key(b.User) {
-			return nameLess(a.User, b.User)
-		}
-		return nameLess(a.Pod, b.Pod)
-	})
 	return &e.rep, nil
+}
+
+// sortMoves orders one GE's moves by user (folded), then connecting pod
+// (name order), stably, each key folded once.
+func sortMoves(moves []Move) []Move {
+	type key struct {
+		user, pod string
+		i         int
+	}
+	keys := make([]key, len(moves))
+	for i, m := range moves {
+		keys[i] = key{fold.Key(m.User), fold.Key(m.Pod), i}
+	}
+	sort.SliceStable(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.user != b.user {
+			return a.user < b.user
+		}
+		if a.pod != b.pod {
+			return a.pod < b.pod
+		}
+		return moves[a.i].Pod < moves[b.i].Pod
+	})
+	out := make([]Move, len(moves))
+	for i, k := range keys {
+		out[i] = moves[k.i]
+	}
+	return out
 }
 
 // geOut is what the requests of one GE give.
@@ -446,6 +471,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 	db, da, geBase, geSame, samePoints := pl.db, pl.da, pl.geBase, pl.geSame, pl.samePoints
 	shared := e.sharedOffline(db, da)
 	pr := e.newProber(db, da)
+	tx := newTexts()
 	defer func() { out.sum.Resolved += pr.resolved }()
 	// Each class's requests are counted as compared once the next class
 	// starts, the last once all are.
@@ -521,7 +547,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 			if e.opt.observe != nil {
 				diff := firstDifference(dec)
 				for i := range c.members {
-					e.opt.observe(e.move(c, i, parts, db, da, p, "", res, diff, ""))
+					e.opt.observe(e.move(c, i, parts, db, da, p, "", res, diff, "", nil))
 				}
 			}
 			if res[0].same(res[1]) {
@@ -544,7 +570,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 			diff := firstDifference(dec)
 			why := e.why(dec, p, diff)
 			for i := range c.members {
-				out.moves = append(out.moves, e.move(c, i, parts, db, da, p, change, res, diff, why))
+				out.moves = append(out.moves, e.move(c, i, parts, db, da, p, change, res, diff, why, tx))
 			}
 		}
 	}
@@ -646,10 +672,10 @@ func searched(d *broker.Decision) bool {
 
 // move is the row of one member of a class: the class's results, with
 // the member's name in their texts.
-func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *point, change string, res [2]Result, diff Difference, why string) Move {
+func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *point, change string, res [2]Result, diff Difference, why string, tx *texts) Move {
 	m := c.members[i]
 	mv := Move{Entitlement: geName(db, da), ConnectionServer: p.cp.ConnectionServer, Pod: p.cp.Pod, Change: change}
-	var rep [2]*strings.Replacer
+	var rep [2]*namer
 	for si, st := range e.states() {
 		if m[si] < 0 {
 			continue
@@ -666,20 +692,17 @@ func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *po
 		} else if parts[si] != nil {
 			ids = parts[si].ids
 		}
-		pairs := []string{placeholder, name}
-		for r, id := range ids {
-			pairs = append(pairs, sessionPlaceholder(r), id)
-		}
-		rep[si] = strings.NewReplacer(pairs...)
+		rep[si] = &namer{name: name, ids: ids, tx: tx}
 	}
 	mv.Before, mv.After = named(res[0], rep[0]), named(res[1], rep[1])
-	mv.FirstDifference = namedDiff(diff, rep)
+	mv.FirstDifference = tx.diff(namedDiff(diff, rep))
 	mv.Why = why
 	for _, r := range rep {
 		if r != nil {
 			mv.Why = r.Replace(mv.Why)
 		}
 	}
+	mv.Why = tx.text(mv.Why)
 	return mv
 }
 
