@@ -292,6 +292,7 @@ func (e *engine) run() (*Report, error) {
 	for _, p := range e.opt.Offline {
 		e.offline[fold.Key(p)] = true
 	}
+	e.markOffline()
 	e.common = reflect.DeepEqual(b.Pods, a.Pods) &&
 		reflect.DeepEqual(e.b.noPreferred, e.a.noPreferred) &&
 		b.Settings.EnableSiteRedirection == a.Settings.EnableSiteRedirection
@@ -331,18 +332,17 @@ func (e *engine) run() (*Report, error) {
 	outs := make([]geOut, len(ges))
 	parallel(len(ges), func(i int) {
 		outs[i] = e.runGE(plans[i], compared)
-		outs[i].moves = sortMoves(outs[i].moves)
+		outs[i].order = outs[i].moves.sorted()
 		plans[i] = nil
 	})
 
 	outcomes, sites := map[[2]string]int{}, map[[2]string]int{}
 	n := 0
 	for _, o := range outs {
-		n += len(o.moves)
+		n += o.moves.n
 	}
-	// Each GE's moves come sorted by user and connecting pod (runGE), and
-	// the GEs in name order: joined, they are by entitlement, user and
-	// connecting pod.
+	// Each GE's moves, by user and connecting pod (sorted), the GEs in
+	// name order: by entitlement, user and connecting pod.
 	e.rep.Moves = make([]Move, 0, n)
 	s := &e.rep.Summary
 	for _, o := range outs {
@@ -361,21 +361,44 @@ func (e *engine) run() (*Report, error) {
 		for k, n := range o.sites {
 			sites[k] += n
 		}
-		e.rep.Moves = append(e.rep.Moves, o.moves...)
+		for _, i := range o.order {
+			e.rep.Moves = append(e.rep.Moves, *o.moves.at(i))
+		}
 	}
 	s.Outcomes, s.Sites = counts(outcomes), counts(sites)
 	return &e.rep, nil
 }
 
-// sortMoves orders one GE's moves by user (folded), then connecting pod
-// (name order), stably, each key folded once.
-func sortMoves(moves []Move) []Move {
+// moveList holds one GE's moves in chunks of a fixed size: they are
+// copied once, into the report, rather than each time a slice grows.
+type moveList struct {
+	chunks [][]Move
+	n      int
+}
+
+const moveChunk = 512
+
+func (l *moveList) add(m Move) {
+	if l.n%moveChunk == 0 {
+		l.chunks = append(l.chunks, make([]Move, 0, moveChunk))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, m)
+	l.n++
+}
+
+func (l *moveList) at(i int) *Move { return &l.chunks[i/moveChunk][i%moveChunk] }
+
+// sorted returns the order of the moves by user (folded), then
+// connecting pod (name order), stably, each key folded once.
+func (l *moveList) sorted() []int {
 	type key struct {
 		user, pod string
 		i         int
 	}
-	keys := make([]key, len(moves))
-	for i, m := range moves {
+	keys := make([]key, l.n)
+	for i := range keys {
+		m := l.at(i)
 		keys[i] = key{fold.Key(m.User), fold.Key(m.Pod), i}
 	}
 	sort.SliceStable(keys, func(i, j int) bool {
@@ -386,20 +409,21 @@ func sortMoves(moves []Move) []Move {
 		if a.pod != b.pod {
 			return a.pod < b.pod
 		}
-		return moves[a.i].Pod < moves[b.i].Pod
+		return l.at(a.i).Pod < l.at(b.i).Pod
 	})
-	out := make([]Move, len(moves))
+	order := make([]int, l.n)
 	for i, k := range keys {
-		out[i] = moves[k.i]
+		order[i] = k.i
 	}
-	return out
+	return order
 }
 
 // geOut is what the requests of one GE give.
 type geOut struct {
 	sum             Summary
 	outcomes, sites map[[2]string]int
-	moves           []Move
+	moves           moveList
+	order           []int // the moves in report order (moveList.sorted)
 	err             error
 }
 
@@ -570,7 +594,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 			diff := firstDifference(dec)
 			why := e.why(dec, p, diff)
 			for i := range c.members {
-				out.moves = append(out.moves, e.move(c, i, parts, db, da, p, change, res, diff, why, tx))
+				out.moves.add(e.move(c, i, parts, db, da, p, change, res, diff, why, tx))
 			}
 		}
 	}
@@ -630,16 +654,34 @@ func (e *engine) offlineRecords(st *state, ui int, d *geData, shared bool) bool 
 	for _, i := range st.sessions[k] {
 		ek := st.sessionGE[i]
 		own := ek == d.key || (d.backup != nil && ek == d.backupKey)
-		if (own || (d.app && shared)) && e.offline[fold.Key(st.f.Sessions[i].Pod)] {
+		if (own || (d.app && shared)) && st.sessionOffline[i] {
 			return true
 		}
 	}
 	for _, i := range st.assigned[k] {
-		if a := st.f.Assignments[i]; fold.Key(a.Entitlement) == d.key && e.offline[fold.Key(a.Pod)] {
+		if st.assignmentOffline[i] && fold.Key(st.f.Assignments[i].Entitlement) == d.key {
 			return true
 		}
 	}
 	return false
+}
+
+// markOffline marks, in each state, the sessions and the assignments on a
+// what-if offline pod (offlineRecords reads them for every class).
+func (e *engine) markOffline() {
+	for _, st := range e.states() {
+		st.sessionOffline = make([]bool, len(st.f.Sessions))
+		st.assignmentOffline = make([]bool, len(st.f.Assignments))
+		if len(e.offline) == 0 {
+			continue
+		}
+		for i, x := range st.f.Sessions {
+			st.sessionOffline[i] = e.offline[fold.Key(x.Pod)]
+		}
+		for i, a := range st.f.Assignments {
+			st.assignmentOffline[i] = e.offline[fold.Key(a.Pod)]
+		}
+	}
 }
 
 // sharedOffline reports whether an application GE has, in either state, a
