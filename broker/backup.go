@@ -42,7 +42,8 @@ func (rs *resolver) tryBackup() *Decision {
 		rs.ge.Name, b.Name, rs.pod.Name, rs.site.Name)
 
 	// Step 1 is the primary's, plus the backup's enabled flag and tags.
-	bs := &resolver{ix: rs.ix, req: rs.req, user: rs.user, ge: b, cs: rs.cs, pod: rs.pod, site: rs.site, client: rs.client}
+	bs := &resolver{ix: rs.ix, req: rs.req, user: rs.user, ge: b, cs: rs.cs, pod: rs.pod, site: rs.site, client: rs.client,
+		searches: rs.searches, pre: rs.pre}
 	bs.req.Protocol = rs.protocol
 	if err := bs.settle(); err != nil { // cannot happen: the protocol is one the primary accepted
 		rs.warn("backup %s: %s; ignored", b.Name, err)

@@ -5,6 +5,7 @@ package broker
 // spelling.
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -82,6 +83,13 @@ type places struct {
 	// stored, and folding one allocates.
 	exactSites map[string]*Site
 	exactPods  map[string]exactPod
+	// What the echo of every request says of the offline pods
+	// (describeRequest), in name order: each pod offline, stored or
+	// what-if, once; the pods stored offline; the pods online but
+	// offline by request; and the trace line that names the last two,
+	// "" when both are empty.
+	offlineNames, storedOffline, whatIfOfflineOnline []string
+	offlineLine                                      string
 }
 
 // exactPod is a pod as looked up by a stored spelling of its name.
@@ -96,6 +104,10 @@ type exactPod struct {
 type Prepared struct {
 	Places *Places
 	Hosts  *Hosts
+	// Searches, when set, remembers the site searches of the calls given
+	// it (see Searches for what they must have in common); it is used
+	// only when Places and Hosts are set and fit.
+	Searches *Searches
 }
 
 // Hosts is the index of a list of hosts by farm, built once for many
@@ -203,6 +215,23 @@ func newPlaces(sites []Site, pods []Pod, offlinePods []string) *places {
 	for i := range pods {
 		k := foldKey(pods[i].Name)
 		pl.exactPods[pods[i].Name] = exactPod{pod: pl.pods[k], offline: pl.offline[k]}
+	}
+	for _, p := range pods {
+		if pl.exactPods[p.Name].offline && !fold.Contains(pl.offlineNames, p.Name) {
+			pl.offlineNames = append(pl.offlineNames, p.Name)
+		}
+		switch {
+		case !p.Online:
+			pl.storedOffline = append(pl.storedOffline, p.Name)
+		case fold.Contains(pl.whatIfOffline, p.Name):
+			pl.whatIfOfflineOnline = append(pl.whatIfOfflineOnline, p.Name)
+		}
+	}
+	sortNames(pl.offlineNames)
+	sortNames(pl.storedOffline)
+	sortNames(pl.whatIfOfflineOnline)
+	if len(pl.storedOffline)+len(pl.whatIfOfflineOnline) > 0 {
+		pl.offlineLine = fmt.Sprintf("offline pods: %s stored offline; %s offline by request (what-if)", listOrNone(pl.storedOffline), listOrNone(pl.whatIfOfflineOnline))
 	}
 	return pl
 }

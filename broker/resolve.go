@@ -6,10 +6,9 @@ package broker
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
-
-	"github.com/cpactl/cpactl/internal/fold"
 )
 
 // Request is one connection request to resolve.
@@ -75,6 +74,9 @@ func ResolveWith(f *Federation, r Request, pre Prepared) (*Decision, error) {
 	}
 	ix := indexWith(f, r.OfflinePods, pre) // unknown offline pods are reported below
 	rs := &resolver{ix: ix, req: r}
+	if pre.Searches != nil && pre.Places.fits(f, r.OfflinePods) && pre.Hosts != nil && sameSlice(pre.Hosts.hosts, f.Hosts) {
+		rs.searches, rs.pre = pre.Searches, pre
+	}
 	if rs.user = ix.user(r.User); rs.user == nil {
 		return nil, &NotFoundError{Kind: "user", Name: r.User}
 	}
@@ -154,6 +156,9 @@ type resolver struct {
 	visited  map[string]bool     // folded names of the sites searched (or found empty)
 	started  bool                // the trace has begun: warnings are traced as they come
 	d        *Decision
+
+	searches *Searches // the caller's, when its Places and Hosts fit (pre)
+	pre      Prepared
 }
 
 // settle fills in the GE's defaults and the protocol, and rejects what the
@@ -161,11 +166,11 @@ type resolver struct {
 func (rs *resolver) settle() error {
 	ge := rs.ge
 	rs.d = &Decision{
-		Checks:    []Check{},
+		Checks:    make([]Check, 0, 4),
 		SiteOrder: []SiteVisit{},
 		Sessions:  []SessionReport{},
 		Warnings:  []string{},
-		Trace:     []TraceStep{},
+		Trace:     make([]TraceStep, 0, 32), // a search traces about 20-40 steps
 		Seed:      rs.req.Seed,
 		WhatIf:    append([]WhatIf{}, rs.req.WhatIf...),
 	}
@@ -337,7 +342,7 @@ func (rs *resolver) describeRequest() {
 		ConnectingSite:  rs.site.Name,
 		Protocol:        rs.protocol,
 		Unauthenticated: rs.req.Unauthenticated,
-		OfflinePods:     []string{},
+		OfflinePods:     append([]string{}, rs.ix.offlineNames...),
 	}
 	if rs.cs != nil {
 		sum.ConnectionServer = rs.cs.Name
@@ -345,12 +350,6 @@ func (rs *resolver) describeRequest() {
 	if rs.client != nil {
 		sum.Client = rs.client.Name
 	}
-	for _, p := range rs.ix.f.Pods {
-		if rs.ix.isOffline(p.Name) && !fold.Contains(sum.OfflinePods, p.Name) {
-			sum.OfflinePods = append(sum.OfflinePods, p.Name)
-		}
-	}
-	sortNames(sum.OfflinePods)
 	rs.d.Request = sum
 
 	via := fmt.Sprintf("pod %s (as if through a connection server without tags)", rs.pod.Name)
@@ -368,19 +367,8 @@ func (rs *resolver) describeRequest() {
 		rs.user.Name, ge.Name, kind, rs.scope, rs.policy, via, rs.site.Name)
 	rs.trace("request", "protocol %s (%s); unauthenticated %t; client %s; seed %d",
 		rs.protocol, rs.protocolSource, rs.req.Unauthenticated, orNone(sum.Client), rs.req.Seed)
-	var stored, whatIf []string
-	for _, p := range rs.ix.f.Pods {
-		switch {
-		case !p.Online:
-			stored = append(stored, p.Name)
-		case fold.Contains(rs.ix.whatIfOffline, p.Name):
-			whatIf = append(whatIf, p.Name)
-		}
-	}
-	sortNames(stored)
-	sortNames(whatIf)
-	if len(stored)+len(whatIf) > 0 {
-		rs.trace("request", "offline pods: %s stored offline; %s offline by request (what-if)", listOrNone(stored), listOrNone(whatIf))
+	if rs.ix.offlineLine != "" {
+		rs.d.Trace = append(rs.d.Trace, TraceStep{Step: "request", Message: rs.ix.offlineLine})
 	}
 }
 
@@ -502,7 +490,13 @@ func (rs *resolver) scopeWords() string {
 // what became of each, and returns the ones that count. When the user was
 // denied in step 1 none counts.
 func (rs *resolver) existingSessions(denied bool) []Session {
-	var mine []Session
+	n := 0
+	for _, s := range rs.ix.f.Sessions {
+		if strings.EqualFold(s.User, rs.user.Name) && strings.EqualFold(s.Entitlement, rs.ge.Name) {
+			n++
+		}
+	}
+	mine := make([]Session, 0, n)
 	for _, s := range rs.ix.f.Sessions {
 		if strings.EqualFold(s.User, rs.user.Name) && strings.EqualFold(s.Entitlement, rs.ge.Name) {
 			mine = append(mine, s)
@@ -519,6 +513,7 @@ func (rs *resolver) existingSessions(denied bool) []Session {
 		return nil
 	}
 	var offered []Session
+	rs.d.Sessions = slices.Grow(rs.d.Sessions, len(mine))
 	for _, s := range mine {
 		rep := SessionReport{ID: s.ID, Pod: s.Pod, Pool: s.Pool, Host: s.Host, State: s.State, Client: s.Client}
 		pod := rs.ix.pod(s.Pod)

@@ -49,18 +49,30 @@ func samePlaces(t *testing.T, f *Federation, r Request, d *Decision) {
 	for i := range hosts {
 		hosts[i].Enabled = false
 	}
-	for name, pre := range map[string]Prepared{
-		"fitting":       {NewPlaces(f.Sites, f.Pods, r.OfflinePods), NewHosts(f.Hosts)},
-		"fitting hosts": {nil, NewHosts(f.Hosts)},
-		"other slices":  {NewPlaces(append([]Site(nil), f.Sites...), pods, r.OfflinePods), NewHosts(hosts)},
-		"other offline": {NewPlaces(f.Sites, f.Pods, append(append([]string(nil), r.OfflinePods...), names...)), nil},
+	fitting := Prepared{Places: NewPlaces(f.Sites, f.Pods, r.OfflinePods), Hosts: NewHosts(f.Hosts)}
+	remembering := fitting
+	remembering.Searches = NewSearches()
+	for _, c := range []struct {
+		name string
+		pre  Prepared
+	}{
+		{"fitting", fitting},
+		{"fitting hosts", Prepared{Hosts: NewHosts(f.Hosts)}},
+		{"other slices", Prepared{Places: NewPlaces(append([]Site(nil), f.Sites...), pods, r.OfflinePods), Hosts: NewHosts(hosts)}},
+		{"other offline", Prepared{Places: NewPlaces(f.Sites, f.Pods, append(append([]string(nil), r.OfflinePods...), names...))}},
+		// The search remembered, then given again from the memory.
+		{"searches, first", remembering},
+		{"searches, remembered", remembering},
+		// Searches with indexes that do not fit: not used.
+		{"searches, other slices", Prepared{Places: NewPlaces(append([]Site(nil), f.Sites...), pods, r.OfflinePods), Hosts: NewHosts(hosts), Searches: remembering.Searches}},
+		{"searches, no hosts", Prepared{Places: fitting.Places, Searches: remembering.Searches}},
 	} {
-		got, err := ResolveWith(f, r, pre)
+		got, err := ResolveWith(f, r, c.pre)
 		if err != nil {
-			t.Fatalf("ResolveWith (%s): %v", name, err)
+			t.Fatalf("ResolveWith (%s): %v", c.name, err)
 		}
 		if !reflect.DeepEqual(got, d) {
-			t.Errorf("ResolveWith (%s) decides\n%+v\nResolve\n%+v", name, got, d)
+			t.Errorf("ResolveWith (%s) decides\n%+v\nResolve\n%+v", c.name, got, d)
 		}
 	}
 }

@@ -10,8 +10,9 @@ import (
 	"strings"
 )
 
-// search runs steps 5-7 and returns the decision.
-func (rs *resolver) search() *Decision {
+// searchSites runs steps 5-7 and returns the decision (search: through
+// the caller's Searches, when it gives one).
+func (rs *resolver) searchSites() *Decision {
 	rs.visited = map[string]bool{}
 	rs.warnUnfitPools()
 

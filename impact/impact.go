@@ -15,7 +15,6 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/cpactl/cpactl/broker"
@@ -293,6 +292,7 @@ func (e *engine) run() (*Report, error) {
 	for _, p := range e.opt.Offline {
 		e.offline[fold.Key(p)] = true
 	}
+	e.markOffline()
 	e.common = reflect.DeepEqual(b.Pods, a.Pods) &&
 		reflect.DeepEqual(e.b.noPreferred, e.a.noPreferred) &&
 		b.Settings.EnableSiteRedirection == a.Settings.EnableSiteRedirection
@@ -332,11 +332,18 @@ func (e *engine) run() (*Report, error) {
 	outs := make([]geOut, len(ges))
 	parallel(len(ges), func(i int) {
 		outs[i] = e.runGE(plans[i], compared)
+		outs[i].order = outs[i].moves.sorted()
 		plans[i] = nil
 	})
 
 	outcomes, sites := map[[2]string]int{}, map[[2]string]int{}
-	e.rep.Moves = []Move{}
+	n := 0
+	for _, o := range outs {
+		n += o.moves.n
+	}
+	// Each GE's moves, by user and connecting pod (sorted), the GEs in
+	// name order: by entitlement, user and connecting pod.
+	e.rep.Moves = make([]Move, 0, n)
 	s := &e.rep.Summary
 	for _, o := range outs {
 		if o.err != nil {
@@ -354,27 +361,69 @@ func (e *engine) run() (*Report, error) {
 		for k, n := range o.sites {
 			sites[k] += n
 		}
-		e.rep.Moves = append(e.rep.Moves, o.moves...)
+		for _, i := range o.order {
+			e.rep.Moves = append(e.rep.Moves, *o.moves.at(i))
+		}
 	}
 	s.Outcomes, s.Sites = counts(outcomes), counts(sites)
-	sort.SliceStable(e.rep.Moves, func(i, j int) bool {
-		a, b := e.rep.Moves[i], e.rep.Moves[j]
-		if fold.Key(a.Entitlement) != fold.Key(b.Entitlement) {
-			return nameLess(a.Entitlement, b.Entitlement)
-		}
-		if fold.Key(a.User) != fold.Key(b.User) {
-			return nameLess(a.User, b.User)
-		}
-		return nameLess(a.Pod, b.Pod)
-	})
 	return &e.rep, nil
+}
+
+// moveList holds one GE's moves in chunks of a fixed size: they are
+// copied once, into the report, rather than each time a slice grows.
+type moveList struct {
+	chunks [][]Move
+	n      int
+}
+
+const moveChunk = 512
+
+func (l *moveList) add(m Move) {
+	if l.n%moveChunk == 0 {
+		l.chunks = append(l.chunks, make([]Move, 0, moveChunk))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, m)
+	l.n++
+}
+
+func (l *moveList) at(i int) *Move { return &l.chunks[i/moveChunk][i%moveChunk] }
+
+// sorted returns the order of the moves by user (folded), then
+// connecting pod (name order), stably, each key folded once.
+func (l *moveList) sorted() []int {
+	type key struct {
+		user, pod string
+		i         int
+	}
+	keys := make([]key, l.n)
+	for i := range keys {
+		m := l.at(i)
+		keys[i] = key{fold.Key(m.User), fold.Key(m.Pod), i}
+	}
+	sort.SliceStable(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.user != b.user {
+			return a.user < b.user
+		}
+		if a.pod != b.pod {
+			return a.pod < b.pod
+		}
+		return l.at(a.i).Pod < l.at(b.i).Pod
+	})
+	order := make([]int, l.n)
+	for i, k := range keys {
+		order[i] = k.i
+	}
+	return order
 }
 
 // geOut is what the requests of one GE give.
 type geOut struct {
 	sum             Summary
 	outcomes, sites map[[2]string]int
-	moves           []Move
+	moves           moveList
+	order           []int // the moves in report order (moveList.sorted)
 	err             error
 }
 
@@ -446,6 +495,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 	db, da, geBase, geSame, samePoints := pl.db, pl.da, pl.geBase, pl.geSame, pl.samePoints
 	shared := e.sharedOffline(db, da)
 	pr := e.newProber(db, da)
+	tx := newTexts()
 	defer func() { out.sum.Resolved += pr.resolved }()
 	// Each class's requests are counted as compared once the next class
 	// starts, the last once all are.
@@ -509,7 +559,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 					dec[1], res[1] = dec[0], res[0]
 					continue
 				}
-				got, err := e.resolve(st, d, parts[si], p, si)
+				got, err := e.resolve(st, d, parts[si], p, si, pr.searches[si])
 				if err != nil {
 					out.err = fmt.Errorf("%s, %s via %s: %w", st.f.Users[c.ui[si]].Name, d.ge.Name, via(p.cp), err)
 					return out
@@ -521,7 +571,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 			if e.opt.observe != nil {
 				diff := firstDifference(dec)
 				for i := range c.members {
-					e.opt.observe(e.move(c, i, parts, db, da, p, "", res, diff, ""))
+					e.opt.observe(e.move(c, i, parts, db, da, p, "", res, diff, "", nil))
 				}
 			}
 			if res[0].same(res[1]) {
@@ -544,7 +594,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 			diff := firstDifference(dec)
 			why := e.why(dec, p, diff)
 			for i := range c.members {
-				out.moves = append(out.moves, e.move(c, i, parts, db, da, p, change, res, diff, why))
+				out.moves.add(e.move(c, i, parts, db, da, p, change, res, diff, why, tx))
 			}
 		}
 	}
@@ -552,8 +602,12 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 }
 
 // resolve resolves the request of user part u for GE data d through
-// point p over state st (si: 0 before, 1 after).
-func (e *engine) resolve(st *state, d *geData, u *userPart, p *point, si int) (*broker.Decision, error) {
+// point p over state st (si: 0 before, 1 after), remembering its site
+// search in searches (the GE's in that state; nil: none) for the other
+// users: every per-request federation of one GE and state differs from
+// another only in the user's part (state.federation), as
+// broker.Searches requires.
+func (e *engine) resolve(st *state, d *geData, u *userPart, p *point, si int, searches *broker.Searches) (*broker.Decision, error) {
 	f := st.federation(d, u, p.cs[si], p.site[si])
 	r := broker.Request{User: placeholder, Entitlement: d.ge.Name, Seed: e.opt.Seed, OfflinePods: st.offline}
 	if p.cs[si] != nil {
@@ -561,7 +615,7 @@ func (e *engine) resolve(st *state, d *geData, u *userPart, p *point, si int) (*
 	} else {
 		r.Pod = p.cp.Pod
 	}
-	return broker.ResolveWith(f, r, broker.Prepared{Places: st.placesFor(p.site[si], d.preferred), Hosts: d.hostIx})
+	return broker.ResolveWith(f, r, broker.Prepared{Places: st.placesFor(p.site[si], d.preferred), Hosts: d.hostIx, Searches: searches})
 }
 
 // offlinePools reports whether a what-if offline pod holds a pool of the
@@ -600,16 +654,34 @@ func (e *engine) offlineRecords(st *state, ui int, d *geData, shared bool) bool 
 	for _, i := range st.sessions[k] {
 		ek := st.sessionGE[i]
 		own := ek == d.key || (d.backup != nil && ek == d.backupKey)
-		if (own || (d.app && shared)) && e.offline[fold.Key(st.f.Sessions[i].Pod)] {
+		if (own || (d.app && shared)) && st.sessionOffline[i] {
 			return true
 		}
 	}
 	for _, i := range st.assigned[k] {
-		if a := st.f.Assignments[i]; fold.Key(a.Entitlement) == d.key && e.offline[fold.Key(a.Pod)] {
+		if st.assignmentOffline[i] && fold.Key(st.f.Assignments[i].Entitlement) == d.key {
 			return true
 		}
 	}
 	return false
+}
+
+// markOffline marks, in each state, the sessions and the assignments on a
+// what-if offline pod (offlineRecords reads them for every class).
+func (e *engine) markOffline() {
+	for _, st := range e.states() {
+		st.sessionOffline = make([]bool, len(st.f.Sessions))
+		st.assignmentOffline = make([]bool, len(st.f.Assignments))
+		if len(e.offline) == 0 {
+			continue
+		}
+		for i, x := range st.f.Sessions {
+			st.sessionOffline[i] = e.offline[fold.Key(x.Pod)]
+		}
+		for i, a := range st.f.Assignments {
+			st.assignmentOffline[i] = e.offline[fold.Key(a.Pod)]
+		}
+	}
 }
 
 // sharedOffline reports whether an application GE has, in either state, a
@@ -642,10 +714,10 @@ func searched(d *broker.Decision) bool {
 
 // move is the row of one member of a class: the class's results, with
 // the member's name in their texts.
-func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *point, change string, res [2]Result, diff Difference, why string) Move {
+func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *point, change string, res [2]Result, diff Difference, why string, tx *texts) Move {
 	m := c.members[i]
 	mv := Move{Entitlement: geName(db, da), ConnectionServer: p.cp.ConnectionServer, Pod: p.cp.Pod, Change: change}
-	var rep [2]*strings.Replacer
+	var rep [2]*namer
 	for si, st := range e.states() {
 		if m[si] < 0 {
 			continue
@@ -662,20 +734,17 @@ func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *po
 		} else if parts[si] != nil {
 			ids = parts[si].ids
 		}
-		pairs := []string{placeholder, name}
-		for r, id := range ids {
-			pairs = append(pairs, sessionPlaceholder(r), id)
-		}
-		rep[si] = strings.NewReplacer(pairs...)
+		rep[si] = &namer{name: name, ids: ids, tx: tx}
 	}
 	mv.Before, mv.After = named(res[0], rep[0]), named(res[1], rep[1])
-	mv.FirstDifference = namedDiff(diff, rep)
+	mv.FirstDifference = tx.diff(namedDiff(diff, rep))
 	mv.Why = why
 	for _, r := range rep {
 		if r != nil {
 			mv.Why = r.Replace(mv.Why)
 		}
 	}
+	mv.Why = tx.text(mv.Why)
 	return mv
 }
 

@@ -68,6 +68,9 @@ type prober struct {
 	homes      map[string][2]string // encoded home-site rows -> home sites for G and the backup
 	same       map[probeKey]bool
 	resolved   int // probes resolved (before and after counted once)
+	// searches remember the GE's site searches in each state, for every
+	// request of the GE resolved (nil in the full comparison).
+	searches [2]*broker.Searches
 }
 
 type probeKey struct {
@@ -81,6 +84,9 @@ const noHome = "\x00none"
 
 func (e *engine) newProber(db, da *geData) *prober {
 	pr := &prober{e: e, db: db, da: da, homes: map[string][2]string{}, same: map[probeKey]bool{}}
+	if !e.opt.full {
+		pr.searches = [2]*broker.Searches{broker.NewSearches(), broker.NewSearches()}
+	}
 	if e.opt.full || db == nil || da == nil {
 		return pr
 	}
@@ -144,7 +150,7 @@ func (pr *prober) unchanged(pi int, u *userPart) (bool, error) {
 	p := &pr.e.points[pi]
 	for si, st := range pr.e.states() {
 		d := [2]*geData{pr.db, pr.da}[si]
-		got, err := pr.e.resolve(st, d, probe, p, si)
+		got, err := pr.e.resolve(st, d, probe, p, si, pr.searches[si])
 		if err != nil {
 			return false, err
 		}

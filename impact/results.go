@@ -19,7 +19,7 @@ func result(d *broker.Decision) Result {
 }
 
 // named replaces the placeholder by the user's name.
-func named(r Result, rep *strings.Replacer) Result {
+func named(r Result, rep *namer) Result {
 	if rep != nil {
 		r.Reason, r.Session = rep.Replace(r.Reason), rep.Replace(r.Session)
 	}
@@ -54,7 +54,7 @@ func firstDifference(dec [2]*broker.Decision) Difference {
 	return diff
 }
 
-func namedDiff(d Difference, rep [2]*strings.Replacer) Difference {
+func namedDiff(d Difference, rep [2]*namer) Difference {
 	var out Difference
 	if d.Before != nil {
 		l := *d.Before
@@ -71,6 +71,112 @@ func namedDiff(d Difference, rep [2]*strings.Replacer) Difference {
 		out.After = &l
 	}
 	return out
+}
+
+// namer puts a member's names in the texts of its class's decisions:
+// its name for the placeholder, and its session IDs for the session
+// placeholders (sessionPlaceholder), by rank.
+type namer struct {
+	name string
+	ids  []string
+	tx   *texts // the texts it gives are interned there (nil: not)
+}
+
+// Replace replaces every placeholder in s, left to right, as a
+// strings.Replacer of the pairs (placeholder, name) and
+// (sessionPlaceholder(r), ids[r]) would (placeholders start with a NUL,
+// which no name holds; the text put in is not read again).
+func (n *namer) Replace(s string) string {
+	i := strings.IndexByte(s, 0)
+	if i < 0 {
+		return n.tx.text(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(n.name))
+	for i >= 0 {
+		b.WriteString(s[:i])
+		s = s[i:]
+		if strings.HasPrefix(s, placeholder) {
+			b.WriteString(n.name)
+			s = s[len(placeholder):]
+		} else if r, l := sessionRank(s); r >= 0 && r < len(n.ids) {
+			b.WriteString(n.ids[r])
+			s = s[l:]
+		} else {
+			b.WriteByte(0)
+			s = s[1:]
+		}
+		i = strings.IndexByte(s, 0)
+	}
+	b.WriteString(s)
+	return n.tx.text(b.String())
+}
+
+// texts interns the texts of one GE's moves: a member's moves from every
+// connecting point mostly say the same, and share one copy of each text
+// and of each first differing step.
+type texts struct {
+	s     map[string]string
+	lines map[TraceLine]*TraceLine
+}
+
+func newTexts() *texts {
+	return &texts{s: map[string]string{}, lines: map[TraceLine]*TraceLine{}}
+}
+
+// text returns the interned copy of s (s itself for nil texts).
+func (tx *texts) text(s string) string {
+	if tx == nil {
+		return s
+	}
+	if t, ok := tx.s[s]; ok {
+		return t
+	}
+	tx.s[s] = s
+	return s
+}
+
+// diff returns d with its lines interned.
+func (tx *texts) diff(d Difference) Difference {
+	if tx == nil {
+		return d
+	}
+	for _, l := range []**TraceLine{&d.Before, &d.After} {
+		if *l == nil {
+			continue
+		}
+		if t, ok := tx.lines[**l]; ok {
+			*l = t
+			continue
+		}
+		tx.lines[**l] = *l
+	}
+	return d
+}
+
+// sessionRank reads the session placeholder s starts with: its rank and
+// length, or -1 when s starts with none.
+func sessionRank(s string) (rank, length int) {
+	const prefix = "\x00session"
+	if !strings.HasPrefix(s, prefix) {
+		return -1, 0
+	}
+	end := strings.IndexByte(s[len(prefix):], 0)
+	if end < 6 || end > 9 {
+		return -1, 0
+	}
+	digits := s[len(prefix) : len(prefix)+end]
+	r := 0
+	for _, c := range []byte(digits) {
+		if c < '0' || c > '9' {
+			return -1, 0
+		}
+		r = r*10 + int(c-'0')
+	}
+	if p := sessionPlaceholder(r); s[:len(prefix)+end+1] != p {
+		return -1, 0 // not as sessionPlaceholder writes it (a leading zero too many)
+	}
+	return r, len(prefix) + end + 1
 }
 
 // counts lists a tally in name order of from, then to.

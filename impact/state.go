@@ -46,6 +46,9 @@ type state struct {
 	// userKey and sessionGE are the folded names of each user and of each
 	// session's GE, computed once.
 	userKey, sessionGE []string
+	// sessionOffline and assignmentOffline mark the sessions and the
+	// assignments on a what-if offline pod (engine.markOffline).
+	sessionOffline, assignmentOffline []bool
 	// noPreferred is f.Sites with every preferred list left out;
 	// withPreferred[i] keeps site i's (built when first asked for).
 	noPreferred   []broker.Site
