@@ -330,11 +330,19 @@ func (c HistoryChangeView) line() string {
 	return b.String()
 }
 
+// listWords writes a value list; an empty value (the placeholder member
+// a group of names holds when it has none) is not a value to show.
 func listWords(values []string) string {
-	if len(values) == 0 {
+	var shown []string
+	for _, v := range values {
+		if v != "" {
+			shown = append(shown, v)
+		}
+	}
+	if len(shown) == 0 {
 		return "(none)"
 	}
-	return strings.Join(values, ",")
+	return strings.Join(shown, ",")
 }
 
 func newHistoryUndoCommand(g *Globals) *cobra.Command {

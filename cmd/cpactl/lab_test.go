@@ -68,9 +68,11 @@ func TestLabScript(t *testing.T) {
 	script := string(exports) + `
 set -e
 cpactl init --roles >/dev/null
+cpactl whoami | head -2
 cpactl site create Lab >/dev/null
 cpactl site list
 cpactl version
+cpactl history -o json | grep -c '"cpactl site create Lab"' || true
 echo "anonymous sees $(ldapsearch -x -LLL -H "$CPACTL_URL" -b "$CPACTL_BASE" dn | grep -c '^dn:' || true) entries"
 `
 	out, err := exec.Command("bash", "-c", script).CombinedOutput()
@@ -79,6 +81,14 @@ echo "anonymous sees $(ldapsearch -x -LLL -H "$CPACTL_URL" -b "$CPACTL_BASE" dn 
 	}
 	if !strings.Contains(string(out), "\nLab") && !strings.HasPrefix(string(out), "NAME") {
 		t.Errorf("site list on the lab:\n%s", out)
+	}
+	// The lab works as its admin account (not the root DN), and keeps the
+	// history log, which that admin reads.
+	if !strings.Contains(string(out), "roles:     admin") || !strings.Contains(string(out), "identity:  uid=lab-admin,") {
+		t.Errorf("the lab does not bind as its admin account:\n%s", out)
+	}
+	if !strings.Contains(string(out), "\n1\n") {
+		t.Errorf("the lab's history does not show the site created:\n%s", out)
 	}
 	// The lab enforces cpactl's role ACLs: anonymous reads nothing.
 	if !strings.Contains(string(out), "anonymous sees 0 entries") {
