@@ -268,10 +268,7 @@ func historyWord(attr string) string {
 	if s, ok := ldapschema.LookupSetting(attr); ok {
 		return s.Alias
 	}
-	if w := attrWord(attr); w != attr {
-		return w
-	}
-	return flagWord(attr)
+	return attrWord(attr)
 }
 
 // valueWords writes values as cpactl shows them: preferred sites in rank

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -113,44 +112,11 @@ func onOff(v bool, on, off string) string {
 // yesNo renders a boolean for tables.
 func yesNo(v bool) string { return onOff(v, "yes", "no") }
 
-// flagWords names the attributes whose flag is not their kebab-case name.
-var flagWords = map[string]string{
-	ldapschema.AttrTag:                "tags",
-	ldapschema.AttrHostFeature:        "features",
-	ldapschema.AttrConnectingSessions: "connecting",
-	ldapschema.AttrSessionState:       "state",
-}
-
-// flagWord names an attribute the way the flags do: pae-UseHomeSite is
-// use-home-site, pae-BrokeringPodDN is brokering-pod.
-func flagWord(attr string) string {
-	if w, ok := flagWords[attr]; ok {
-		return w
-	}
-	// cpactl's attributes are "prefix-CamelCase": drop the prefix and a
-	// DN suffix, then spell the words in kebab case.
-	_, name, found := strings.Cut(attr, "-")
-	if !found {
-		name = attr
-	}
-	name = strings.TrimSuffix(name, "DN")
-	var b strings.Builder
-	runes := []rune(name)
-	for i, r := range runes {
-		if unicode.IsUpper(r) && i > 0 && (unicode.IsLower(runes[i-1]) ||
-			(i+1 < len(runes) && unicode.IsLower(runes[i+1]))) {
-			b.WriteByte('-')
-		}
-		b.WriteRune(unicode.ToLower(r))
-	}
-	return b.String()
-}
-
 // changedWords lists the attributes a modify changes, as flags name them.
 func changedWords(changes ldapschema.Changes) string {
 	words := make([]string, 0, len(changes))
 	for _, a := range changes.Attrs() {
-		words = append(words, flagWord(a))
+		words = append(words, attrWord(a))
 	}
 	return strings.Join(words, ", ")
 }

@@ -8,7 +8,8 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
-func TestFlagWord(t *testing.T) {
+// TestAttrWord: one word per attribute, the flag's that sets it.
+func TestAttrWord(t *testing.T) {
 	for attr, want := range map[string]string{
 		ldapschema.AttrUseHomeSite:                    "use-home-site",
 		ldapschema.AttrIgnoreHighLoadPreferredSites:   "ignore-high-load-preferred-sites",
@@ -23,9 +24,15 @@ func TestFlagWord(t *testing.T) {
 		ldapschema.AttrConnectingSessions:             "connecting",
 		ldapschema.AttrSessionState:                   "state",
 		ldapschema.AttrDescription:                    "description",
+		ldapschema.AttrSiteURL:                        "site-url",
+		ldapschema.AttrPodStatus:                      "status",
+		ldapschema.AttrCN:                             "name",
+		ldapschema.AttrSN:                             "name",
+		ldapschema.AttrSiteDN:                         "site",
+		ldapschema.AttrMember:                         "members",
 	} {
-		if got := flagWord(attr); got != want {
-			t.Errorf("flagWord(%s) = %q, want %q", attr, got, want)
+		if got := attrWord(attr); got != want {
+			t.Errorf("attrWord(%s) = %q, want %q", attr, got, want)
 		}
 	}
 }

@@ -22,7 +22,7 @@ func refused(err error) error {
 func attrWords(attrs []string) string {
 	words := make([]string, len(attrs))
 	for i, a := range attrs {
-		words[i] = flagWord(a)
+		words[i] = attrWord(a)
 	}
 	return strings.Join(words, ", ")
 }

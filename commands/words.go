@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -54,27 +55,48 @@ func assignmentWord(dedicated *bool) string {
 	return "floating"
 }
 
-// attrWord names an attribute the way the flags do.
+// attrWordTable names each attribute whose flag is not its kebab-case name,
+// as the flag that sets it does (--site-url, --status, --tags, --features,
+// --connecting, --state; a name is set by NAME or --rename, a group's
+// members by --members): the one word every message, --dry-run line and
+// history line uses for it.
+var attrWordTable = map[string]string{
+	ldapschema.AttrCN:                 "name",
+	ldapschema.AttrSN:                 "name",
+	ldapschema.AttrSiteURL:            "site-url",
+	ldapschema.AttrPodStatus:          "status",
+	ldapschema.AttrTag:                "tags",
+	ldapschema.AttrMember:             "members",
+	ldapschema.AttrHostFeature:        "features",
+	ldapschema.AttrConnectingSessions: "connecting",
+	ldapschema.AttrSessionState:       "state",
+}
+
+// attrWord names an attribute the way its flag does: attrWordTable, else the
+// attribute's kebab-case name without cpactl's prefix and a DN suffix
+// (pae-UseHomeSite is use-home-site, pae-BrokeringPodDN is brokering-pod,
+// pae-SiteDN is site).
 func attrWord(attr string) string {
-	switch attr {
-	case ldapschema.AttrDescription:
-		return "description"
-	case ldapschema.AttrSiteURL:
-		return "url"
-	case ldapschema.AttrSiteDN:
-		return "site"
-	case ldapschema.AttrPodStatus:
-		return "status"
-	case ldapschema.AttrTag:
-		return "tags"
-	case ldapschema.AttrDomain:
-		return "domain"
-	case ldapschema.AttrCN, ldapschema.AttrSN:
-		return "name"
-	case ldapschema.AttrMember:
-		return "members"
+	if w, ok := attrWordTable[attr]; ok {
+		return w
 	}
-	return attr
+	// cpactl's attributes are "prefix-CamelCase": drop the prefix and a
+	// DN suffix, then spell the words in kebab case.
+	_, name, found := strings.Cut(attr, "-")
+	if !found {
+		name = attr
+	}
+	name = strings.TrimSuffix(name, "DN")
+	var b strings.Builder
+	runes := []rune(name)
+	for i, r := range runes {
+		if unicode.IsUpper(r) && i > 0 && (unicode.IsLower(runes[i-1]) ||
+			(i+1 < len(runes) && unicode.IsLower(runes[i+1]))) {
+			b.WriteByte('-')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
 }
 
 func firstFold(list []string, name string) string {
