@@ -145,7 +145,7 @@ func (ix *index) resolveHomeSite(user, entitlement string) HomeSiteResolution {
 		switch {
 		case h.User != "" && strings.EqualFold(h.User, res.User):
 			r.Kind, r.Name = MemberUser, res.User
-		case h.User == "" && h.Group != "" && groupKeys[foldKey(h.Group)]:
+		case h.User == "" && h.Group != "" && get(groupKeys, h.Group):
 			r.Kind, r.Name = MemberGroup, ix.groupName(h.Group)
 		default:
 			continue

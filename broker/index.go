@@ -17,6 +17,27 @@ import (
 // accepts as equal (fold.Key).
 func foldKey(s string) string { return fold.Key(s) }
 
+// get is m[foldKey(name)] without building the key of an ASCII name of
+// up to 64 bytes (nearly every name): the look-ups of every request.
+func get[V any](m map[string]V, name string) V {
+	if len(name) > 64 {
+		return m[foldKey(name)]
+	}
+	var buf [64]byte
+	b := buf[:len(name)]
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= 0x80 {
+			return m[foldKey(name)]
+		}
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return m[string(b)] // no allocation: the compiler reads the bytes
+}
+
 // sortNames sorts names in the name order every listing, tie and random
 // order of the broker uses: case-insensitive, exact spelling breaking ties
 // (nameLess, shared with the host selection).
@@ -305,29 +326,29 @@ func (ix *index) site(name string) *Site {
 	if s, ok := ix.exactSites[name]; ok {
 		return s
 	}
-	return ix.sites[foldKey(name)]
+	return get(ix.sites, name)
 }
 
 func (ix *index) pod(name string) *Pod {
 	if p, ok := ix.exactPods[name]; ok {
 		return p.pod
 	}
-	return ix.pods[foldKey(name)]
+	return get(ix.pods, name)
 }
 
-func (ix *index) server(name string) *ConnectionServer { return ix.servers[foldKey(name)] }
-func (ix *index) entitlement(name string) *Entitlement { return ix.ges[foldKey(name)] }
-func (ix *index) pool(name string) *Pool               { return ix.pools[foldKey(name)] }
-func (ix *index) farm(name string) *Farm               { return ix.farms[foldKey(name)] }
-func (ix *index) user(name string) *User               { return ix.users[foldKey(name)] }
-func (ix *index) group(name string) *Group             { return ix.groups[foldKey(name)] }
-func (ix *index) computer(name string) *Computer       { return ix.computers[foldKey(name)] }
-func (ix *index) hostsOf(farm string) []Host           { return ix.farmHosts[foldKey(farm)] }
-func (ix *index) podsOf(site string) []*Pod            { return ix.sitePods[foldKey(site)] }
+func (ix *index) server(name string) *ConnectionServer { return get(ix.servers, name) }
+func (ix *index) entitlement(name string) *Entitlement { return get(ix.ges, name) }
+func (ix *index) pool(name string) *Pool               { return get(ix.pools, name) }
+func (ix *index) farm(name string) *Farm               { return get(ix.farms, name) }
+func (ix *index) user(name string) *User               { return get(ix.users, name) }
+func (ix *index) group(name string) *Group             { return get(ix.groups, name) }
+func (ix *index) computer(name string) *Computer       { return get(ix.computers, name) }
+func (ix *index) hostsOf(farm string) []Host           { return get(ix.farmHosts, farm) }
+func (ix *index) podsOf(site string) []*Pod            { return get(ix.sitePods, site) }
 
 func (ix *index) isOffline(pod string) bool {
 	if p, ok := ix.exactPods[pod]; ok {
 		return p.offline
 	}
-	return ix.offline[foldKey(pod)]
+	return get(ix.offline, pod)
 }

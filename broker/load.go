@@ -163,7 +163,7 @@ func loadValue(load *big.Rat) *float64 {
 // pools in that pod, the mean pool load (LOAD) or total sessions over total
 // capacity times 100 (SESSION); nil when nothing is left, or under NONE.
 func (ix *index) podLoad(ge *Entitlement, pod string, policy Policy) *big.Rat {
-	return ix.aggregateLoad(available(ix.poolsOf(ge).byPod[foldKey(pod)], nil), policy)
+	return ix.aggregateLoad(available(get(ix.poolsOf(ge).byPod, pod), nil), policy)
 }
 
 // gePool is one pool associated with a global entitlement, with why it is

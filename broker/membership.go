@@ -62,7 +62,7 @@ func (ix *index) groupChain(start []string, targets map[string]bool) []string {
 	}
 	found := false
 	steps := nesting.Up(stored(start), next, nesting.Once(foldKey), func(name string) bool {
-		found = targets[foldKey(name)]
+		found = get(targets, name)
 		return found
 	})
 	if !found {

@@ -55,7 +55,7 @@ func (rs *resolver) searchSites() *Decision {
 	if d := rs.searchSite(start, TierStarting, nil); d != nil {
 		return d
 	}
-	if !rs.visited[foldKey(rs.site.Name)] {
+	if !get(rs.visited, rs.site.Name) {
 		if d := rs.searchSite(rs.site, TierConnecting, nil); d != nil {
 			return d
 		}
@@ -120,7 +120,7 @@ func (rs *resolver) searchPreferred() *Decision {
 			continue
 		}
 		considered[foldKey(site.Name)] = rank + 1
-		if rs.visited[foldKey(site.Name)] {
+		if get(rs.visited, site.Name) {
 			rs.trace("tiers", "preferred site %s (rank %d) already searched", site.Name, rank+1)
 			continue
 		}
@@ -157,7 +157,7 @@ func (rs *resolver) searchPreferred() *Decision {
 func (rs *resolver) searchRemaining() *Decision {
 	var cands, empty []string
 	for _, name := range rs.ix.siteNames {
-		if rs.visited[foldKey(name)] {
+		if get(rs.visited, name) {
 			continue
 		}
 		if rs.siteLoadPools(rs.ix.site(name)) == nil {
@@ -203,7 +203,7 @@ func (rs *resolver) searchRemaining() *Decision {
 // siteLoadPools returns the GE's available pools in site within the scope,
 // or nil.
 func (rs *resolver) siteLoadPools(site *Site) []*Pool {
-	return available(rs.ix.poolsOf(rs.ge).bySite[foldKey(site.Name)], func(gp gePool) bool {
+	return available(get(rs.ix.poolsOf(rs.ge).bySite, site.Name), func(gp gePool) bool {
 		return rs.inScope(rs.ix.pods[gp.pod])
 	})
 }
@@ -216,7 +216,7 @@ func (rs *resolver) siteLoad(site *Site) *big.Rat {
 
 // podPools splits the GE's pools in pod into available ones and the others.
 func (rs *resolver) podPools(pod *Pod) (avail []*Pool, other []gePool) {
-	for _, gp := range rs.ix.poolsOf(rs.ge).byPod[foldKey(pod.Name)] {
+	for _, gp := range get(rs.ix.poolsOf(rs.ge).byPod, pod.Name) {
 		if gp.why == "" {
 			avail = append(avail, gp.pool)
 		} else {
@@ -374,7 +374,7 @@ func (rs *resolver) orderPods(site *Site, cands []*Pod, v *SiteVisit) []*Pod {
 		}
 		shuffled := randomOrder(rs.req.Seed, site.Name, others)
 		for _, name := range shuffled {
-			order = append(order, byName[foldKey(name)])
+			order = append(order, get(byName, name))
 		}
 		v.PodOrder = fmt.Sprintf("connecting pod first when in this site, then random (seed %d, label %q)", rs.req.Seed, site.Name)
 		if len(others) > 0 {
@@ -390,7 +390,7 @@ func (rs *resolver) orderPods(site *Site, cands []*Pod, v *SiteVisit) []*Pod {
 	}
 	sortLoaded(items)
 	for _, it := range items {
-		order = append(order, byName[foldKey(it.name)])
+		order = append(order, get(byName, it.name))
 	}
 	v.PodOrder = fmt.Sprintf("least loaded first (%s); ties: the connecting pod, then name", rs.policy)
 	rs.trace("site", "site %s: pods least loaded first (%s): %s", site.Name, rs.policy, renderLoaded(items))
