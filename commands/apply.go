@@ -87,7 +87,7 @@ FILE, apply --wait-replicas only checks (and completes) the replicas.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.writeFlags.add(cmd)

@@ -53,7 +53,7 @@ func newAssignmentListCommand(g *Globals) *cobra.Command {
 		Example: `  cpactl assignment list --entitlement "Engineering Workstations"
   cpactl assignment list --user carol -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVar(&o.User, "user", "", "only this user's assignments")
 	cmd.Flags().StringVar(&o.Entitlement, "entitlement", "", "only the assignments of this entitlement")
@@ -110,7 +110,7 @@ be a dedicated desktop entitlement; setting the same assignment again
 prints "unchanged", a different pod or machine replaces it.`,
 		Example: `  cpactl assignment set --user carol --entitlement "Engineering Workstations" --pod uk-pod1 --machine ENG-UK-017`,
 		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE:    func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVar(&o.User, "user", "", "the user (required)")
 	cmd.Flags().StringVar(&o.Entitlement, "entitlement", "", "the dedicated desktop entitlement (required)")
@@ -198,7 +198,7 @@ assignment left behind by a deleted user or entitlement can still be deleted
 by name. On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
 		Example: `  cpactl assignment delete --user carol --entitlement "Engineering Workstations" --yes`,
 		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE:    func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVar(&o.User, "user", "", "the user (required)")
 	cmd.Flags().StringVar(&o.Entitlement, "entitlement", "", "the entitlement (required)")

@@ -45,7 +45,7 @@ func newComputerListCommand(g *Globals) *cobra.Command {
 		Example: `  cpactl computer list --group Kiosks
   cpactl computer list --name 'pc-0*' -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVar(&o.Group, "group", "", "only the members of this group, through nested groups too")
 	o.listFlags.add(cmd, "computers", true)
@@ -101,7 +101,7 @@ func newComputerShowCommand(g *Globals) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.readFlags.add(cmd)
@@ -144,7 +144,7 @@ func newComputerCreateCommand(g *Globals) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Description, "description", "", "what the computer is")

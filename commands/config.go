@@ -63,7 +63,7 @@ func newConfigGetContextsCommand(g *Globals) *cobra.Command {
 		Example: `  cpactl config get-contexts
   cpactl config get-contexts -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", "output format: table, json or yaml")
 	return cmd

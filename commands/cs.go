@@ -59,7 +59,7 @@ func newCSListCommand(g *Globals) *cobra.Command {
 		Example: `  cpactl cs list --pod lon-pod1
   cpactl cs list --site London -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVar(&o.Pod, "pod", "", "only the Connection Servers of this pod")
 	cmd.Flags().StringVar(&o.Site, "site", "", "only the Connection Servers of this site's pods")
@@ -113,7 +113,7 @@ func newCSShowCommand(g *Globals) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.readFlags.add(cmd)
@@ -160,7 +160,7 @@ func newCSCreateCommand(g *Globals) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Pod, "pod", "", "the pod the server belongs to (required)")
@@ -236,7 +236,7 @@ func newCSUpdateCommand(g *Globals) *cobra.Command {
 			if cmd.Flags().Changed("description") {
 				o.Description = &description
 			}
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	csvListVar(cmd.Flags(), &o.Tags, "tags", "the new restriction tags: a,b (replaces the old ones)")

@@ -63,7 +63,7 @@ deletes what is removed). Exit 0 when identical, 2 when they differ.`,
 				}
 				o.From = args[0]
 			}
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.readFlags.add(cmd)

@@ -43,7 +43,7 @@ func newDocsFormatCommand(g *Globals, format string) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Dir = args[0]
 			o.root = cmd.Root()
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	if format == "man" {

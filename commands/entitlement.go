@@ -133,7 +133,7 @@ func newEntitlementListCommand(g *Globals) *cobra.Command {
   cpactl entitlement list --pool uk-desk
   cpactl entitlement list -o json | jq -r '.[] | select(.use_preferred_sites) | .name'`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVar(&o.Pool, "pool", "", "only the entitlements that include this pool")
 	o.listFlags.add(cmd, "entitlements", true)
@@ -188,7 +188,7 @@ func newEntitlementShowCommand(g *Globals) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.readFlags.add(cmd)
@@ -433,7 +433,7 @@ enabled, every other option off. A desktop entitlement needs --dedicated or
 			if err := o.parse(cmd); err != nil {
 				return err
 			}
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.entitlementPolicyFlags.add(cmd)
@@ -512,7 +512,7 @@ and dedicated/floating may be repeated but never changed.`,
 				return errorf("pass the options to change; see `cpactl entitlement update --help`",
 					"nothing to update for entitlement %s", o.Name)
 			}
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.entitlementPolicyFlags.add(cmd)

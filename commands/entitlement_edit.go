@@ -55,7 +55,7 @@ checked by ` + "`cpactl resolve`" + `; ` + "`cpactl user entitlements`" + ` asks
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.Effective, "effective", false, "every user reached, through nested groups too, with the path")
@@ -137,7 +137,7 @@ are left alone. Users may be written uid, DOMAIN\uid or uid@domain.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	if !add {
@@ -255,7 +255,7 @@ takes only dedicated desktop pools, a floating one only floating pools
 		Args:    cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name, o.Pools = args[0], args[1:]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	if !add {

@@ -31,7 +31,7 @@ streamed and sorted with bounded memory, whatever the directory's size.`,
 		Example: `  cpactl export -O federation.ldif
   cpactl resolve --from federation.ldif --user alice --entitlement "Sales Desktops" --pod india-pod-1`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVar(&o.From, "from", "", "re-export an LDIF snapshot (normalizes its order), or export a Horizon pull directory, instead of reading a server")
 	cmd.Flags().StringVarP(&o.File, "output-file", "O", "", "write to this file instead of stdout")

@@ -91,7 +91,7 @@ func newFarmListCommand(g *Globals) *cobra.Command {
 		Example: `  cpactl farm list --pod us-pod1
   cpactl farm list --site London -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVar(&o.Pod, "pod", "", "only the farms of this pod")
 	cmd.Flags().StringVar(&o.Site, "site", "", "only the farms of this site's pods")
@@ -152,7 +152,7 @@ func newFarmShowCommand(g *Globals) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.readFlags.add(cmd)
@@ -239,7 +239,7 @@ func newFarmCreateCommand(g *Globals) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Pod, "pod", "", "the pod of the farm (required)")
@@ -311,7 +311,7 @@ func newFarmUpdateCommand(g *Globals) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.farmLimitFlags.add(cmd)

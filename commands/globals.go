@@ -84,6 +84,10 @@ type Globals struct {
 	// the server the flags name: a test hands in a store on a wrapped
 	// client or a snapshot.
 	OpenStore func() (*directory.Store, func(), error)
+	// runF, when set (by a test), is called with a command's options in
+	// place of running them: what the command line made of argv, before
+	// anything is read or written (gh's runF, for every command at once).
+	runF func(options any) error
 
 	progress progressFlags
 
@@ -465,4 +469,15 @@ func (g *Globals) ReadStore(from string) (*directory.Store, func(), error) {
 			Hint: "pass an LDIF file written by `cpactl export` or `ldapsearch -LLL`"}
 	}
 	return directory.NewStore(snap, g.snapshotBase(snap)), func() {}, nil
+}
+
+// runner is a command's options, which run it.
+type runner interface{ run() error }
+
+// execute runs a command's options, or hands them to runF in a test.
+func (g *Globals) execute(o runner) error {
+	if g.runF != nil {
+		return g.runF(o)
+	}
+	return o.run()
 }

@@ -43,7 +43,7 @@ The output is sorted: the same federation always draws the same bytes.`,
 		Example: `  cpactl site graph --from fixtures/demo.ldif | dot -Tsvg -o sites.svg
   cpactl site graph --entitlement "Analyst RDS" -o mermaid`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", string(output.DOT), "picture format: dot or mermaid")

@@ -102,7 +102,7 @@ func newGroupListCommand(g *Globals) *cobra.Command {
 		Example: `  cpactl group list --name 'sales*'
   cpactl group list -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	o.listFlags.add(cmd, "groups", true)
 	return cmd
@@ -156,7 +156,7 @@ func newGroupShowCommand(g *Globals) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.readFlags.add(cmd)
@@ -251,7 +251,7 @@ func newGroupCreateCommand(g *Globals) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	csvListVar(cmd.Flags(), &o.Members, "members", "users, groups and computers: a,b,group:c")
@@ -340,7 +340,7 @@ func newGroupMembersCommand(g *Globals, add bool) *cobra.Command {
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Group, o.Members = args[0], args[1:]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	if !add {

@@ -45,7 +45,7 @@ takes a bind DN or its first value (ann).`,
   cpactl history --by ann --refused
   cpactl history --run 3da6b22477e2`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "table", output.FormatUsage)
@@ -362,7 +362,7 @@ the value), nor a move to another parent.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Run = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.writeFlags.add(cmd)

@@ -106,7 +106,7 @@ other row).`,
 		Example: `  cpactl homesite set --user alice --site UK
   cpactl homesite set --group Engineering --site US --entitlement Desktops`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	o.principalFlags.add(cmd, "the global entitlement this row overrides (default: the global home site)")
 	cmd.Flags().StringVar(&o.Site, "site", "", "the home site (required)")
@@ -194,7 +194,7 @@ func newHomeSiteUnsetCommand(g *Globals) *cobra.Command {
 		Example: `  cpactl homesite unset --user alice
   cpactl homesite unset --group Engineering --entitlement Desktops`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	o.principalFlags.add(cmd, "remove this entitlement's override (default: the global home site)")
 	o.writeFlags.add(cmd)
@@ -280,7 +280,7 @@ the rows that name that site.`,
   cpactl homesite list --site UK --global
   cpactl homesite list --entitlement Desktops -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	o.principalFlags.add(cmd, "only this entitlement's overrides")
 	cmd.Flags().BoolVar(&o.Global, "global", false, "only global home sites")
@@ -414,7 +414,7 @@ only global rows count.`,
 		Example: `  cpactl homesite resolve --user alice --entitlement Desktops
   cpactl homesite resolve --user 'CORP\alice' -o json --from backup.ldif`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVar(&o.User, "user", "", `the user (uid, DOMAIN\uid or uid@domain; required)`)
 	cmd.Flags().StringVar(&o.Entitlement, "entitlement", "", "the global entitlement (default: global home site only)")

@@ -146,7 +146,7 @@ sites: the pull says so and reads what it has.`,
   cpactl horizon pull --url https://cs1.corp.example.com --domain CORP --user svc-cpactl -W \
       --pod-url London-1=https://lon-cs1.vpn.example.com --allow-missing-pod Tokyo-1 -o ./pull --replace`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVarP(&o.Dir, "output-dir", "o", "", "the pull directory to write (created; see --replace)")
 	cmd.Flags().StringArrayVar(&o.PodURLs, "pod-url", nil, "POD=https://HOST: reach this pod's Connection Server here (repeatable)")

@@ -82,7 +82,7 @@ number of sessions.
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Dir = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	cmd.Flags().StringVarP(&o.File, "output-file", "O", "", "write to this file instead of stdout")

@@ -57,7 +57,7 @@ CPACTL_BIND_PASSWORD) names: below ` + "`cpactl horizon`" + `, --url, -W, -y,
   cpactl horizon push --url https://cs1.corp.example.com --domain CORP --user svc-cpactl --yes
   cpactl export -O fed.ldif && cpactl horizon push --from fed.ldif --url https://cs1 --domain CORP --user svc -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	o.readFlags.add(cmd)
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, "write without asking (needed when stdin or stdout is not a terminal)")

@@ -57,7 +57,7 @@ Two accounts, two passwords, never mixed: the REST account (--domain,
       -H ldap://ldap.corp.example.com -D cn=admin,dc=vdiglobal,dc=vmware,dc=int
   cpactl horizon sync --url https://cs1.corp.example.com --domain CORP --user svc-cpactl --apply --prune --yes`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", output.FormatUsage+" (the differences)")
 	o.writeFlags.add(cmd)

@@ -68,7 +68,7 @@ func newHostListCommand(g *Globals) *cobra.Command {
 		Example: `  cpactl host list --farm us-farm1
   cpactl host list --pod us-pod1 --name 'rdsh-0?' -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVar(&o.Farm, "farm", "", "only the hosts of this farm")
 	cmd.Flags().StringVar(&o.Pod, "pod", "", "only the hosts of this pod's farms")
@@ -136,7 +136,7 @@ func newHostShowCommand(g *Globals) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.readFlags.add(cmd)
@@ -281,7 +281,7 @@ func newHostCreateCommand(g *Globals) *cobra.Command {
 			if err := o.enabled.resolve(cmd); err != nil {
 				return err
 			}
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Farm, "farm", "", "the farm of the host (required)")
@@ -370,7 +370,7 @@ func newHostUpdateCommand(g *Globals, setLoad bool) *cobra.Command {
 					return err
 				}
 			}
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	if setLoad {

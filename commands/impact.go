@@ -62,7 +62,7 @@ stable contract. Exit codes: 0 when nothing moves, 2 when a request moves
 			if err := o.validate(); err != nil {
 				return err
 			}
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	f := cmd.Flags()

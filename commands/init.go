@@ -25,7 +25,7 @@ work as that admin (docs/access.md).`,
 		Example: `  cpactl init -H ldap://ldap.example.com -D cn=admin,dc=vdiglobal,dc=vmware,dc=int -W
   cpactl init --roles -H ldap://ldap.example.com -D uid=ann,ou=Accounts,dc=vdiglobal,dc=vmware,dc=int -W`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	o.writeFlags.add(cmd)
 	cmd.Flags().BoolVar(&o.Roles, "roles", false, "also create ou=Roles and the three role groups")

@@ -50,7 +50,7 @@ Exit 0 when clean, 2 with findings (the stable "check" names above are in
 		Example: `  cpactl lint
   cpactl lint --from backup.ldif -o json | jq -r '.[].check' | sort | uniq -c`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	o.readFlags.add(cmd)
 	return cmd

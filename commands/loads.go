@@ -54,7 +54,7 @@ not exist, 1 on other errors.`,
 			if err := o.whatIf.validate(); err != nil {
 				return err
 			}
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Entitlement, "entitlement", "", "the global entitlement (required)")

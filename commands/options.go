@@ -215,7 +215,7 @@ func newNamedDeleteCommand(g *Globals, spec namedDelete) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.deleteFlags.add(cmd, spec.force)

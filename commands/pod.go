@@ -75,7 +75,7 @@ func newPodListCommand(g *Globals) *cobra.Command {
 		Example: `  cpactl pod list --site London
   cpactl pod list --name 'lon-*' -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVar(&o.Site, "site", "", "only the pods of this site")
 	o.listFlags.add(cmd, "pods", true)
@@ -132,7 +132,7 @@ func newPodShowCommand(g *Globals) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.readFlags.add(cmd)
@@ -167,6 +167,8 @@ type podCreateOptions struct {
 	Site        string
 	Description string
 	Status      string
+	// statusGiven: --status was given (then a repeated create compares it).
+	statusGiven bool
 }
 
 func newPodCreateCommand(g *Globals) *cobra.Command {
@@ -181,7 +183,8 @@ status is compared only when --status is given).`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run(cmd.Flags().Changed("status"))
+			o.statusGiven = cmd.Flags().Changed("status")
+			return o.g.execute(o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Site, "site", "", "the site the pod belongs to (required)")
@@ -191,7 +194,8 @@ status is compared only when --status is given).`,
 	return cmd
 }
 
-func (o *podCreateOptions) run(statusGiven bool) error {
+func (o *podCreateOptions) run() error {
+	statusGiven := o.statusGiven
 	if err := checkName(directory.KindPod, o.Name, maxName); err != nil {
 		return err
 	}
@@ -256,7 +260,7 @@ assignments, entitlements' pools) is rewritten, in one LDAP transaction.`,
 			if cmd.Flags().Changed("description") {
 				o.Description = &description
 			}
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Site, "site", "", "move the pod to this site")

@@ -96,7 +96,7 @@ func newPoolListCommand(g *Globals) *cobra.Command {
   cpactl pool list --site London --name '*-rds'
   cpactl pool list --pod uk-pod1 -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVar(&o.Pod, "pod", "", "only the pools of this pod")
 	cmd.Flags().StringVar(&o.Site, "site", "", "only the pools of this site's pods")
@@ -153,7 +153,7 @@ func newPoolShowCommand(g *Globals) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.readFlags.add(cmd)
@@ -284,7 +284,7 @@ farm of the same pod. Pools start enabled (--disabled to start them off).`,
 			if err := o.enabled.resolve(cmd); err != nil {
 				return err
 			}
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Pod, "pod", "", "the pod of the pool (required)")
@@ -404,7 +404,7 @@ assignment are fixed; delete and create the pool to change them.`,
 			if err := o.enabled.resolve(cmd); err != nil {
 				return err
 			}
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.poolFigureFlags.add(cmd)

@@ -69,7 +69,7 @@ administrator changed it in between, nothing is written and cpactl exits
 			o.Name = args[0]
 			o.setGiven = cmd.Flags().Changed("set")
 			o.outputGiven = cmd.Flags().Changed("output")
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	csvListVar(cmd.Flags(), &o.Set, "set", "the new list, first rank first: A,B,C")

@@ -82,7 +82,7 @@ refuse is refused with apply's message).`,
 			if err := o.validate(); err != nil {
 				return err
 			}
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	f := cmd.Flags()

@@ -91,7 +91,7 @@ Every bound account may read the role groups; anonymous may not (exit 4).`,
 		Example: `  cpactl role list
   cpactl role list -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", output.FormatUsage)
 	return cmd
@@ -145,7 +145,7 @@ func newRoleShowCommand(g *Globals) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Role = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 		ValidArgs: ldapschema.RoleNames(),
 	}
@@ -230,7 +230,7 @@ otherwise). A member already there (or not there) is "unchanged".`,
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Role, o.DN = args[0], args[1]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.writeFlags.add(cmd)
@@ -309,7 +309,7 @@ access; this only reports the groups it holds.`,
 		Example: `  cpactl whoami -D uid=hedy,ou=Accounts,dc=vdiglobal,dc=vmware,dc=int -W
   cpactl whoami -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", output.FormatUsage)
 	return cmd

@@ -76,7 +76,7 @@ names the federation's database entry). See docs/history.md.`,
   cpactl schema print --format accesslog --log-directory /var/lib/ldap/accesslog
   cpactl schema print --format accesslog-ldif --database 'olcDatabase={1}mdb,cn=config' | ldapmodify -Y EXTERNAL -H ldapi:///`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVar(&o.Format, "format", "schema",
 		"schema (slapd.conf include), ldif (cn=config), markdown (docs/schema.md), indexes (slapd.conf lines), indexes-ldif (cn=config), acl (slapd.conf access lines for -b), acl-ldif (cn=config), accesslog (the history's log: slapd.conf lines) or accesslog-ldif (cn=config)")
@@ -181,7 +181,7 @@ since an OID never changes meaning.`,
 		Example: `  sudo cpactl schema install -H ldapi://%2Fvar%2Frun%2Fslapd%2Fldapi
   cpactl schema install -H ldap://ldap.example.com -Z -D cn=admin,cn=config -W`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	o.writeFlags.add(cmd)
 	return cmd
@@ -272,7 +272,7 @@ and exits 2 if any.`,
 		Example: `  cpactl schema check -H ldap://ldap.example.com
   cpactl schema check -o json | jq '.[] | select(.status != "ok")'`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", output.FormatUsage)
 	return cmd

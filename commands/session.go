@@ -76,7 +76,7 @@ func newSessionListCommand(g *Globals) *cobra.Command {
   cpactl session list --pod uk-pod1 --limit 50
   cpactl session list --entitlement "Sales Desktop" -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVar(&o.User, "user", "", "only this user's sessions")
 	cmd.Flags().StringVar(&o.Entitlement, "entitlement", "", "only the sessions of this global entitlement")
@@ -142,7 +142,7 @@ func newSessionShowCommand(g *Globals) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ID = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.readFlags.add(cmd)
@@ -207,7 +207,7 @@ new state or brokering pod updates the record.`,
 		Example: `  cpactl session record --user alice --entitlement "Sales Desktop" --pod uk-pod1 --pool uk-desk \
     --brokering-pod in-pod1 --state disconnected --client laptop-1`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.ID, "id", "", "the record's ID (default: derived from the session's user, entitlement, pod, pool, host and client)")
@@ -352,7 +352,7 @@ Ending a session is routine record keeping, so it asks no confirmation.`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IDs = args
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.writeFlags.add(cmd)

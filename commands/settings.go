@@ -67,7 +67,7 @@ source: pod (the pod's own value), federation (cn=Common) or default.`,
   cpactl settings show -o json | jq '.[] | select(.is_default | not)'
   cpactl settings show --pod PAR-1`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVar(&o.Pod, "pod", "", "the values in force for this pod's farms, with their sources")
 	o.readFlags.add(cmd)
@@ -165,7 +165,7 @@ instead: that pod's farms use them, before cn=Common's and the defaults
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Pairs = args
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Pod, "pod", "", "write the values on this pod's entry (pae-RDS* settings only)")
@@ -345,7 +345,7 @@ A key is a setting's name or its alias: ` + settingKeys(false) + `.`,
   cpactl settings reset --pod PAR-1 min-rds-servers-in-lb-queue`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Keys = args
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Pod, "pod", "", "remove the values from this pod's entry (pae-RDS* settings only)")

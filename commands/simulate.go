@@ -122,7 +122,7 @@ error), 3 when the farm does not exist, 1 on bad flags or other errors.`,
 			if err := o.validate(); err != nil {
 				return err
 			}
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	f := cmd.Flags()

@@ -73,7 +73,7 @@ func newSiteListCommand(g *Globals) *cobra.Command {
   cpactl site list --name 'eu-*'
   cpactl site list -o json --from backup.ldif`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	o.listFlags.add(cmd, "sites", true)
 	return cmd
@@ -122,7 +122,7 @@ func newSiteShowCommand(g *Globals) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.readFlags.add(cmd)
@@ -171,7 +171,7 @@ Rank its preferred sites afterwards with ` + "`cpactl site preferred`.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Description, "description", "", "what the site is (up to 1024 characters)")
@@ -254,7 +254,7 @@ lists) in the same LDAP transaction as the rename itself.`,
 			if cmd.Flags().Changed("site-url") {
 				o.URL = &url
 			}
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	cmd.Flags().StringVar(&description, "description", "", "new description (\"\" removes it)")

@@ -60,7 +60,7 @@ the identity and the role it needs (helpdesk).`,
 		Example: `  cpactl -H ldap://127.0.0.1:3390,ldap://127.0.0.1:3389 status
   cpactl -H ldap://replica1,ldap://replica2,ldap://provider status --max-lag 30s -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", "output format: table, json or yaml")
 	cmd.Flags().DurationVar(&o.MaxLag, "max-lag", 60*time.Second, "exit 2 when a replica lags more than this behind the provider")

@@ -62,7 +62,7 @@ direct members).`,
 		Example: `  cpactl user list --group Sales --limit 20
   cpactl user list --name 'a*' -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVar(&o.Group, "group", "", "only the members of this group, through nested groups too")
 	o.listFlags.add(cmd, "users", true)
@@ -120,7 +120,7 @@ func newUserShowCommand(g *Globals) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.readFlags.add(cmd)
@@ -168,7 +168,7 @@ of --domain. Without --name, the full name is the uid.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Arg = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Domain, "domain", "", "the user's NetBIOS or DNS domain")
@@ -263,7 +263,7 @@ func newUserUpdateCommand(g *Globals) *cobra.Command {
 			if cmd.Flags().Changed("name") {
 				o.FullName = &name
 			}
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	cmd.Flags().StringVar(&domain, "domain", "", "new domain (\"\" removes it)")

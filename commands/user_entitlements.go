@@ -46,7 +46,7 @@ checked by ` + "`cpactl resolve`" + `.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.User = args[0]
-			return o.run()
+			return o.g.execute(o)
 		},
 	}
 	o.readFlags.add(cmd)

@@ -55,7 +55,7 @@ unknown. It reads no server.`,
 		Example: `  cpactl version
   cpactl version -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", output.FormatUsage)
 	return cmd
