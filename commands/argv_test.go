@@ -76,6 +76,43 @@ func TestArgvToOptions(t *testing.T) {
 			h := o.(*hostUpdateOptions)
 			return h.Name == "rds-1" && h.PolicyLoadIndexThreshold == 30 && !h.NoPolicyThresholds && !h.setLoad
 		}},
+		{[]string{"pod", "update", "lon-1", "--rename", "london-1", "--status", "online"}, func(o any) bool {
+			p := o.(*podUpdateOptions)
+			return p.Name == "lon-1" && p.Rename == "london-1" && p.Status == "online" && p.Description == nil && p.Site == ""
+		}},
+		{[]string{"cs", "create", "cs-1", "--pod", "lon-1", "--tags", "internal,dmz"}, func(o any) bool {
+			c := o.(*csCreateOptions)
+			return c.Name == "cs-1" && c.Pod == "lon-1" && slices.Equal(c.Tags, []string{"internal", "dmz"})
+		}},
+		{[]string{"cs", "update", "cs-1", "--no-tags"}, func(o any) bool {
+			c := o.(*csUpdateOptions)
+			return c.Name == "cs-1" && c.NoTags && !c.tagsGiven && c.Description == nil
+		}},
+		{[]string{"farm", "create", "f1", "--pod", "lon-1", "--max-sessions-per-host", "40", "--host-load-index-threshold", "90"}, func(o any) bool {
+			f := o.(*farmCreateOptions)
+			return f.Name == "f1" && f.Pod == "lon-1" && f.MaxSessions == 40 && f.LoadIndexThreshold == 90 && f.ConnectingThreshold == 0
+		}},
+		{[]string{"pool", "update", "lon-desk", "--sessions", "7"}, func(o any) bool {
+			p := o.(*poolUpdateOptions)
+			return p.Name == "lon-desk" && p.Sessions == 7 && p.changed("sessions") && !p.changed("capacity")
+		}},
+		{[]string{"host", "create", "rds-1", "--farm", "f1", "--load-index", "12", "--features", "rdp,blast"}, func(o any) bool {
+			h := o.(*hostCreateOptions)
+			return h.Name == "rds-1" && h.Farm == "f1" && h.LoadIndex == 12 && len(h.Features) == 2
+		}},
+		{[]string{"user", "update", "alice", "--name", "Alice M."}, func(o any) bool {
+			u := o.(*userUpdateOptions)
+			return u.Arg == "alice" && str(u.FullName) == "Alice M." && u.Domain == nil
+		}},
+		{[]string{"computer", "create", "PC-1", "--description", "kiosk"}, func(o any) bool {
+			c := o.(*computerCreateOptions)
+			return c.Name == "PC-1" && c.Description == "kiosk"
+		}},
+		{[]string{"entitlement", "create", "Apps", "--type", "application", "--scope", "Within Site"}, func(o any) bool {
+			e := o.(*entitlementCreateOptions)
+			// Horizon Console's words become cpactl's before the run.
+			return e.Name == "Apps" && e.Type == "APPLICATION" && e.Scope == "SITE" && e.LoadDistribution == "NONE"
+		}},
 	} {
 		if o := parsed(t, tc.argv...); !tc.check(o) {
 			t.Errorf("%q: options %+v", tc.argv, o)
