@@ -286,7 +286,7 @@ func (o *csUpdateOptions) run() error {
 	}
 	plan := &directory.Plan{}
 	if changes := next.Attrs().Changes(cs.Attrs(), ldapschema.ConnectionServerManaged...); len(changes) > 0 {
-		plan.Add(directory.ModifyWrite("update", fmt.Sprintf("connection server %s (%s)", cs.Name, changedNames(changes)), cs.DN, changes))
+		plan.Add(directory.ModifyWrite("update", fmt.Sprintf("connection server %s (%s)", cs.Name, attrWords(changes.Attrs())), cs.DN, changes))
 	}
 	return applyPlan(o.g, st, plan, o.DryRun, "connection server "+cs.Name)
 }

@@ -290,7 +290,7 @@ func (o *groupCreateOptions) run() error {
 		changes := want.Attrs().Changes(existing.Attrs(), ldapschema.AttrDescription, ldapschema.AttrMember)
 		if len(changes) > 0 {
 			return errorf(fmt.Sprintf("use `cpactl group add-member %s` or `remove-member` to change its members", existing.Name),
-				"group %s exists with different %s", existing.Name, changedNames(changes))
+				"group %s exists with different %s", existing.Name, attrWords(changes.Attrs()))
 		}
 		o.g.report("group %s: unchanged", existing.Name)
 		return nil

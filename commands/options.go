@@ -112,15 +112,6 @@ func onOff(v bool, on, off string) string {
 // yesNo renders a boolean for tables.
 func yesNo(v bool) string { return onOff(v, "yes", "no") }
 
-// changedWords lists the attributes a modify changes, as flags name them.
-func changedWords(changes ldapschema.Changes) string {
-	words := make([]string, 0, len(changes))
-	for _, a := range changes.Attrs() {
-		words = append(words, attrWord(a))
-	}
-	return strings.Join(words, ", ")
-}
-
 // sortBy sorts s by key, case-insensitively (then exactly), as lists are
 // printed.
 func sortBy[T any](s []T, key func(T) string) {
@@ -154,13 +145,13 @@ func writeChanges(g *Globals, st *directory.Store, dryRun bool, kind, name, dn s
 		return nil
 	}
 	if dryRun {
-		g.report("would update %s %s (%s)", kind, name, changedWords(changes))
+		g.report("would update %s %s (%s)", kind, name, attrWords(changes.Attrs()))
 		return nil
 	}
 	if err := st.Update(dn, changes); err != nil {
 		return err
 	}
-	g.report("updated %s %s (%s)", kind, name, changedWords(changes))
+	g.report("updated %s %s (%s)", kind, name, attrWords(changes.Attrs()))
 	return nil
 }
 

@@ -317,7 +317,7 @@ func (o *podUpdateOptions) run() error {
 	}
 	plan := &directory.Plan{}
 	if changes := next.Attrs().Changes(pod.Attrs(), ldapschema.PodManaged...); len(changes) > 0 {
-		plan.Add(directory.ModifyWrite("update", fmt.Sprintf("pod %s (%s)", pod.Name, changedNames(changes)), pod.DN, changes))
+		plan.Add(directory.ModifyWrite("update", fmt.Sprintf("pod %s (%s)", pod.Name, attrWords(changes.Attrs())), pod.DN, changes))
 	}
 	if o.Rename != "" && o.Rename != pod.Name {
 		if err := checkFreeName(o.Rename, pod.DN, func(n string) (string, error) {

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/cpactl/cpactl/rules"
 )
@@ -16,15 +15,6 @@ func refused(err error) error {
 		return &Failure{Code: ExitError, Err: re, Hint: re.Hint}
 	}
 	return err
-}
-
-// attrWords lists attributes as the flags name them: "capacity, description".
-func attrWords(attrs []string) string {
-	words := make([]string, len(attrs))
-	for i, a := range attrs {
-		words[i] = attrWord(a)
-	}
-	return strings.Join(words, ", ")
 }
 
 // countersNote says when a repeated create left different live counters

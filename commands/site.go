@@ -305,7 +305,7 @@ func (o *siteUpdateOptions) run() error {
 	managed := []string{ldapschema.AttrDescription, ldapschema.AttrSiteURL}
 	plan := &directory.Plan{}
 	if changes := next.Attrs().Changes(site.Attrs(), managed...); len(changes) > 0 {
-		plan.Add(directory.ModifyWrite("update", fmt.Sprintf("site %s (%s)", site.Name, changedNames(changes)), site.DN, changes))
+		plan.Add(directory.ModifyWrite("update", fmt.Sprintf("site %s (%s)", site.Name, attrWords(changes.Attrs())), site.DN, changes))
 	}
 	if o.Rename != "" && o.Rename != site.Name {
 		if err := checkFreeName(o.Rename, site.DN, func(n string) (string, error) {

@@ -305,7 +305,7 @@ func (o *userUpdateOptions) run() error {
 	}
 	plan := &directory.Plan{}
 	if changes := next.Attrs().Changes(u.Attrs(), ldapschema.UserManaged...); len(changes) > 0 {
-		plan.Add(directory.ModifyWrite("update", fmt.Sprintf("user %s (%s)", u.UID, changedNames(dedupChanges(changes))), u.DN, changes))
+		plan.Add(directory.ModifyWrite("update", fmt.Sprintf("user %s (%s)", u.UID, attrWords(dedupChanges(changes).Attrs())), u.DN, changes))
 	}
 	return applyPlan(o.g, st, plan, o.DryRun, "user "+u.UID)
 }

@@ -124,3 +124,12 @@ func cliNoun(kind string) string {
 	}
 	return kind
 }
+
+// attrWords lists attributes as the flags name them: "capacity, description".
+func attrWords(attrs []string) string {
+	words := make([]string, len(attrs))
+	for i, a := range attrs {
+		words[i] = attrWord(a)
+	}
+	return strings.Join(words, ", ")
+}

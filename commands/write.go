@@ -3,7 +3,6 @@ package commands
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -36,15 +35,6 @@ func applyPlan(g *Globals, st *directory.Store, plan *directory.Plan, dryRun boo
 	}
 	warnStepwise(g, plan)
 	return nil
-}
-
-// changedNames lists the attributes a modify changes, in cpactl's words.
-func changedNames(changes ldapschema.Changes) string {
-	names := make([]string, 0, len(changes))
-	for _, a := range changes.Attrs() {
-		names = append(names, attrWord(a))
-	}
-	return strings.Join(names, ", ")
 }
 
 // checkFreeName refuses a rename onto a name another object of the kind
