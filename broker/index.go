@@ -17,26 +17,8 @@ import (
 // accepts as equal (fold.Key).
 func foldKey(s string) string { return fold.Key(s) }
 
-// get is m[foldKey(name)] without building the key of an ASCII name of
-// up to 64 bytes (nearly every name): the look-ups of every request.
-func get[V any](m map[string]V, name string) V {
-	if len(name) > 64 {
-		return m[foldKey(name)]
-	}
-	var buf [64]byte
-	b := buf[:len(name)]
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c >= 0x80 {
-			return m[foldKey(name)]
-		}
-		if 'a' <= c && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		b[i] = c
-	}
-	return m[string(b)] // no allocation: the compiler reads the bytes
-}
+// get is m[foldKey(name)], without building the key of an ASCII name.
+func get[V any](m map[string]V, name string) V { return fold.Lookup(m, name) }
 
 // sortNames sorts names in the name order every listing, tie and random
 // order of the broker uses: case-insensitive, exact spelling breaking ties

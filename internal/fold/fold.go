@@ -57,3 +57,25 @@ func Contains(list []string, name string) bool {
 	}
 	return false
 }
+
+// Lookup is m[Key(s)] without building the key of an ASCII s of up to 64
+// bytes (nearly every name): it is folded in a buffer on the stack, as Key
+// folds it, and the map read with the bytes.
+func Lookup[V any](m map[string]V, s string) V {
+	if len(s) > 64 {
+		return m[Key(s)]
+	}
+	var buf [64]byte
+	b := buf[:len(s)]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return m[Key(s)]
+		}
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return m[string(b)] // no allocation: the compiler reads the bytes
+}
