@@ -120,8 +120,6 @@ func packageMap(t *testing.T) map[string]int {
 // TestImportsGoDownTheMap: every package with non-test code is on the
 // map of docs/architecture.md, and imports only packages below its own
 // row (or in it: `prompt`, `quote`), so that an import up the list fails.
-// A package under another's directory (a tool's main) may import its
-// parent.
 func TestImportsGoDownTheMap(t *testing.T) {
 	rows := packageMap(t)
 	root := filepath.Join("..", "..")
@@ -146,17 +144,6 @@ func TestImportsGoDownTheMap(t *testing.T) {
 		}
 		pkg := filepath.ToSlash(rel)
 		own, onMap := rows[pkg]
-		parent := ""
-		if !onMap {
-			// A tool under a package's directory (internal/horizontest/cmd/horizon-serve).
-			for p := pkg; strings.Contains(p, "/"); {
-				p = p[:strings.LastIndex(p, "/")]
-				if r, ok := rows[p]; ok {
-					own, onMap, parent = r, true, p
-					break
-				}
-			}
-		}
 		if !onMap {
 			t.Errorf("%s: package %s is not in docs/architecture.md's package table: add its row where its imports put it", path, pkg)
 			return nil
@@ -172,7 +159,7 @@ func TestImportsGoDownTheMap(t *testing.T) {
 				return err
 			}
 			dep, ok := strings.CutPrefix(ip, module)
-			if !ok || dep == parent {
+			if !ok {
 				continue
 			}
 			r, ok := rows[dep]
