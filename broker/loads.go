@@ -6,6 +6,8 @@ package broker
 import (
 	"math/big"
 	"strings"
+
+	"github.com/cpactl/cpactl/internal/objkind"
 )
 
 // LoadsReport is the loads of one GE's pools, pods and sites under the
@@ -81,11 +83,11 @@ func Loads(f *Federation, entitlement string, offlinePods []string, whatIf []Wha
 	ix := newIndex(f, offlinePods)
 	ge := ix.entitlement(entitlement)
 	if ge == nil {
-		return nil, &NotFoundError{Kind: "entitlement", Name: entitlement}
+		return nil, &NotFoundError{Kind: objkind.Entitlement, Name: entitlement}
 	}
 	for _, p := range offlinePods {
 		if ix.pod(p) == nil {
-			return nil, &NotFoundError{Kind: "pod", Name: p}
+			return nil, &NotFoundError{Kind: objkind.Pod, Name: p}
 		}
 	}
 	policy, warning := policyOf(ge)

@@ -11,6 +11,8 @@
 // snapshot of it give the same answer.
 package broker
 
+import "github.com/cpactl/cpactl/internal/objkind"
+
 // Scope is a global entitlement's scope policy.
 type Scope string
 
@@ -209,8 +211,8 @@ type MemberKind string
 
 // MemberKind values.
 const (
-	MemberUser  MemberKind = "user"
-	MemberGroup MemberKind = "group"
+	MemberUser  MemberKind = objkind.User
+	MemberGroup MemberKind = objkind.Group
 )
 
 // Member is a user or group entitled to a global entitlement.

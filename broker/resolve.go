@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/cpactl/cpactl/internal/objkind"
 )
 
 // Request is one connection request to resolve.
@@ -78,20 +80,20 @@ func ResolveWith(f *Federation, r Request, pre Prepared) (*Decision, error) {
 		rs.searches, rs.pre = pre.Searches, pre
 	}
 	if rs.user = ix.user(r.User); rs.user == nil {
-		return nil, &NotFoundError{Kind: "user", Name: r.User}
+		return nil, &NotFoundError{Kind: objkind.User, Name: r.User}
 	}
 	if rs.ge = ix.entitlement(r.Entitlement); rs.ge == nil {
-		return nil, &NotFoundError{Kind: "entitlement", Name: r.Entitlement}
+		return nil, &NotFoundError{Kind: objkind.Entitlement, Name: r.Entitlement}
 	}
 	if r.ConnectionServer != "" {
 		if rs.cs = ix.server(r.ConnectionServer); rs.cs == nil {
-			return nil, &NotFoundError{Kind: "connection server", Name: r.ConnectionServer}
+			return nil, &NotFoundError{Kind: objkind.ConnectionServer, Name: r.ConnectionServer}
 		}
 		if rs.pod = ix.pod(rs.cs.Pod); rs.pod == nil {
-			return nil, &NotFoundError{Kind: "pod", Name: rs.cs.Pod}
+			return nil, &NotFoundError{Kind: objkind.Pod, Name: rs.cs.Pod}
 		}
 	} else if rs.pod = ix.pod(r.Pod); rs.pod == nil {
-		return nil, &NotFoundError{Kind: "pod", Name: r.Pod}
+		return nil, &NotFoundError{Kind: objkind.Pod, Name: r.Pod}
 	}
 	if rs.site = ix.site(rs.pod.Site); rs.site == nil {
 		// Not a name the request gave: the data is inconsistent (exit 1).
@@ -102,12 +104,12 @@ func ResolveWith(f *Federation, r Request, pre Prepared) (*Decision, error) {
 	}
 	if r.Client != "" {
 		if rs.client = ix.computer(r.Client); rs.client == nil {
-			return nil, &NotFoundError{Kind: "computer", Name: r.Client}
+			return nil, &NotFoundError{Kind: objkind.Computer, Name: r.Client}
 		}
 	}
 	for _, p := range r.OfflinePods {
 		if ix.pod(p) == nil {
-			return nil, &NotFoundError{Kind: "pod", Name: p}
+			return nil, &NotFoundError{Kind: objkind.Pod, Name: p}
 		}
 	}
 	if err := rs.settle(); err != nil {

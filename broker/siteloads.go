@@ -6,6 +6,8 @@ package broker
 
 import (
 	"math/big"
+
+	"github.com/cpactl/cpactl/internal/objkind"
 )
 
 // EntitlementSiteLoads are every site's load for one global entitlement,
@@ -62,12 +64,12 @@ func SiteLoadsFor(f *Federation, entitlement string, offlinePods []string) (*Ent
 	ix := newIndex(f, offlinePods)
 	for _, p := range offlinePods {
 		if ix.pod(p) == nil {
-			return nil, &NotFoundError{Kind: "pod", Name: p}
+			return nil, &NotFoundError{Kind: objkind.Pod, Name: p}
 		}
 	}
 	ge := ix.entitlement(entitlement)
 	if ge == nil {
-		return nil, &NotFoundError{Kind: "entitlement", Name: entitlement}
+		return nil, &NotFoundError{Kind: objkind.Entitlement, Name: entitlement}
 	}
 	// The GE's options in force, defaults and warnings as Resolve settles
 	// them (no request: nothing to refuse).

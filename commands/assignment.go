@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/quote"
@@ -235,6 +236,6 @@ func (o *assignmentDeleteOptions) run() error {
 		return &directory.NotFoundError{Kind: "assignment of user " + ldapschema.NameOf(udn) + " for entitlement",
 			Name: ldapschema.NameOf(gdn)}
 	}
-	return runDelete(o.g, st, directory.KindAssignment, name, dn, o.deleteFlags,
+	return runDelete(o.g, st, objkind.Assignment, name, dn, o.deleteFlags,
 		fmt.Sprintf("cpactl assignment delete --user %s --entitlement %s --yes", quote.Shell(o.User), quote.Shell(o.Entitlement)))
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/generate"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/progress"
@@ -35,20 +36,20 @@ const completionLimit = 500
 
 // nameFlags are the flags that take the name of an object, and its kind.
 var nameFlags = map[string]string{
-	"site":              directory.KindSite,
-	"pod":               directory.KindPod,
-	"brokering-pod":     directory.KindPod,
-	"offline-pod":       directory.KindPod,
-	"connection-server": directory.KindConnectionServer,
-	"pool":              directory.KindPool,
-	"farm":              directory.KindFarm,
-	"host":              directory.KindHost,
-	"entitlement":       directory.KindEntitlement,
-	"backup":            directory.KindEntitlement,
-	"user":              directory.KindUser,
-	"group":             directory.KindGroup,
-	"client":            directory.KindComputer,
-	"set":               directory.KindSite, // site preferred --set A,B,C
+	"site":              objkind.Site,
+	"pod":               objkind.Pod,
+	"brokering-pod":     objkind.Pod,
+	"offline-pod":       objkind.Pod,
+	"connection-server": objkind.ConnectionServer,
+	"pool":              objkind.Pool,
+	"farm":              objkind.Farm,
+	"host":              objkind.Host,
+	"entitlement":       objkind.Entitlement,
+	"backup":            objkind.Entitlement,
+	"user":              objkind.User,
+	"group":             objkind.Group,
+	"client":            objkind.Computer,
+	"set":               objkind.Site, // site preferred --set A,B,C
 }
 
 // memberFlags take group members (users, groups and computers).
@@ -105,17 +106,17 @@ func enumFlags() map[string][]string {
 
 // nounKinds are the kind of object each noun's verbs name first.
 var nounKinds = map[string]string{
-	"site":        directory.KindSite,
-	"pod":         directory.KindPod,
-	"cs":          directory.KindConnectionServer,
-	"pool":        directory.KindPool,
-	"farm":        directory.KindFarm,
-	"host":        directory.KindHost,
-	"entitlement": directory.KindEntitlement,
-	"user":        directory.KindUser,
-	"group":       directory.KindGroup,
-	"computer":    directory.KindComputer,
-	"session":     directory.KindSession,
+	"site":        objkind.Site,
+	"pod":         objkind.Pod,
+	"cs":          objkind.ConnectionServer,
+	"pool":        objkind.Pool,
+	"farm":        objkind.Farm,
+	"host":        objkind.Host,
+	"entitlement": objkind.Entitlement,
+	"user":        objkind.User,
+	"group":       objkind.Group,
+	"computer":    objkind.Computer,
+	"session":     objkind.Session,
 }
 
 // objectVerbs take an existing object of their noun as first argument;
@@ -125,9 +126,9 @@ var objectVerbs = []string{"show", "update", "delete", "preferred", "set-load", 
 
 // restKinds say what the arguments after the first name, by command.
 var restKinds = map[string]string{
-	"entitlement add-pool":    directory.KindPool,
-	"entitlement remove-pool": directory.KindPool,
-	"session end":             directory.KindSession,
+	"entitlement add-pool":    objkind.Pool,
+	"entitlement remove-pool": objkind.Pool,
+	"session end":             objkind.Session,
 	"group add-member":        memberKind,
 	"group remove-member":     memberKind,
 }
@@ -300,7 +301,7 @@ func (g *Globals) completeArgs(kind, rest string) cobra.CompletionFunc {
 func (g *Globals) completeNames(kind string, list bool) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		done, last := splitList(toComplete, list)
-		if kind == directory.KindUser {
+		if kind == objkind.User {
 			// DOMAIN\uid: complete the uid, keep the domain.
 			i := strings.LastIndex(last, `\`)
 			done, last = done+last[:i+1], last[i+1:]
@@ -326,8 +327,8 @@ func (g *Globals) completeNames(kind string, list bool) cobra.CompletionFunc {
 
 // assignFlags are the what-if flags of the form NAME=VALUE, by the kind
 // of object NAME is.
-var assignFlags = map[string]string{"pool-sessions": directory.KindPool, "host-load": directory.KindHost,
-	"preferred": directory.KindSite}
+var assignFlags = map[string]string{"pool-sessions": objkind.Pool, "host-load": objkind.Host,
+	"preferred": objkind.Site}
 
 // completeAssign completes NAME= of a NAME=VALUE flag, leaving the cursor
 // after the "="; nothing once the "=" is typed.

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/rules"
@@ -153,10 +154,10 @@ func newComputerCreateCommand(g *Globals) *cobra.Command {
 }
 
 func (o *computerCreateOptions) run() error {
-	if err := checkName(directory.KindComputer, o.Name, maxName); err != nil {
+	if err := checkName(objkind.Computer, o.Name, maxName); err != nil {
 		return err
 	}
-	if err := checkDescription(directory.KindComputer, o.Name, o.Description); err != nil {
+	if err := checkDescription(objkind.Computer, o.Name, o.Description); err != nil {
 		return err
 	}
 	st, closeFn, err := o.g.Store()
@@ -165,7 +166,7 @@ func (o *computerCreateOptions) run() error {
 	}
 	defer closeFn()
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Computer]{
-		kind: directory.KindComputer, name: o.Name, where: "", dn: st.DIT.Computer(o.Name), attrs: ldapschema.Computer{Name: o.Name, Description: o.Description}.Attrs(),
+		kind: objkind.Computer, name: o.Name, where: "", dn: st.DIT.Computer(o.Name), attrs: ldapschema.Computer{Name: o.Name, Description: o.Description}.Attrs(),
 		read: func() (ldapschema.Computer, error) { return st.Computer(o.Name) },
 		same: func(existing ldapschema.Computer) (string, string, error) {
 			if len(rules.RepeatedComputer(ldapschema.Computer{Description: o.Description}, existing)) > 0 {
@@ -179,7 +180,7 @@ func (o *computerCreateOptions) run() error {
 
 func newComputerDeleteCommand(g *Globals) *cobra.Command {
 	return newNamedDeleteCommand(g, namedDelete{
-		kind:  directory.KindComputer,
+		kind:  objkind.Computer,
 		use:   "delete NAME",
 		short: "Delete a client computer; refused while groups or sessions refer to it (see --force)",
 		long: `Deletes a client computer. While groups list it or sessions name it, the

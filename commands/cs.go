@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/rules"
@@ -171,7 +172,7 @@ func newCSCreateCommand(g *Globals) *cobra.Command {
 }
 
 func (o *csCreateOptions) run() error {
-	if err := checkName(directory.KindConnectionServer, o.Name, maxName); err != nil {
+	if err := checkName(objkind.ConnectionServer, o.Name, maxName); err != nil {
 		return err
 	}
 	if o.Pod == "" {
@@ -181,7 +182,7 @@ func (o *csCreateOptions) run() error {
 	if err := checkTags(o.Tags); err != nil {
 		return err
 	}
-	if err := checkDescription(directory.KindConnectionServer, o.Name, o.Description); err != nil {
+	if err := checkDescription(objkind.ConnectionServer, o.Name, o.Description); err != nil {
 		return err
 	}
 	st, closeFn, err := o.g.Store()
@@ -195,7 +196,7 @@ func (o *csCreateOptions) run() error {
 	}
 	want := ldapschema.ConnectionServer{Name: o.Name, Pod: pod.Name, Description: o.Description, Tags: sortedTags(o.Tags)}
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.ConnectionServer]{
-		kind: directory.KindConnectionServer, name: o.Name, where: " in pod " + pod.Name, dn: st.DIT.ConnectionServer(pod.Name, o.Name), attrs: want.Attrs(),
+		kind: objkind.ConnectionServer, name: o.Name, where: " in pod " + pod.Name, dn: st.DIT.ConnectionServer(pod.Name, o.Name), attrs: want.Attrs(),
 		read: func() (ldapschema.ConnectionServer, error) { return st.ConnectionServer(o.Name) },
 		same: func(existing ldapschema.ConnectionServer) (string, string, error) {
 			if !ldapschema.EqualDN(ldapschema.ParentOf(existing.DN), pod.DN) {
@@ -261,7 +262,7 @@ func (o *csUpdateOptions) run() error {
 		return err
 	}
 	if o.Description != nil {
-		if err := checkDescription(directory.KindConnectionServer, o.Name, *o.Description); err != nil {
+		if err := checkDescription(objkind.ConnectionServer, o.Name, *o.Description); err != nil {
 			return err
 		}
 	}
@@ -293,7 +294,7 @@ func (o *csUpdateOptions) run() error {
 
 func newCSDeleteCommand(g *Globals) *cobra.Command {
 	return newNamedDeleteCommand(g, namedDelete{
-		kind:  directory.KindConnectionServer,
+		kind:  objkind.ConnectionServer,
 		use:   "delete NAME",
 		short: "Delete a Connection Server",
 		long: `Deletes a Connection Server. On a terminal cpactl asks for confirmation;

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/reconcile"
@@ -210,9 +211,9 @@ func showSingle(kind, attr string, values []string, base string) string {
 	if len(values) == 0 {
 		if set, ok := ldapschema.LookupSetting(attr); ok {
 			switch kind {
-			case reconcile.KindSettings:
+			case objkind.Settings:
 				return strconv.Itoa(set.Default) + " (default)"
-			case directory.KindPod:
+			case objkind.Pod:
 				return "(the federation's)"
 			}
 		}

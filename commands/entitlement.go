@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/quote"
@@ -396,7 +397,7 @@ func (f *entitlementPolicyFlags) apply(ge *ldapschema.Entitlement, creating bool
 	f.multipleSessions.apply(&ge.MultipleSessionsPerUser)
 	f.clientRestrictions.apply(&ge.ClientRestrictions)
 	f.enabled.apply(&ge.Enabled)
-	return checkDescription(directory.KindEntitlement, ge.Name, ge.Description)
+	return checkDescription(objkind.Entitlement, ge.Name, ge.Description)
 }
 
 // entitlementCompared lists the attributes create compares with an
@@ -443,14 +444,14 @@ enabled, every other option off. A desktop entitlement needs --dedicated or
 
 // build validates the flags and returns the entitlement to write.
 func (o *entitlementCreateOptions) build() (ldapschema.Entitlement, error) {
-	if err := checkName(directory.KindEntitlement, o.Name, maxName); err != nil {
+	if err := checkName(objkind.Entitlement, o.Name, maxName); err != nil {
 		return ldapschema.Entitlement{}, err
 	}
 	ge := ldapschema.Entitlement{Name: o.Name}
 	if err := o.apply(&ge, true); err != nil {
 		return ge, err
 	}
-	return ge, checkRules(o.g, directory.KindEntitlement, o.Name, rules.Entitlement(ge))
+	return ge, checkRules(o.g, objkind.Entitlement, o.Name, rules.Entitlement(ge))
 }
 
 func (o *entitlementCreateOptions) run() error {
@@ -464,7 +465,7 @@ func (o *entitlementCreateOptions) run() error {
 	}
 	defer closeFn()
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Entitlement]{
-		kind: directory.KindEntitlement, name: o.Name, where: "", dn: st.DIT.Entitlement(o.Name), attrs: ge.Attrs(),
+		kind: objkind.Entitlement, name: o.Name, where: "", dn: st.DIT.Entitlement(o.Name), attrs: ge.Attrs(),
 		read: func() (ldapschema.Entitlement, error) { return st.Entitlement(o.Name) },
 		same: func(existing ldapschema.Entitlement) (string, string, error) {
 			if r := rules.RepeatedCreate(ge.Attrs(), existing.Attrs(), entitlementCompared, nil); !r.Unchanged() {
@@ -555,7 +556,7 @@ func (o *entitlementUpdateOptions) checkBackup(st *directory.Store, next *ldapsc
 		}
 		vs = rules.Backup(*next, backup, names)
 	}
-	if err := checkRules(o.g, directory.KindEntitlement, next.Name, vs); err != nil {
+	if err := checkRules(o.g, objkind.Entitlement, next.Name, vs); err != nil {
 		return err
 	}
 	return checkAsBackup(o.g, users, *next)
@@ -566,7 +567,7 @@ func (o *entitlementUpdateOptions) checkBackup(st *directory.Store, next *ldapsc
 // write may not turn a valid backup into one that breaks a rule.
 func checkAsBackup(g *Globals, users []ldapschema.Entitlement, ge ldapschema.Entitlement) error {
 	for _, u := range users {
-		if err := checkRules(g, directory.KindEntitlement, ge.Name, rules.Backup(u, ge, nil)); err != nil {
+		if err := checkRules(g, objkind.Entitlement, ge.Name, rules.Backup(u, ge, nil)); err != nil {
 			return err
 		}
 	}
@@ -580,13 +581,13 @@ func (o *entitlementUpdateOptions) run() error {
 	}
 	defer closeFn()
 	return updateOne(o.g, st, o.DryRun, modification[ldapschema.Entitlement]{
-		kind: directory.KindEntitlement, managed: entitlementUpdateManaged,
+		kind: objkind.Entitlement, managed: entitlementUpdateManaged,
 		read: func() (ldapschema.Entitlement, error) { return st.Entitlement(o.Name) },
 		apply: func(ge ldapschema.Entitlement, next *ldapschema.Entitlement) error {
 			if err := o.apply(next, false); err != nil {
 				return err
 			}
-			if err := checkRules(o.g, directory.KindEntitlement, ge.Name, rules.Entitlement(*next)); err != nil {
+			if err := checkRules(o.g, objkind.Entitlement, ge.Name, rules.Entitlement(*next)); err != nil {
 				return err
 			}
 			return o.checkBackup(st, next)
@@ -599,7 +600,7 @@ func (o *entitlementUpdateOptions) run() error {
 
 func newEntitlementDeleteCommand(g *Globals) *cobra.Command {
 	return newNamedDeleteCommand(g, namedDelete{
-		kind:  directory.KindEntitlement,
+		kind:  objkind.Entitlement,
 		short: "Delete a global entitlement; refused while home sites, sessions or assignments refer to it (see --force)",
 		long: `Deletes a global entitlement (its pools and members stay). While home-site
 overrides, session records or pod assignments refer to it, the delete is

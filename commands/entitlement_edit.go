@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/membership"
 	"github.com/cpactl/cpactl/output"
@@ -96,7 +97,7 @@ func (o *entitlementMembersOptions) effective(p output.Printer, st *directory.St
 	views := []EffectiveMemberView{}
 	for _, r := range membership.New(groups).Reach(members) {
 		m := st.MemberOfDN(r.DN)
-		if m.Kind != directory.KindUser {
+		if m.Kind != objkind.User {
 			continue
 		}
 		views = append(views, EffectiveMemberView{User: m.Name, DN: r.DN, Direct: r.Direct(),
@@ -178,7 +179,7 @@ func (o *entitlementMemberEditOptions) resolve(st *directory.Store, ge ldapschem
 		if n, err := directory.ParseUserName(u); err == nil {
 			fallback = st.DIT.User(n.UID)
 		}
-		if err := lookup(directory.KindUser, u, func(a string) (string, string, error) {
+		if err := lookup(objkind.User, u, func(a string) (string, string, error) {
 			x, err := st.User(a)
 			return x.UID, x.DN, err
 		}, fallback); err != nil {
@@ -186,7 +187,7 @@ func (o *entitlementMemberEditOptions) resolve(st *directory.Store, ge ldapschem
 		}
 	}
 	for _, gr := range o.Groups {
-		if err := lookup(directory.KindGroup, gr, func(a string) (string, string, error) {
+		if err := lookup(objkind.Group, gr, func(a string) (string, string, error) {
 			x, err := st.Group(a)
 			return x.Name, x.DN, err
 		}, st.DIT.Group(gr)); err != nil {

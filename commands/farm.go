@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/quote"
@@ -218,7 +218,7 @@ func (f *farmLimitFlags) apply(farm *ldapschema.Farm) error {
 	if f.changed("description") {
 		farm.Description = f.Description
 	}
-	return checkDescription(directory.KindFarm, farm.Name, farm.Description)
+	return checkDescription(objkind.Farm, farm.Name, farm.Description)
 }
 
 type farmCreateOptions struct {
@@ -250,7 +250,7 @@ func newFarmCreateCommand(g *Globals) *cobra.Command {
 
 func (o *farmCreateOptions) build() (ldapschema.Farm, error) {
 	f := ldapschema.Farm{Name: o.Name, Pod: o.Pod}
-	if err := checkName(directory.KindFarm, o.Name, maxName); err != nil {
+	if err := checkName(objkind.Farm, o.Name, maxName); err != nil {
 		return f, err
 	}
 	if o.Pod == "" {
@@ -259,7 +259,7 @@ func (o *farmCreateOptions) build() (ldapschema.Farm, error) {
 	if err := o.apply(&f); err != nil {
 		return f, err
 	}
-	return f, checkRules(o.g, directory.KindFarm, o.Name, rules.Farm(f))
+	return f, checkRules(o.g, objkind.Farm, o.Name, rules.Farm(f))
 }
 
 func (o *farmCreateOptions) run() error {
@@ -278,7 +278,7 @@ func (o *farmCreateOptions) run() error {
 	}
 	want.Pod, want.DN = pod.Name, st.DIT.Farm(pod.Name, o.Name)
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Farm]{
-		kind: directory.KindFarm, name: o.Name, where: " in pod " + pod.Name, dn: want.DN, attrs: want.Attrs(),
+		kind: objkind.Farm, name: o.Name, where: " in pod " + pod.Name, dn: want.DN, attrs: want.Attrs(),
 		read: func() (ldapschema.Farm, error) { return st.Farm(o.Name) },
 		same: func(existing ldapschema.Farm) (string, string, error) {
 			if !ldapschema.EqualDN(existing.DN, want.DN) {
@@ -291,7 +291,7 @@ func (o *farmCreateOptions) run() error {
 			}
 			return existing.Name, "", nil
 		},
-		check: func() error { return checkFreeSlot(st, want.DN, directory.KindFarm, o.Name, "pod "+pod.Name) },
+		check: func() error { return checkFreeSlot(st, want.DN, objkind.Farm, o.Name, "pod "+pod.Name) },
 	})
 }
 
@@ -330,13 +330,13 @@ func (o *farmUpdateOptions) run() error {
 	}
 	defer closeFn()
 	return updateOne(o.g, st, o.DryRun, modification[ldapschema.Farm]{
-		kind: directory.KindFarm, managed: ldapschema.FarmManaged,
+		kind: objkind.Farm, managed: ldapschema.FarmManaged,
 		read: func() (ldapschema.Farm, error) { return st.Farm(o.Name) },
 		apply: func(farm ldapschema.Farm, next *ldapschema.Farm) error {
 			if err := o.apply(next); err != nil {
 				return err
 			}
-			return checkRules(o.g, directory.KindFarm, farm.Name, rules.Farm(*next))
+			return checkRules(o.g, objkind.Farm, farm.Name, rules.Farm(*next))
 		},
 		name:  func(f ldapschema.Farm) string { return f.Name },
 		dn:    func(f ldapschema.Farm) string { return f.DN },
@@ -346,7 +346,7 @@ func (o *farmUpdateOptions) run() error {
 
 func newFarmDeleteCommand(g *Globals) *cobra.Command {
 	return newNamedDeleteCommand(g, namedDelete{
-		kind:  directory.KindFarm,
+		kind:  objkind.Farm,
 		short: "Delete an RDS farm; refused while it has hosts or serves pools (see --force)",
 		long: `Deletes an RDS farm. While it has hosts or serves pools the delete is refused
 and they are listed; with --force its hosts and the pools it serves go too

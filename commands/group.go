@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/rules"
@@ -60,11 +61,11 @@ func groupView(st *directory.Store, g ldapschema.Group, parents groupsByMember) 
 func sortMembers(ms []GroupMemberView) {
 	rank := func(kind string) int {
 		switch kind {
-		case directory.KindUser:
+		case objkind.User:
 			return 0
-		case directory.KindGroup:
+		case objkind.Group:
 			return 1
-		case directory.KindComputer:
+		case objkind.Computer:
 			return 2
 		}
 		return 3
@@ -218,7 +219,7 @@ func memberError(err error) error {
 // groups (tolerated, as Horizon tolerates it, but rarely meant).
 func warnCycles(g *Globals, st *directory.Store, groupName, groupDN string, members []directory.Member) error {
 	for _, m := range members {
-		if m.Kind != directory.KindGroup {
+		if m.Kind != objkind.Group {
 			continue
 		}
 		cycle, err := st.ReachesGroup(groupDN, m.DN)
@@ -261,10 +262,10 @@ func newGroupCreateCommand(g *Globals) *cobra.Command {
 }
 
 func (o *groupCreateOptions) run() error {
-	if err := checkName(directory.KindGroup, o.Name, maxName); err != nil {
+	if err := checkName(objkind.Group, o.Name, maxName); err != nil {
 		return err
 	}
-	if err := checkDescription(directory.KindGroup, o.Name, o.Description); err != nil {
+	if err := checkDescription(objkind.Group, o.Name, o.Description); err != nil {
 		return err
 	}
 	o.Members = cleanList(o.Members)
@@ -304,7 +305,7 @@ func (o *groupCreateOptions) run() error {
 		return err
 	}
 	if err := st.Add(st.Client, dn, want.Attrs()); err != nil {
-		return existsHint(err, directory.KindGroup, o.Name)
+		return existsHint(err, objkind.Group, o.Name)
 	}
 	o.g.report("created group %s with %s", o.Name, memberList(members))
 	return nil
@@ -444,7 +445,7 @@ func (o *groupMembersOptions) storedMembers(st *directory.Store, gr ldapschema.G
 
 func newGroupDeleteCommand(g *Globals) *cobra.Command {
 	return newNamedDeleteCommand(g, namedDelete{
-		kind:  directory.KindGroup,
+		kind:  objkind.Group,
 		use:   "delete NAME",
 		short: "Delete a group; refused while groups, entitlements or home sites refer to it (see --force)",
 		long: `Deletes a group (its own members are not touched). While other groups or

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 )
@@ -68,13 +69,13 @@ func (p *principalFlags) principal(st *directory.Store) (directory.Member, error
 		if err != nil {
 			return directory.Member{}, userError(err)
 		}
-		return directory.Member{Kind: directory.KindUser, Name: u.UID, DN: u.DN}, nil
+		return directory.Member{Kind: objkind.User, Name: u.UID, DN: u.DN}, nil
 	}
 	g, err := st.Group(p.Group)
 	if err != nil {
 		return directory.Member{}, err
 	}
-	return directory.Member{Kind: directory.KindGroup, Name: g.Name, DN: g.DN}, nil
+	return directory.Member{Kind: objkind.Group, Name: g.Name, DN: g.DN}, nil
 }
 
 // rowWords names a row for messages: "user alice (global)", "group Sales
@@ -151,7 +152,7 @@ func (o *homeSiteSetOptions) run() error {
 	}
 	dn := st.DIT.HomeSite(who.DN, geDN)
 	row := ldapschema.HomeSite{DN: dn, SiteDN: site.DN, EntitlementDN: geDN}
-	if who.Kind == directory.KindUser {
+	if who.Kind == objkind.User {
 		row.UserDN = who.DN
 	} else {
 		row.GroupDN = who.DN
@@ -308,7 +309,7 @@ func (o *homeSiteListOptions) run() error {
 			return err
 		}
 		attr := ldapschema.AttrUserDN
-		if who.Kind == directory.KindGroup {
+		if who.Kind == objkind.Group {
 			attr = ldapschema.AttrGroupDN
 		}
 		filters = append(filters, directory.Filter(attr, who.DN))
@@ -340,9 +341,9 @@ func (o *homeSiteListOptions) run() error {
 	}
 	views := make([]HomeSiteView, 0, len(rows))
 	for _, r := range rows {
-		v := HomeSiteView{Kind: directory.KindUser, Name: ldapschema.NameOf(r.UserDN), Site: ldapschema.NameOf(r.SiteDN)}
+		v := HomeSiteView{Kind: objkind.User, Name: ldapschema.NameOf(r.UserDN), Site: ldapschema.NameOf(r.SiteDN)}
 		if r.UserDN == "" {
-			v.Kind, v.Name = directory.KindGroup, ldapschema.NameOf(r.GroupDN)
+			v.Kind, v.Name = objkind.Group, ldapschema.NameOf(r.GroupDN)
 		}
 		if r.EntitlementDN != "" {
 			ge := ldapschema.NameOf(r.EntitlementDN)
@@ -376,7 +377,7 @@ func sortHomeSiteViews(vs []HomeSiteView) {
 			ge = "1" + strings.ToLower(*v.Entitlement)
 		}
 		kind := "1"
-		if v.Kind == directory.KindUser {
+		if v.Kind == objkind.User {
 			kind = "0"
 		}
 		return []string{kind, strings.ToLower(v.Name), ge, strings.ToLower(v.Site), v.Name}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cpactl/cpactl/horizon"
 	"github.com/cpactl/cpactl/horizonpush"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/output"
 )
 
@@ -219,7 +220,7 @@ func doneLine(c horizon.Change) string {
 	case "DELETE":
 		return fmt.Sprintf("deleted %s of %s", c.Kind, c.Object)
 	}
-	if c.Kind == "home site" {
+	if c.Kind == objkind.HomeSiteRow {
 		return fmt.Sprintf("updated %s of %s (site %s)", c.Kind, c.Object, showValue(c.Fields[0].After))
 	}
 	return fmt.Sprintf("updated %s %s (%s)", c.Kind, c.Object, strings.Join(c.FieldNames(), ", "))

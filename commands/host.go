@@ -11,6 +11,7 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/quote"
@@ -257,7 +258,7 @@ func (f *hostFigureFlags) apply(h *ldapschema.Host) error {
 	if f.enabled != nil {
 		f.enabled.apply(&h.Enabled)
 	}
-	return checkDescription(directory.KindHost, h.Name, h.Description)
+	return checkDescription(objkind.Host, h.Name, h.Description)
 }
 
 type hostCreateOptions struct {
@@ -292,7 +293,7 @@ func newHostCreateCommand(g *Globals) *cobra.Command {
 
 func (o *hostCreateOptions) build() (ldapschema.Host, error) {
 	h := ldapschema.Host{Name: o.Name, Enabled: true, Features: append([]string(nil), ldapschema.AllFeatures...)}
-	if err := checkName(directory.KindHost, o.Name, maxName); err != nil {
+	if err := checkName(objkind.Host, o.Name, maxName); err != nil {
 		return h, err
 	}
 	if o.Farm == "" {
@@ -301,7 +302,7 @@ func (o *hostCreateOptions) build() (ldapschema.Host, error) {
 	if err := o.apply(&h); err != nil {
 		return h, err
 	}
-	return h, checkRules(o.g, directory.KindHost, o.Name, rules.Host(h))
+	return h, checkRules(o.g, objkind.Host, o.Name, rules.Host(h))
 }
 
 func (o *hostCreateOptions) run() error {
@@ -323,7 +324,7 @@ func (o *hostCreateOptions) run() error {
 		return err
 	}
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Host]{
-		kind: directory.KindHost, name: o.Name, where: " in farm " + farm.Name, dn: want.DN, attrs: want.Attrs(),
+		kind: objkind.Host, name: o.Name, where: " in farm " + farm.Name, dn: want.DN, attrs: want.Attrs(),
 		read: func() (ldapschema.Host, error) { return st.Host(o.Name) },
 		same: func(existing ldapschema.Host) (string, string, error) {
 			if !ldapschema.EqualDN(existing.DN, want.DN) {
@@ -435,14 +436,14 @@ func (o *hostUpdateOptions) run() error {
 	}
 	defer closeFn()
 	return updateOne(o.g, st, o.DryRun, modification[ldapschema.Host]{
-		kind: directory.KindHost, managed: ldapschema.HostManaged,
+		kind: objkind.Host, managed: ldapschema.HostManaged,
 		read: func() (ldapschema.Host, error) { return st.Host(o.Name) },
 		apply: func(h ldapschema.Host, next *ldapschema.Host) error {
 			if err := o.apply(next); err != nil {
 				return err
 			}
 			o.applyPolicy(next)
-			if err := checkRules(o.g, directory.KindHost, h.Name, rules.Host(*next)); err != nil {
+			if err := checkRules(o.g, objkind.Host, h.Name, rules.Host(*next)); err != nil {
 				return err
 			}
 			if next.Sessions <= h.Sessions {
@@ -462,7 +463,7 @@ func (o *hostUpdateOptions) run() error {
 
 func newHostDeleteCommand(g *Globals) *cobra.Command {
 	return newNamedDeleteCommand(g, namedDelete{
-		kind:  directory.KindHost,
+		kind:  objkind.Host,
 		short: "Delete an RDS host; refused while session records name it (see --force)",
 		long: `Deletes an RDS host. While session records name it the delete is refused
 and they are listed; with --force the sessions lose their host, in the same

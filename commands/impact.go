@@ -10,6 +10,7 @@ import (
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/impact"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/output"
 )
 
@@ -187,7 +188,7 @@ func checkOffline(f *broker.Federation, offline []string) error {
 			}
 		}
 		if !found {
-			return &broker.NotFoundError{Kind: "pod", Name: name}
+			return &broker.NotFoundError{Kind: objkind.Pod, Name: name}
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/rules"
@@ -196,13 +197,13 @@ status is compared only when --status is given).`,
 
 func (o *podCreateOptions) run() error {
 	statusGiven := o.statusGiven
-	if err := checkName(directory.KindPod, o.Name, maxName); err != nil {
+	if err := checkName(objkind.Pod, o.Name, maxName); err != nil {
 		return err
 	}
 	if o.Site == "" {
 		return errorf(fmt.Sprintf("cpactl pod create %s --site SITE", o.Name), "a pod needs a site: pass --site")
 	}
-	if err := checkDescription(directory.KindPod, o.Name, o.Description); err != nil {
+	if err := checkDescription(objkind.Pod, o.Name, o.Description); err != nil {
 		return err
 	}
 	online, err := parseStatus(o.Status)
@@ -219,7 +220,7 @@ func (o *podCreateOptions) run() error {
 		return err
 	}
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Pod]{
-		kind: directory.KindPod, name: o.Name, where: " in site " + site.Name, dn: st.DIT.Pod(o.Name), attrs: ldapschema.Pod{Name: o.Name, SiteDN: site.DN, Description: o.Description, Online: online}.Attrs(),
+		kind: objkind.Pod, name: o.Name, where: " in site " + site.Name, dn: st.DIT.Pod(o.Name), attrs: ldapschema.Pod{Name: o.Name, SiteDN: site.DN, Description: o.Description, Online: online}.Attrs(),
 		read: func() (ldapschema.Pod, error) { return st.Pod(o.Name) },
 		same: func(existing ldapschema.Pod) (string, string, error) {
 			want := ldapschema.Pod{SiteDN: site.DN, Description: o.Description, Online: online}
@@ -283,12 +284,12 @@ func (o *podUpdateOptions) run() error {
 		}
 	}
 	if o.Description != nil {
-		if err := checkDescription(directory.KindPod, o.Name, *o.Description); err != nil {
+		if err := checkDescription(objkind.Pod, o.Name, *o.Description); err != nil {
 			return err
 		}
 	}
 	if o.Rename != "" {
-		if err := checkName(directory.KindPod, o.Rename, maxName); err != nil {
+		if err := checkName(objkind.Pod, o.Rename, maxName); err != nil {
 			return err
 		}
 	}
@@ -323,10 +324,10 @@ func (o *podUpdateOptions) run() error {
 		if err := checkFreeName(o.Rename, pod.DN, func(n string) (string, error) {
 			p, err := st.Pod(n)
 			return p.DN, err
-		}, directory.KindPod); err != nil {
+		}, objkind.Pod); err != nil {
 			return err
 		}
-		rename, err := st.PlanRename(directory.KindPod, pod.Name, pod.DN, o.Rename)
+		rename, err := st.PlanRename(objkind.Pod, pod.Name, pod.DN, o.Rename)
 		if err != nil {
 			return err
 		}
@@ -338,7 +339,7 @@ func (o *podUpdateOptions) run() error {
 
 func newPodDeleteCommand(g *Globals) *cobra.Command {
 	return newNamedDeleteCommand(g, namedDelete{
-		kind:  directory.KindPod,
+		kind:  objkind.Pod,
 		use:   "delete NAME",
 		short: "Delete a pod; refused while it has Connection Servers, pools or farms, or records refer to it (see --force)",
 		long: `Deletes a pod. While Connection Servers, pools or farms lie below it, or

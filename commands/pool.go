@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/quote"
@@ -235,7 +236,7 @@ func (f *poolFigureFlags) apply(p *ldapschema.Pool) error {
 		p.Description = f.Description
 	}
 	f.enabled.apply(&p.Enabled)
-	return checkDescription(directory.KindPool, p.Name, p.Description)
+	return checkDescription(objkind.Pool, p.Name, p.Description)
 }
 
 // bindFarm points a farm-backed pool at the farm --farm names, which must
@@ -311,7 +312,7 @@ func parseKind(s string) (string, error) {
 // without its farm.
 func (o *poolCreateOptions) build() (ldapschema.Pool, error) {
 	p := ldapschema.Pool{Name: o.Name, Enabled: true}
-	if err := checkName(directory.KindPool, o.Name, maxName); err != nil {
+	if err := checkName(objkind.Pool, o.Name, maxName); err != nil {
 		return p, err
 	}
 	if o.Pod == "" {
@@ -332,7 +333,7 @@ func (o *poolCreateOptions) build() (ldapschema.Pool, error) {
 	if err := o.apply(&p); err != nil {
 		return p, err
 	}
-	if err := checkRules(o.g, directory.KindPool, o.Name, rules.Pool(p)); err != nil {
+	if err := checkRules(o.g, objkind.Pool, o.Name, rules.Pool(p)); err != nil {
 		return p, err
 	}
 	return p, o.checkOvercommit(o.g, p)
@@ -357,7 +358,7 @@ func (o *poolCreateOptions) run() error {
 		return err
 	}
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Pool]{
-		kind: directory.KindPool, name: o.Name, where: " in pod " + pod.Name, dn: want.DN, attrs: want.Attrs(),
+		kind: objkind.Pool, name: o.Name, where: " in pod " + pod.Name, dn: want.DN, attrs: want.Attrs(),
 		read: func() (ldapschema.Pool, error) { return st.Pool(o.Name) },
 		same: func(existing ldapschema.Pool) (string, string, error) {
 			if !ldapschema.EqualDN(existing.DN, want.DN) {
@@ -377,7 +378,7 @@ func (o *poolCreateOptions) run() error {
 			}
 			return existing.Name, countersNote(r), nil
 		},
-		check: func() error { return checkFreeSlot(st, want.DN, directory.KindPool, o.Name, "pod "+pod.Name) },
+		check: func() error { return checkFreeSlot(st, want.DN, objkind.Pool, o.Name, "pod "+pod.Name) },
 	})
 }
 
@@ -423,13 +424,13 @@ func (o *poolUpdateOptions) run() error {
 	}
 	defer closeFn()
 	return updateOne(o.g, st, o.DryRun, modification[ldapschema.Pool]{
-		kind: directory.KindPool, managed: ldapschema.PoolManaged,
+		kind: objkind.Pool, managed: ldapschema.PoolManaged,
 		read: func() (ldapschema.Pool, error) { return st.Pool(o.Name) },
 		apply: func(pool ldapschema.Pool, next *ldapschema.Pool) error {
 			if err := o.apply(next); err != nil {
 				return err
 			}
-			if err := checkRules(o.g, directory.KindPool, pool.Name, rules.Pool(*next)); err != nil {
+			if err := checkRules(o.g, objkind.Pool, pool.Name, rules.Pool(*next)); err != nil {
 				return err
 			}
 			if err := o.checkOvercommit(o.g, *next); err != nil {
@@ -445,7 +446,7 @@ func (o *poolUpdateOptions) run() error {
 
 func newPoolDeleteCommand(g *Globals) *cobra.Command {
 	return newNamedDeleteCommand(g, namedDelete{
-		kind:  directory.KindPool,
+		kind:  objkind.Pool,
 		short: "Delete a pool; refused while an entitlement or session refers to it (see --force)",
 		long: `Deletes a pool. While an entitlement holds it or session records name it,
 the delete is refused and they are listed; with --force the pool leaves the

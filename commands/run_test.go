@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 )
 
 // Run-function tests: each builds a command's options struct directly, with
@@ -169,7 +170,7 @@ func TestRunTopology(t *testing.T) {
 		// --force, so that Germany's referrers do not refuse it first:
 		// what is left to refuse it is the missing --yes.
 		g, out, _ := snapshotGlobals(t)
-		o := &namedDeleteOptions{g: g, deleteFlags: deleteFlags{Force: true}, spec: namedDelete{kind: directory.KindSite,
+		o := &namedDeleteOptions{g: g, deleteFlags: deleteFlags{Force: true}, spec: namedDelete{kind: objkind.Site,
 			hint: func(string) string { return "" },
 			lookup: func(st *directory.Store, name string) (string, string, error) {
 				s, err := st.Site(name)

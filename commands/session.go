@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/rules"
@@ -175,7 +176,7 @@ func readSession(st *directory.Store, id string) (ldapschema.Session, error) {
 		return ldapschema.Session{}, err
 	}
 	if e == nil || !ldapschema.HasClass(e, ldapschema.ClassSession) {
-		return ldapschema.Session{}, &directory.NotFoundError{Kind: directory.KindSession, Name: id}
+		return ldapschema.Session{}, &directory.NotFoundError{Kind: objkind.Session, Name: id}
 	}
 	return ldapschema.SessionFromEntry(e)
 }
@@ -240,7 +241,7 @@ func (o *sessionRecordOptions) validate() error {
 	}
 	o.State = state
 	if o.ID != "" {
-		return checkName(directory.KindSession, o.ID, maxName)
+		return checkName(objkind.Session, o.ID, maxName)
 	}
 	return nil
 }
@@ -315,7 +316,7 @@ func (o *sessionRecordOptions) run() error {
 	}
 	existing, err := readSession(st, s.ID)
 	if err == nil {
-		return writeChanges(o.g, st, o.DryRun, directory.KindSession, s.ID, s.DN,
+		return writeChanges(o.g, st, o.DryRun, objkind.Session, s.ID, s.DN,
 			s.Attrs().Changes(existing.Attrs(), sessionManaged...))
 	}
 	if !directory.IsNotFound(err) {
@@ -328,7 +329,7 @@ func (o *sessionRecordOptions) run() error {
 		return nil
 	}
 	if err := st.Add(st.Client, s.DN, s.Attrs()); err != nil {
-		return existsHint(err, directory.KindSession, s.ID)
+		return existsHint(err, objkind.Session, s.ID)
 	}
 	o.g.report("recorded %s", line)
 	return nil

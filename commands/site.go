@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/rules"
@@ -185,10 +186,10 @@ func (o *siteCreateOptions) validate() error {
 	if err := checkSiteURLFlag(o.g); err != nil {
 		return err
 	}
-	if err := checkName(directory.KindSite, o.Name, maxName); err != nil {
+	if err := checkName(objkind.Site, o.Name, maxName); err != nil {
 		return err
 	}
-	return checkDescription(directory.KindSite, o.Name, o.Description)
+	return checkDescription(objkind.Site, o.Name, o.Description)
 }
 
 func (o *siteCreateOptions) run() error {
@@ -201,7 +202,7 @@ func (o *siteCreateOptions) run() error {
 	}
 	defer closeFn()
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Site]{
-		kind: directory.KindSite, name: o.Name, where: "", dn: st.DIT.Site(o.Name), attrs: ldapschema.Site{Name: o.Name, Description: o.Description, URL: o.URL}.Attrs(),
+		kind: objkind.Site, name: o.Name, where: "", dn: st.DIT.Site(o.Name), attrs: ldapschema.Site{Name: o.Name, Description: o.Description, URL: o.URL}.Attrs(),
 		read: func() (ldapschema.Site, error) { return st.Site(o.Name) },
 		same: func(existing ldapschema.Site) (string, string, error) {
 			if diffs := rules.RepeatedSite(ldapschema.Site{Description: o.Description, URL: o.URL}, existing); len(diffs) > 0 {
@@ -272,12 +273,12 @@ func (o *siteUpdateOptions) validate() error {
 		return errorf("pass --description, --site-url or --rename", "nothing to update for site %s", o.Name)
 	}
 	if o.Description != nil {
-		if err := checkDescription(directory.KindSite, o.Name, *o.Description); err != nil {
+		if err := checkDescription(objkind.Site, o.Name, *o.Description); err != nil {
 			return err
 		}
 	}
 	if o.Rename != "" {
-		return checkName(directory.KindSite, o.Rename, maxName)
+		return checkName(objkind.Site, o.Rename, maxName)
 	}
 	return nil
 }
@@ -311,10 +312,10 @@ func (o *siteUpdateOptions) run() error {
 		if err := checkFreeName(o.Rename, site.DN, func(n string) (string, error) {
 			s, err := st.Site(n)
 			return s.DN, err
-		}, directory.KindSite); err != nil {
+		}, objkind.Site); err != nil {
 			return err
 		}
-		rename, err := st.PlanRename(directory.KindSite, site.Name, site.DN, o.Rename)
+		rename, err := st.PlanRename(objkind.Site, site.Name, site.DN, o.Rename)
 		if err != nil {
 			return err
 		}
@@ -326,7 +327,7 @@ func (o *siteUpdateOptions) run() error {
 
 func newSiteDeleteCommand(g *Globals) *cobra.Command {
 	return newNamedDeleteCommand(g, namedDelete{
-		kind:  directory.KindSite,
+		kind:  objkind.Site,
 		use:   "delete NAME",
 		short: "Delete a site; refused while pods, preferred-site lists or home sites refer to it (see --force)",
 		long: `Deletes a site. While pods, other sites' preferred-site lists or home-site

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/quote"
@@ -196,7 +197,7 @@ func (o *userCreateOptions) want() (ldapschema.User, error) {
 	if o.Domain != "" {
 		u.Domain = o.Domain
 	}
-	if err := checkName(directory.KindUser, u.UID, maxUserName); err != nil {
+	if err := checkName(objkind.User, u.UID, maxUserName); err != nil {
 		return u, err
 	}
 	if u.Domain != "" {
@@ -205,7 +206,7 @@ func (o *userCreateOptions) want() (ldapschema.User, error) {
 		}
 	}
 	if u.FullName != "" {
-		if err := checkDescription(directory.KindUser, u.UID, u.FullName); err != nil {
+		if err := checkDescription(objkind.User, u.UID, u.FullName); err != nil {
 			return u, err
 		}
 	}
@@ -226,7 +227,7 @@ func (o *userCreateOptions) run() error {
 	}
 	defer closeFn()
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.User]{
-		kind: directory.KindUser, name: want.UID, where: "", dn: st.DIT.User(want.UID), attrs: want.Attrs(),
+		kind: objkind.User, name: want.UID, where: "", dn: st.DIT.User(want.UID), attrs: want.Attrs(),
 		read: func() (ldapschema.User, error) { return st.User(want.UID) },
 		same: func(existing ldapschema.User) (string, string, error) {
 			if diffs := rules.RepeatedUser(want, existing); len(diffs) > 0 {
@@ -296,7 +297,7 @@ func (o *userUpdateOptions) run() error {
 	}
 	if o.FullName != nil {
 		next.FullName = strings.TrimSpace(*o.FullName)
-		if err := checkDescription(directory.KindUser, u.UID, next.FullName); err != nil {
+		if err := checkDescription(objkind.User, u.UID, next.FullName); err != nil {
 			return err
 		}
 		if next.FullName == "" {
@@ -325,7 +326,7 @@ func dedupChanges(changes ldapschema.Changes) ldapschema.Changes {
 
 func newUserDeleteCommand(g *Globals) *cobra.Command {
 	return newNamedDeleteCommand(g, namedDelete{
-		kind:  directory.KindUser,
+		kind:  objkind.User,
 		use:   "delete USER",
 		short: "Delete a user; refused while groups, entitlements, home sites or records refer to it (see --force)",
 		long: `Deletes a user. While groups or entitlements list it as a member, or

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/quote"
 	"github.com/cpactl/cpactl/reconcile"
@@ -312,7 +313,7 @@ func (w *whatIfFlags) lay(st *directory.Store, ov *directory.Overlay, parsed *pa
 			return nil, err
 		}
 		for _, c := range ps.changes {
-			if err := ov.Replace(directory.KindPod, pod.Name, pod.DN, c.set.Attr, []string{strconv.Itoa(c.value)}); err != nil {
+			if err := ov.Replace(objkind.Pod, pod.Name, pod.DN, c.set.Attr, []string{strconv.Itoa(c.value)}); err != nil {
 				return nil, err
 			}
 			list = append(list, broker.WhatIf{Kind: "pod_setting", Target: pod.Name, Value: c.set.Attr + "=" + strconv.Itoa(c.value)})
@@ -328,10 +329,10 @@ func (w *whatIfFlags) lay(st *directory.Store, ov *directory.Overlay, parsed *pa
 		}
 		next := pool
 		next.Sessions = p.sessions
-		if err := rules.Refusal(directory.KindPool, pool.Name, rules.Pool(next)); err != nil {
+		if err := rules.Refusal(objkind.Pool, pool.Name, rules.Pool(next)); err != nil {
 			return nil, refused(err)
 		}
-		if err := ov.Replace(directory.KindPool, pool.Name, pool.DN, ldapschema.AttrSessions, []string{strconv.Itoa(p.sessions)}); err != nil {
+		if err := ov.Replace(objkind.Pool, pool.Name, pool.DN, ldapschema.AttrSessions, []string{strconv.Itoa(p.sessions)}); err != nil {
 			return nil, err
 		}
 		list = append(list, broker.WhatIf{Kind: "pool_sessions", Target: pool.Name, Value: strconv.Itoa(p.sessions)})
@@ -350,12 +351,12 @@ func (w *whatIfFlags) lay(st *directory.Store, ov *directory.Overlay, parsed *pa
 		if h.sessions != nil {
 			next.Sessions, figures[ldapschema.AttrSessions] = *h.sessions, *h.sessions
 		}
-		if err := rules.Refusal(directory.KindHost, host.Name, rules.Host(next)); err != nil {
+		if err := rules.Refusal(objkind.Host, host.Name, rules.Host(next)); err != nil {
 			return nil, refused(err)
 		}
 		for _, attr := range []string{ldapschema.AttrLoadIndex, ldapschema.AttrConnectingSessions, ldapschema.AttrSessions} {
 			if v, ok := figures[attr]; ok {
-				if err := ov.Replace(directory.KindHost, host.Name, host.DN, attr, []string{strconv.Itoa(v)}); err != nil {
+				if err := ov.Replace(objkind.Host, host.Name, host.DN, attr, []string{strconv.Itoa(v)}); err != nil {
 					return nil, err
 				}
 			}
@@ -378,7 +379,7 @@ func (w *whatIfFlags) lay(st *directory.Store, ov *directory.Overlay, parsed *pa
 			}
 			names = append(names, s.Name)
 		}
-		if err := ov.Replace(directory.KindSite, site.Name, site.DN, ldapschema.AttrPreferredSite,
+		if err := ov.Replace(objkind.Site, site.Name, site.DN, ldapschema.AttrPreferredSite,
 			ldapschema.EncodePreferredSites(names)); err != nil {
 			return nil, err
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -119,7 +119,7 @@ func sortedTags(tags []string) []string {
 
 // cliNoun is the command noun of a kind.
 func cliNoun(kind string) string {
-	if kind == directory.KindConnectionServer {
+	if kind == objkind.ConnectionServer {
 		return "cs"
 	}
 	return kind

@@ -10,6 +10,7 @@ import (
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/internal/nesting"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -190,7 +191,7 @@ func (e *UserDomainError) Error() string {
 }
 
 // Unwrap makes the error a not-found error.
-func (e *UserDomainError) Unwrap() error { return &NotFoundError{Kind: KindUser, Name: e.Arg} }
+func (e *UserDomainError) Unwrap() error { return &NotFoundError{Kind: objkind.User, Name: e.Arg} }
 
 // ResolveFederation reads what one resolve needs, and nothing more (docs/resolve.md
 // "Reads"), in a number of searches that does not depend on the size of the
@@ -253,7 +254,7 @@ func (r *resolveReader) unreadable(err error, what string) {
 // without the user's). A GE that does not exist is a *NotFoundError.
 func (s *Store) LoadsFederation(entitlement string) (*ResolveData, error) {
 	if entitlement == "" {
-		return nil, s.notFound(KindEntitlement, entitlement)
+		return nil, s.notFound(objkind.Entitlement, entitlement)
 	}
 	t, err := s.TopologyFederation(entitlement)
 	if err != nil {
@@ -268,7 +269,7 @@ func (r *resolveReader) read(q ResolveQuery) (string, error) {
 		return "", err
 	}
 	if q.ConnectionServer != "" {
-		e, err := s.findNamed(KindConnectionServer, q.ConnectionServer, s.DIT.Pods(), ldap.ScopeWholeSubtree,
+		e, err := s.findNamed(objkind.ConnectionServer, q.ConnectionServer, s.DIT.Pods(), ldap.ScopeWholeSubtree,
 			ldapschema.ClassConnectionServer, ldapschema.AttrCN)
 		switch {
 		case err == nil:
@@ -305,7 +306,7 @@ func (r *resolveReader) read(q ResolveQuery) (string, error) {
 	}
 
 	if q.Client != "" {
-		e, err := s.findNamed(KindComputer, q.Client, s.DIT.Computers(), ldap.ScopeSingleLevel, ldapschema.ClassDevice,
+		e, err := s.findNamed(objkind.Computer, q.Client, s.DIT.Computers(), ldap.ScopeSingleLevel, ldapschema.ClassDevice,
 			ldapschema.AttrCN)
 		switch {
 		case err == nil:
@@ -388,7 +389,7 @@ func (s *Store) TopologyFederation(entitlement string) (*TopologyData, error) {
 			return nil, err
 		}
 		if dn == "" {
-			return nil, s.notFound(KindEntitlement, entitlement)
+			return nil, s.notFound(objkind.Entitlement, entitlement)
 		}
 	}
 	return &TopologyData{Federation: r.f, Warnings: r.warnings}, nil
@@ -403,7 +404,7 @@ var geEnumAttrs = []string{ldapschema.AttrEntitlementType, ldapschema.AttrScope,
 // when it does not exist.
 func (r *resolveReader) readEntitlement(name string) (string, error) {
 	s := r.s
-	e, err := s.findNamed(KindEntitlement, name, s.DIT.Entitlements(), ldap.ScopeSingleLevel,
+	e, err := s.findNamed(objkind.Entitlement, name, s.DIT.Entitlements(), ldap.ScopeSingleLevel,
 		ldapschema.ClassGlobalEntitlement, ldapschema.AttrCN)
 	if isNotFound(err) {
 		return "", nil
@@ -468,7 +469,7 @@ func (s *Store) entitlementFromEntry(e *ldap.Entry) (g ldapschema.Entitlement, g
 func (r *resolveReader) readBackup(g ldapschema.Entitlement, ge *broker.Entitlement) (*ldapschema.Entitlement, error) {
 	s := r.s
 	ge.Backup = ldapschema.NameOf(g.BackupDN)
-	e, err := s.findNamed(KindEntitlement, ge.Backup, s.DIT.Entitlements(), ldap.ScopeSingleLevel,
+	e, err := s.findNamed(objkind.Entitlement, ge.Backup, s.DIT.Entitlements(), ldap.ScopeSingleLevel,
 		ldapschema.ClassGlobalEntitlement, ldapschema.AttrCN)
 	if isNotFound(err) || (err == nil && !ldapschema.EqualDN(e.DN, g.BackupDN)) {
 		r.warn("entitlement %s names backup %s, which does not exist; ignored (run `cpactl lint`)", g.Name, g.BackupDN)
@@ -596,7 +597,7 @@ func (r *resolveReader) readUser(arg string) (uid, dn string, err error) {
 		return "", "", err
 	}
 	s := r.s
-	e, err := s.findNamed(KindUser, n.UID, s.DIT.People(), ldap.ScopeSingleLevel, ldapschema.ClassInetOrgPerson,
+	e, err := s.findNamed(objkind.User, n.UID, s.DIT.People(), ldap.ScopeSingleLevel, ldapschema.ClassInetOrgPerson,
 		ldapschema.AttrUID)
 	if isNotFound(err) {
 		return n.UID, "", nil

@@ -7,6 +7,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/internal/nesting"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -15,18 +16,18 @@ import (
 // missing object is a *NotFoundError.
 func (s *Store) NamedEntry(kind, name string) (*ldap.Entry, error) {
 	switch kind {
-	case KindEntitlement:
+	case objkind.Entitlement:
 		return s.findNamed(kind, name, s.DIT.Entitlements(), ldap.ScopeSingleLevel, ldapschema.ClassGlobalEntitlement,
 			ldapschema.AttrCN)
-	case KindPool:
+	case objkind.Pool:
 		e, err := s.FindOne(kind, name, s.DIT.Pods(), ldap.ScopeWholeSubtree, And(poolFilter(), Filter(ldapschema.AttrCN, name)))
 		if err == nil && e == nil {
 			err = s.notFound(kind, name)
 		}
 		return e, err
-	case KindFarm:
+	case objkind.Farm:
 		return s.findNamed(kind, name, s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapschema.ClassRDSFarm, ldapschema.AttrCN)
-	case KindHost:
+	case objkind.Host:
 		return s.findNamed(kind, name, s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapschema.ClassRDSHost, ldapschema.AttrCN)
 	}
 	return nil, fmt.Errorf("directory: NamedEntry does not know kind %q", kind)

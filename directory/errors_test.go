@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/go-ldap/ldap/v3"
 )
 
@@ -62,9 +63,9 @@ func TestTypedArgumentErrors(t *testing.T) {
 		err  *AmbiguousError
 		want string
 	}{
-		{&AmbiguousError{Kind: KindPool, Name: "P", DNs: []string{"cn=P,a", "cn=P,b"}},
+		{&AmbiguousError{Kind: objkind.Pool, Name: "P", DNs: []string{"cn=P,a", "cn=P,b"}},
 			"pool \"P\" is ambiguous: 2 entries carry that name (cn=P,a; cn=P,b); run `cpactl lint`"},
-		{&AmbiguousError{Kind: "member", Name: "x", Kinds: []string{KindUser, KindGroup}},
+		{&AmbiguousError{Kind: "member", Name: "x", Kinds: []string{objkind.User, objkind.Group}},
 			`member "x" is ambiguous: a user and a group carry that name; write user:x, group:x or computer:x`},
 	} {
 		if got := tc.err.Error(); got != tc.want {

@@ -10,6 +10,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/history"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -164,9 +165,9 @@ func (e *NoHistoryError) Hint() string {
 // written there (the table's kind names, "rds host" as host, "connection
 // server" as cs).
 var ObjectKinds = map[string]string{
-	"site": KindSite, "pod": KindPod, "cs": KindConnectionServer, "pool": KindPool, "farm": KindFarm,
-	"host": KindHost, "entitlement": KindEntitlement, "user": KindUser, "group": KindGroup,
-	"computer": KindComputer, "session": KindSession,
+	"site": objkind.Site, "pod": objkind.Pod, "cs": objkind.ConnectionServer, "pool": objkind.Pool, "farm": objkind.Farm,
+	"host": objkind.Host, "entitlement": objkind.Entitlement, "user": objkind.User, "group": objkind.Group,
+	"computer": objkind.Computer, "session": objkind.Session,
 }
 
 // ObjectIdentity returns the DN and entryUUID of the object kind/name as

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -45,7 +46,7 @@ func readsOfEveryKind(t *testing.T, st *Store) {
 	if _, err := st.Sessions(Filter(ldapschema.AttrUserDN, alice)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.PlanDelete(KindPod, "London-1", dit.Pod("London-1")); err != nil {
+	if _, err := st.PlanDelete(objkind.Pod, "London-1", dit.Pod("London-1")); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -49,35 +50,35 @@ func DescribeEntry(e *ldap.Entry) (kind, name string) {
 	name = ldapschema.NameOf(e.DN)
 	switch {
 	case has(ldapschema.ClassSite):
-		return KindSite, name
+		return objkind.Site, name
 	case has(ldapschema.ClassPod):
-		return KindPod, name
+		return objkind.Pod, name
 	case has(ldapschema.ClassConnectionServer):
-		return KindConnectionServer, name
+		return objkind.ConnectionServer, name
 	case has(ldapschema.ClassDesktopPool), has(ldapschema.ClassFarmPool):
-		return KindPool, name
+		return objkind.Pool, name
 	case has(ldapschema.ClassRDSFarm):
-		return KindFarm, name
+		return objkind.Farm, name
 	case has(ldapschema.ClassRDSHost):
-		return KindHost, name
+		return objkind.Host, name
 	case has(ldapschema.ClassGlobalEntitlement):
-		return KindEntitlement, name
+		return objkind.Entitlement, name
 	case has(ldapschema.ClassHomeSite):
-		return KindHomeSiteRow, homeSiteRowName(e)
+		return objkind.HomeSiteRow, homeSiteRowName(e)
 	case has(ldapschema.ClassSession):
-		return KindSession, name
+		return objkind.Session, name
 	case has(ldapschema.ClassPodAssignment):
-		return KindAssignment, fmt.Sprintf("of user %s for entitlement %s",
+		return objkind.Assignment, fmt.Sprintf("of user %s for entitlement %s",
 			ldapschema.NameOf(e.GetEqualFoldAttributeValue(ldapschema.AttrUserDN)),
 			ldapschema.NameOf(e.GetEqualFoldAttributeValue(ldapschema.AttrEntitlementDN)))
 	case has(ldapschema.ClassGroup):
-		return KindGroup, name
+		return objkind.Group, name
 	case has(ldapschema.ClassInetOrgPerson):
-		return KindUser, name
+		return objkind.User, name
 	case has(ldapschema.ClassDevice):
-		return KindComputer, name
+		return objkind.Computer, name
 	}
-	return "entry", e.DN
+	return objkind.Entry, e.DN
 }
 
 // homeSiteRowName renders a row as "of user alice (global)" or "of group
@@ -92,12 +93,6 @@ func homeSiteRowName(e *ldap.Entry) string {
 	}
 	return "of " + who + " (global)"
 }
-
-// Kinds of entries that only Describe names.
-const (
-	KindHomeSiteRow = "home-site row"
-	KindAssignment  = "pod assignment"
-)
 
 // goesWithReference reports whether a referrer must be deleted when the
 // entry its attribute refers to goes away: the attribute is required by one
@@ -315,7 +310,7 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 				continue
 			}
 			if first {
-				dp.Referrers = append(dp.Referrers, Referrer{DN: site.DN, Kind: KindSite, Name: site.Name, Via: ViaPreferredSites})
+				dp.Referrers = append(dp.Referrers, Referrer{DN: site.DN, Kind: objkind.Site, Name: site.Name, Via: ViaPreferredSites})
 			}
 			if _, ok := preferredSites[k]; !ok {
 				preferredSites[k] = site

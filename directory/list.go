@@ -7,6 +7,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/internal/glob"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -73,59 +74,59 @@ func userName(e *ldap.Entry) string {
 
 // SelectSites reads the sites sel selects, sorted by name.
 func (s *Store) SelectSites(sel Selection) (Selected[ldapschema.Site], error) {
-	return selectSorted(s, listing[ldapschema.Site]{KindSite, ldapschema.SiteFromEntry, rdnName}, sel)
+	return selectSorted(s, listing[ldapschema.Site]{objkind.Site, ldapschema.SiteFromEntry, rdnName}, sel)
 }
 
 // SelectPods reads the pods sel selects, sorted by name.
 func (s *Store) SelectPods(sel Selection) (Selected[ldapschema.Pod], error) {
-	return selectSorted(s, listing[ldapschema.Pod]{KindPod, ldapschema.PodFromEntry, rdnName}, sel)
+	return selectSorted(s, listing[ldapschema.Pod]{objkind.Pod, ldapschema.PodFromEntry, rdnName}, sel)
 }
 
 // SelectConnectionServers reads the Connection Servers sel selects,
 // sorted by name.
 func (s *Store) SelectConnectionServers(sel Selection) (Selected[ldapschema.ConnectionServer], error) {
-	return selectSorted(s, listing[ldapschema.ConnectionServer]{KindConnectionServer, ldapschema.ConnectionServerFromEntry, rdnName}, sel)
+	return selectSorted(s, listing[ldapschema.ConnectionServer]{objkind.ConnectionServer, ldapschema.ConnectionServerFromEntry, rdnName}, sel)
 }
 
 // SelectPools reads the pools sel selects, sorted by name.
 func (s *Store) SelectPools(sel Selection) (Selected[ldapschema.Pool], error) {
-	return selectSorted(s, listing[ldapschema.Pool]{KindPool, ldapschema.PoolFromEntry, rdnName}, sel)
+	return selectSorted(s, listing[ldapschema.Pool]{objkind.Pool, ldapschema.PoolFromEntry, rdnName}, sel)
 }
 
 // SelectFarms reads the RDS farms sel selects, sorted by name.
 func (s *Store) SelectFarms(sel Selection) (Selected[ldapschema.Farm], error) {
-	return selectSorted(s, listing[ldapschema.Farm]{KindFarm, ldapschema.FarmFromEntry, rdnName}, sel)
+	return selectSorted(s, listing[ldapschema.Farm]{objkind.Farm, ldapschema.FarmFromEntry, rdnName}, sel)
 }
 
 // SelectHosts reads the RDS hosts sel selects, sorted by name.
 func (s *Store) SelectHosts(sel Selection) (Selected[ldapschema.Host], error) {
-	return selectSorted(s, listing[ldapschema.Host]{KindHost, ldapschema.HostFromEntry, rdnName}, sel)
+	return selectSorted(s, listing[ldapschema.Host]{objkind.Host, ldapschema.HostFromEntry, rdnName}, sel)
 }
 
 // SelectEntitlements reads the global entitlements sel selects, sorted by
 // name.
 func (s *Store) SelectEntitlements(sel Selection) (Selected[ldapschema.Entitlement], error) {
-	return selectSorted(s, listing[ldapschema.Entitlement]{KindEntitlement, ldapschema.EntitlementFromEntry, rdnName}, sel)
+	return selectSorted(s, listing[ldapschema.Entitlement]{objkind.Entitlement, ldapschema.EntitlementFromEntry, rdnName}, sel)
 }
 
 // SelectUsers reads the users sel selects, sorted by uid.
 func (s *Store) SelectUsers(sel Selection) (Selected[ldapschema.User], error) {
-	return selectSorted(s, listing[ldapschema.User]{KindUser, ldapschema.UserFromEntry, userName}, sel)
+	return selectSorted(s, listing[ldapschema.User]{objkind.User, ldapschema.UserFromEntry, userName}, sel)
 }
 
 // SelectGroups reads the groups sel selects, sorted by name.
 func (s *Store) SelectGroups(sel Selection) (Selected[ldapschema.Group], error) {
-	return selectSorted(s, listing[ldapschema.Group]{KindGroup, ldapschema.GroupFromEntry, rdnName}, sel)
+	return selectSorted(s, listing[ldapschema.Group]{objkind.Group, ldapschema.GroupFromEntry, rdnName}, sel)
 }
 
 // SelectComputers reads the client computers sel selects, sorted by name.
 func (s *Store) SelectComputers(sel Selection) (Selected[ldapschema.Computer], error) {
-	return selectSorted(s, listing[ldapschema.Computer]{KindComputer, ldapschema.ComputerFromEntry, rdnName}, sel)
+	return selectSorted(s, listing[ldapschema.Computer]{objkind.Computer, ldapschema.ComputerFromEntry, rdnName}, sel)
 }
 
 // SelectSessions reads the session records sel selects, sorted by ID.
 func (s *Store) SelectSessions(sel Selection) (Selected[ldapschema.Session], error) {
-	return selectSorted(s, listing[ldapschema.Session]{KindSession, ldapschema.SessionFromEntry, rdnName}, sel)
+	return selectSorted(s, listing[ldapschema.Session]{objkind.Session, ldapschema.SessionFromEntry, rdnName}, sel)
 }
 
 // nameFilter is the LDAP filter that finds a superset of the objects

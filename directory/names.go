@@ -10,6 +10,7 @@ import (
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/internal/nearest"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -24,21 +25,21 @@ type nameSearch struct {
 
 // nameSearches covers every kind Names completes.
 var nameSearches = map[string]nameSearch{
-	KindSite:             {ldapschema.DIT.Sites, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassSite), ldapschema.AttrCN},
-	KindPod:              {ldapschema.DIT.Pods, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassPod), ldapschema.AttrCN},
-	KindConnectionServer: {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassConnectionServer), ldapschema.AttrCN},
-	KindPool:             {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, poolFilter(), ldapschema.AttrCN},
-	KindFarm:             {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassRDSFarm), ldapschema.AttrCN},
-	KindHost:             {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassRDSHost), ldapschema.AttrCN},
-	KindEntitlement:      {ldapschema.DIT.Entitlements, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassGlobalEntitlement), ldapschema.AttrCN},
-	KindUser:             {ldapschema.DIT.People, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassInetOrgPerson), ldapschema.AttrUID},
-	KindGroup:            {ldapschema.DIT.Groups, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassGroup), ldapschema.AttrCN},
-	KindComputer:         {ldapschema.DIT.Computers, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassDevice), ldapschema.AttrCN},
-	KindSession:          {ldapschema.DIT.Sessions, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassSession), ldapschema.AttrCN},
+	objkind.Site:             {ldapschema.DIT.Sites, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassSite), ldapschema.AttrCN},
+	objkind.Pod:              {ldapschema.DIT.Pods, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassPod), ldapschema.AttrCN},
+	objkind.ConnectionServer: {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassConnectionServer), ldapschema.AttrCN},
+	objkind.Pool:             {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, poolFilter(), ldapschema.AttrCN},
+	objkind.Farm:             {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassRDSFarm), ldapschema.AttrCN},
+	objkind.Host:             {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassRDSHost), ldapschema.AttrCN},
+	objkind.Entitlement:      {ldapschema.DIT.Entitlements, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassGlobalEntitlement), ldapschema.AttrCN},
+	objkind.User:             {ldapschema.DIT.People, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassInetOrgPerson), ldapschema.AttrUID},
+	objkind.Group:            {ldapschema.DIT.Groups, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassGroup), ldapschema.AttrCN},
+	objkind.Computer:         {ldapschema.DIT.Computers, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassDevice), ldapschema.AttrCN},
+	objkind.Session:          {ldapschema.DIT.Sessions, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassSession), ldapschema.AttrCN},
 }
 
-// Names returns the names of at most limit objects of one kind (KindSite,
-// KindPool, ...) that start with prefix (compared as the directory compares
+// Names returns the names of at most limit objects of one kind (objkind.Site,
+// objkind.Pool, ...) that start with prefix (compared as the directory compares
 // names: without regard to case), sorted. It is made for shell completion:
 // one search that is not paged, carries a size limit and asks for the name
 // attribute only; a search the limit cut short returns what came, without
@@ -107,7 +108,7 @@ func (s *Store) Suggest(kind, name string) string {
 	}
 	kinds := []string{kind}
 	if kind == kindMember {
-		kinds = []string{KindUser, KindGroup, KindComputer}
+		kinds = []string{objkind.User, objkind.Group, objkind.Computer}
 	}
 	f := nearest.New(name)
 	for _, k := range kinds {

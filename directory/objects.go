@@ -6,22 +6,12 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
 // Kind names used in messages and NotFoundError.
 const (
-	KindSite             = "site"
-	KindPod              = "pod"
-	KindConnectionServer = "connection server"
-	KindPool             = "pool"
-	KindFarm             = "farm"
-	KindHost             = "rds host"
-	KindEntitlement      = "entitlement"
-	KindUser             = "user"
-	KindGroup            = "group"
-	KindComputer         = "computer"
-	KindSession          = "session"
 	// kindMember is what a member argument names (ResolveMember).
 	kindMember = "user, group or computer"
 )
@@ -40,7 +30,7 @@ func (s *Store) findNamed(kind, name, base string, scope int, class, nameAttr st
 
 // Site reads the named site.
 func (s *Store) Site(name string) (ldapschema.Site, error) {
-	e, err := s.findNamed(KindSite, name, s.DIT.Sites(), ldap.ScopeSingleLevel, ldapschema.ClassSite, ldapschema.AttrCN)
+	e, err := s.findNamed(objkind.Site, name, s.DIT.Sites(), ldap.ScopeSingleLevel, ldapschema.ClassSite, ldapschema.AttrCN)
 	if err != nil {
 		return ldapschema.Site{}, err
 	}
@@ -54,7 +44,7 @@ func (s *Store) Sites() ([]ldapschema.Site, error) {
 
 // Pod reads the named pod.
 func (s *Store) Pod(name string) (ldapschema.Pod, error) {
-	e, err := s.findNamed(KindPod, name, s.DIT.Pods(), ldap.ScopeSingleLevel, ldapschema.ClassPod, ldapschema.AttrCN)
+	e, err := s.findNamed(objkind.Pod, name, s.DIT.Pods(), ldap.ScopeSingleLevel, ldapschema.ClassPod, ldapschema.AttrCN)
 	if err != nil {
 		return ldapschema.Pod{}, err
 	}
@@ -69,7 +59,7 @@ func (s *Store) Pods() ([]ldapschema.Pod, error) {
 // ConnectionServer reads the named Connection Server (names are unique
 // across the federation).
 func (s *Store) ConnectionServer(name string) (ldapschema.ConnectionServer, error) {
-	e, err := s.findNamed(KindConnectionServer, name, s.DIT.Pods(), ldap.ScopeWholeSubtree,
+	e, err := s.findNamed(objkind.ConnectionServer, name, s.DIT.Pods(), ldap.ScopeWholeSubtree,
 		ldapschema.ClassConnectionServer, ldapschema.AttrCN)
 	if err != nil {
 		return ldapschema.ConnectionServer{}, err
@@ -88,13 +78,13 @@ func poolFilter() string {
 
 // Pool reads the named pool (desktop or farm-backed).
 func (s *Store) Pool(name string) (ldapschema.Pool, error) {
-	e, err := s.FindOne(KindPool, name, s.DIT.Pods(), ldap.ScopeWholeSubtree,
+	e, err := s.FindOne(objkind.Pool, name, s.DIT.Pods(), ldap.ScopeWholeSubtree,
 		And(poolFilter(), Filter(ldapschema.AttrCN, name)))
 	if err != nil {
 		return ldapschema.Pool{}, err
 	}
 	if e == nil {
-		return ldapschema.Pool{}, s.notFound(KindPool, name)
+		return ldapschema.Pool{}, s.notFound(objkind.Pool, name)
 	}
 	return ldapschema.PoolFromEntry(e)
 }
@@ -106,7 +96,7 @@ func (s *Store) Pools() ([]ldapschema.Pool, error) {
 
 // Farm reads the named RDS farm.
 func (s *Store) Farm(name string) (ldapschema.Farm, error) {
-	e, err := s.findNamed(KindFarm, name, s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapschema.ClassRDSFarm, ldapschema.AttrCN)
+	e, err := s.findNamed(objkind.Farm, name, s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapschema.ClassRDSFarm, ldapschema.AttrCN)
 	if err != nil {
 		return ldapschema.Farm{}, err
 	}
@@ -120,7 +110,7 @@ func (s *Store) Farms() ([]ldapschema.Farm, error) {
 
 // Host reads the named RDS host.
 func (s *Store) Host(name string) (ldapschema.Host, error) {
-	e, err := s.findNamed(KindHost, name, s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapschema.ClassRDSHost, ldapschema.AttrCN)
+	e, err := s.findNamed(objkind.Host, name, s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapschema.ClassRDSHost, ldapschema.AttrCN)
 	if err != nil {
 		return ldapschema.Host{}, err
 	}
@@ -139,7 +129,7 @@ func (s *Store) Hosts(farmDN string) ([]ldapschema.Host, error) {
 
 // Entitlement reads the named global entitlement.
 func (s *Store) Entitlement(name string) (ldapschema.Entitlement, error) {
-	e, err := s.findNamed(KindEntitlement, name, s.DIT.Entitlements(), ldap.ScopeSingleLevel,
+	e, err := s.findNamed(objkind.Entitlement, name, s.DIT.Entitlements(), ldap.ScopeSingleLevel,
 		ldapschema.ClassGlobalEntitlement, ldapschema.AttrCN)
 	if err != nil {
 		return ldapschema.Entitlement{}, err
@@ -185,7 +175,7 @@ func (s *Store) User(arg string) (ldapschema.User, error) {
 	if err != nil {
 		return ldapschema.User{}, err
 	}
-	e, err := s.findNamed(KindUser, n.UID, s.DIT.People(), ldap.ScopeSingleLevel, ldapschema.ClassInetOrgPerson,
+	e, err := s.findNamed(objkind.User, n.UID, s.DIT.People(), ldap.ScopeSingleLevel, ldapschema.ClassInetOrgPerson,
 		ldapschema.AttrUID)
 	if err != nil {
 		return ldapschema.User{}, err
@@ -217,7 +207,7 @@ func (s *Store) Users() ([]ldapschema.User, error) {
 
 // Group reads the named group.
 func (s *Store) Group(name string) (ldapschema.Group, error) {
-	e, err := s.findNamed(KindGroup, name, s.DIT.Groups(), ldap.ScopeSingleLevel, ldapschema.ClassGroup, ldapschema.AttrCN)
+	e, err := s.findNamed(objkind.Group, name, s.DIT.Groups(), ldap.ScopeSingleLevel, ldapschema.ClassGroup, ldapschema.AttrCN)
 	if err != nil {
 		return ldapschema.Group{}, err
 	}
@@ -244,7 +234,7 @@ func (s *Store) GroupsWithMember(dns ...string) ([]ldapschema.Group, error) {
 
 // Computer reads the named client computer.
 func (s *Store) Computer(name string) (ldapschema.Computer, error) {
-	e, err := s.findNamed(KindComputer, name, s.DIT.Computers(), ldap.ScopeSingleLevel, ldapschema.ClassDevice,
+	e, err := s.findNamed(objkind.Computer, name, s.DIT.Computers(), ldap.ScopeSingleLevel, ldapschema.ClassDevice,
 		ldapschema.AttrCN)
 	if err != nil {
 		return ldapschema.Computer{}, err

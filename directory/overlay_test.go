@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -262,7 +263,7 @@ func TestOverlayAddsNoSearchToAResolve(t *testing.T) {
 		resolveOn(t, NewStore(plain, dit.Base))
 		under := &countingClient{Client: snap}
 		o := NewOverlay(under)
-		if err := o.Replace(KindPool, "uk-desk", "cn=uk-desk,cn=uk-pod1,"+dit.Pods(), ldapschema.AttrSessions, []string{"10"}); err != nil {
+		if err := o.Replace(objkind.Pool, "uk-desk", "cn=uk-desk,cn=uk-pod1,"+dit.Pods(), ldapschema.AttrSessions, []string{"10"}); err != nil {
 			t.Fatal(err)
 		}
 		if len(under.searches) != 1 || under.searches[0].scope != ldap.ScopeBaseObject {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -270,7 +271,7 @@ func TestPlanDeleteSiteForced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := st.PlanDelete(KindSite, uk.Name, uk.DN)
+	plan, err := st.PlanDelete(objkind.Site, uk.Name, uk.DN)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +335,7 @@ func TestPlanDeletePodInSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := st.PlanDelete(KindPod, pod.Name, pod.DN)
+	plan, err := st.PlanDelete(objkind.Pod, pod.Name, pod.DN)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +376,7 @@ func TestPlanDeleteConflictThenRetry(t *testing.T) {
 	_, st := topology(t)
 	richTopology(t, st)
 	uk, _ := st.Site("UK")
-	plan, err := st.PlanDelete(KindSite, uk.Name, uk.DN)
+	plan, err := st.PlanDelete(objkind.Site, uk.Name, uk.DN)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +405,7 @@ func TestPlanDeleteConflictThenRetry(t *testing.T) {
 	if ss, _ := st.Sessions(""); len(ss) != 1 {
 		t.Errorf("sessions after the conflict: %d, want 1", len(ss))
 	}
-	plan, err = st.PlanDelete(KindSite, uk.Name, uk.DN)
+	plan, err = st.PlanDelete(objkind.Site, uk.Name, uk.DN)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +424,7 @@ func TestPlanRenamePodAndEntitlement(t *testing.T) {
 	_, st := topology(t)
 	richTopology(t, st)
 	d := st.DIT
-	plan, err := st.PlanRename(KindPod, "London-2", d.Pod("London-2"), "Leeds-1")
+	plan, err := st.PlanRename(objkind.Pod, "London-2", d.Pod("London-2"), "Leeds-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,7 +443,7 @@ func TestPlanRenamePodAndEntitlement(t *testing.T) {
 		t.Fatalf("session after rename: %+v", ss)
 	}
 
-	plan, err = st.PlanRename(KindEntitlement, "Desktops", d.Entitlement("Desktops"), "Virtual Desktops")
+	plan, err = st.PlanRename(objkind.Entitlement, "Desktops", d.Entitlement("Desktops"), "Virtual Desktops")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -535,11 +536,11 @@ func TestConcurrentRenamesOfSitesThatReferToEachOther(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := a.PlanRename(KindSite, "India", india.DN, "Bharat")
+	first, err := a.PlanRename(objkind.Site, "India", india.DN, "Bharat")
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := b.PlanRename(KindSite, "UK", uk.DN, "Britain")
+	second, err := b.PlanRename(objkind.Site, "UK", uk.DN, "Britain")
 	if err != nil {
 		t.Fatal(err)
 	}

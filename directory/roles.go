@@ -14,6 +14,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -315,7 +316,7 @@ func (s *Store) AddRoleMember(r ldapschema.Role, dn string, dryRun bool) (RoleMe
 		return RoleMemberChange{}, err
 	}
 	if e == nil {
-		return RoleMemberChange{}, &NotFoundError{Kind: "entry", Name: dn}
+		return RoleMemberChange{}, &NotFoundError{Kind: objkind.Entry, Name: dn}
 	}
 	classes := e.GetEqualFoldAttributeValues(ldapschema.AttrObjectClass)
 	if !isGroup(e) && !canBind(classes) {

@@ -7,13 +7,14 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/internal/nesting"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
 // Member is a resolved member of a group or entitlement: a user, a group or
 // a client computer.
 type Member struct {
-	Kind string // KindUser, KindGroup or KindComputer
+	Kind string // objkind.User, objkind.Group or objkind.Computer
 	Name string // the stored name (uid for users)
 	DN   string
 }
@@ -23,7 +24,7 @@ func (m Member) String() string { return m.Kind + " " + m.Name }
 
 // memberPrefixes are the explicit forms of a member argument.
 var memberPrefixes = []struct{ prefix, kind string }{
-	{"user:", KindUser}, {"group:", KindGroup}, {"computer:", KindComputer},
+	{"user:", objkind.User}, {"group:", objkind.Group}, {"computer:", objkind.Computer},
 }
 
 // ResolveMember finds the user, group or client computer a member argument
@@ -45,7 +46,7 @@ func (s *Store) ResolveMember(arg string) (Member, error) {
 		switch {
 		case errors.As(err, &nf):
 			continue
-		case err != nil && p.kind == KindUser:
+		case err != nil && p.kind == objkind.User:
 			userErr = err // a bad user form or domain; maybe a group or computer
 			continue
 		case err != nil:
@@ -71,10 +72,10 @@ func (s *Store) ResolveMember(arg string) (Member, error) {
 
 func (s *Store) memberOfKind(kind, name string) (Member, error) {
 	switch kind {
-	case KindUser:
+	case objkind.User:
 		u, err := s.User(name)
 		return Member{Kind: kind, Name: u.UID, DN: u.DN}, err
-	case KindGroup:
+	case objkind.Group:
 		g, err := s.Group(name)
 		return Member{Kind: kind, Name: g.Name, DN: g.DN}, err
 	default:
@@ -91,11 +92,11 @@ func (s *Store) MemberOfDN(dn string) Member {
 	m := Member{Name: ldapschema.NameOf(dn), DN: dn}
 	switch {
 	case ldapschema.EqualDN(parent, s.DIT.People()):
-		m.Kind = KindUser
+		m.Kind = objkind.User
 	case ldapschema.EqualDN(parent, s.DIT.Groups()):
-		m.Kind = KindGroup
+		m.Kind = objkind.Group
 	case ldapschema.EqualDN(parent, s.DIT.Computers()):
-		m.Kind = KindComputer
+		m.Kind = objkind.Computer
 	default:
 		m.Kind, m.Name = "entry", dn
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -314,7 +315,7 @@ func runTxnWorkload(t *testing.T, rounds int) {
 		// as the last operation), its users and group (leaves).
 		if round > 0 {
 			prev := fmt.Sprintf("stress-%d", round-1)
-			dp, err := st.PlanDelete(KindPod, prev, d.Pod(prev))
+			dp, err := st.PlanDelete(objkind.Pod, prev, d.Pod(prev))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -331,7 +332,7 @@ func runTxnWorkload(t *testing.T, rounds int) {
 		if site == "US" {
 			next = "America"
 		}
-		rp, err := st.PlanRename(KindSite, site, d.Site(site), next)
+		rp, err := st.PlanRename(objkind.Site, site, d.Site(site), next)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -414,7 +415,7 @@ func TestApplyPlanInChunks(t *testing.T) {
 		}
 	}
 	// Deleting site A: three subtrees (stepwise) in a plan over the bound.
-	dp, err := st.PlanDelete(KindSite, "A", d.Site("A"))
+	dp, err := st.PlanDelete(objkind.Site, "A", d.Site("A"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,7 +451,7 @@ func TestApplyPlanOneTransaction(t *testing.T) {
 	if p.Transactions != 1 || p.Split {
 		t.Errorf("%d writes in %d transactions (split %v), want one", len(p.Writes), p.Transactions, p.Split)
 	}
-	dp, err := st.PlanDelete(KindSite, "A", d.Site("A"))
+	dp, err := st.PlanDelete(objkind.Site, "A", d.Site("A"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/internal/objkind"
 )
 
 // Push makes Horizon match cpactl for what the API can write (NOTES §c):
@@ -302,7 +303,7 @@ func (s *Session) planSite(ctx context.Context, p *Plan, x *Index, ds DesiredSit
 	}
 	body := project(before, siteUpdateFields)
 	body["preferred_sites"] = ids
-	c := Change{Method: "PUT", Path: path, Kind: "site", Object: hs.Name, read: path, pick: pick, before: before,
+	c := Change{Method: "PUT", Path: path, Kind: objkind.Site, Object: hs.Name, read: path, pick: pick, before: before,
 		after:  map[string]any{"preferred_sites": toAny(ids)},
 		Fields: []Field{{Field: "preferred_sites", Before: siteNames(x, now), After: siteNames(x, ids)}}}
 	if c.body, err = json.Marshal(body); err != nil {
@@ -488,7 +489,7 @@ func planHomeSites(p *Plan, st *State, d Desired, notPushed func(o, f, v, r stri
 			path := PathHomeSites + "/" + url.PathEscape(cur.ID)
 			before := map[string]any{"ad_user_or_group_id": cur.Member, "site_id": cur.Site, "use_homesite_for_redirection": cur.Redirect}
 			body, _ := json.Marshal(map[string]any{"site_id": site.ID, "use_homesite_for_redirection": cur.Redirect})
-			moves = append(moves, Change{Method: "PUT", Path: path, Kind: "home site", Object: object, body: body,
+			moves = append(moves, Change{Method: "PUT", Path: path, Kind: objkind.HomeSiteRow, Object: object, body: body,
 				read: path, pick: pickHomeSiteByID, before: before, after: map[string]any{"site_id": site.ID},
 				Fields: []Field{{Field: "site_id", Before: x.SiteName(cur.Site), After: site.Name}}})
 			continue
@@ -502,7 +503,7 @@ func planHomeSites(p *Plan, st *State, d Desired, notPushed func(o, f, v, r stri
 			}
 		}
 		body, _ := json.Marshal([]any{spec})
-		creates = append(creates, Change{Method: "POST", Path: PathHomeSites, Kind: "home site", Object: object, body: body, bulk: 1,
+		creates = append(creates, Change{Method: "POST", Path: PathHomeSites, Kind: objkind.HomeSiteRow, Object: object, body: body, bulk: 1,
 			read: PathHomeSites, query: equalsFilter("ad_user_or_group_id", id.SID), pick: pickRow,
 			after: map[string]any{"site_id": site.ID}, Fields: []Field{{Field: "site_id", Before: nil, After: site.Name}}})
 	}
@@ -537,7 +538,7 @@ func planHomeSites(p *Plan, st *State, d Desired, notPushed func(o, f, v, r stri
 		}
 		path := PathHomeSites + "/" + url.PathEscape(h.ID)
 		body, _ := json.Marshal([]string{h.ID})
-		deletes = append(deletes, Change{Method: "DELETE", Path: PathHomeSites, Kind: "home site", Object: object, body: body, bulk: 1,
+		deletes = append(deletes, Change{Method: "DELETE", Path: PathHomeSites, Kind: objkind.HomeSiteRow, Object: object, body: body, bulk: 1,
 			read: path, pick: pickHomeSiteByID,
 			before: map[string]any{"ad_user_or_group_id": h.Member, "site_id": h.Site, "use_homesite_for_redirection": h.Redirect},
 			Fields: []Field{{Field: "site_id", Before: x.SiteName(h.Site), After: nil}}})

@@ -19,6 +19,7 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/internal/objkind"
 )
 
 // ConnectingPoint is where the users connect: a Connection Server, or a pod
@@ -162,7 +163,7 @@ func DefaultPoints(before, after *broker.Federation, offline []string, site stri
 	b, a := newState(before, nil, in), newState(after, offline, in)
 	if site != "" {
 		if _, ok := b.sites[fold.Key(site)]; !ok {
-			return nil, &broker.NotFoundError{Kind: "site", Name: site}
+			return nil, &broker.NotFoundError{Kind: objkind.Site, Name: site}
 		}
 	}
 	var out []ConnectingPoint
@@ -227,7 +228,7 @@ func Point(before *broker.Federation, cs string) (ConnectingPoint, error) {
 		}
 		return cp, nil
 	}
-	return ConnectingPoint{}, &broker.NotFoundError{Kind: "connection server", Name: cs}
+	return ConnectingPoint{}, &broker.NotFoundError{Kind: objkind.ConnectionServer, Name: cs}
 }
 
 // nameLess is the broker's name order: case-insensitive, the exact spelling
@@ -776,7 +777,7 @@ func (e *engine) checkPoints() error {
 			if cp.ConnectionServer != "" {
 				i, ok := st.servers[fold.Key(cp.ConnectionServer)]
 				if !ok {
-					return &broker.NotFoundError{Kind: "connection server", Name: cp.ConnectionServer}
+					return &broker.NotFoundError{Kind: objkind.ConnectionServer, Name: cp.ConnectionServer}
 				}
 				cs := st.f.ConnectionServers[i]
 				p.cs[si] = &cs
@@ -786,7 +787,7 @@ func (e *engine) checkPoints() error {
 			}
 			pi, ok := st.pods[fold.Key(cp.Pod)]
 			if !ok {
-				return &broker.NotFoundError{Kind: "pod", Name: cp.Pod}
+				return &broker.NotFoundError{Kind: objkind.Pod, Name: cp.Pod}
 			}
 			if !st.online(cp.Pod) {
 				when := "before"
@@ -828,7 +829,7 @@ func (e *engine) entitlements() ([]string, error) {
 		only := map[string]string{}
 		for _, n := range e.opt.Entitlements {
 			if _, ok := names[fold.Key(n)]; !ok {
-				return nil, &broker.NotFoundError{Kind: "entitlement", Name: n}
+				return nil, &broker.NotFoundError{Kind: objkind.Entitlement, Name: n}
 			}
 			only[fold.Key(n)] = names[fold.Key(n)]
 		}
@@ -853,7 +854,7 @@ func (e *engine) userFilter() (map[string]bool, error) {
 		_, inB := e.b.users[fold.Key(u)]
 		_, inA := e.a.users[fold.Key(u)]
 		if !inB && !inA {
-			return nil, &broker.NotFoundError{Kind: "user", Name: u}
+			return nil, &broker.NotFoundError{Kind: objkind.User, Name: u}
 		}
 		only[fold.Key(u)] = true
 	}
@@ -861,7 +862,7 @@ func (e *engine) userFilter() (map[string]bool, error) {
 		_, inB := e.b.groups[fold.Key(g)]
 		_, inA := e.a.groups[fold.Key(g)]
 		if !inB && !inA {
-			return nil, &broker.NotFoundError{Kind: "group", Name: g}
+			return nil, &broker.NotFoundError{Kind: objkind.Group, Name: g}
 		}
 		for _, st := range e.states() {
 			for _, ui := range st.within([]string{g}) {

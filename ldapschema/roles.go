@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cpactl/cpactl/internal/objkind"
 )
 
 // Who may do what: cpactl's three roles, after Horizon's own
@@ -340,9 +342,9 @@ func (d DIT) Describe(dn string) string {
 			return "the container " + RDN(AttrOU, name)
 		}
 	}
-	kinds := map[string]string{n(d.Sites()): "site", n(d.Pods()): "pod", n(d.Entitlements()): "entitlement",
-		n(d.HomeSites()): "home-site row", n(d.People()): "user", n(d.Groups()): "group", n(d.Computers()): "computer",
-		n(d.Sessions()): "session", n(d.Assignments()): "pod assignment", n(d.Roles()): "role group"}
+	kinds := map[string]string{n(d.Sites()): objkind.Site, n(d.Pods()): objkind.Pod, n(d.Entitlements()): objkind.Entitlement,
+		n(d.HomeSites()): objkind.HomeSiteRow, n(d.People()): objkind.User, n(d.Groups()): objkind.Group, n(d.Computers()): objkind.Computer,
+		n(d.Sessions()): objkind.Session, n(d.Assignments()): objkind.Assignment, n(d.Roles()): objkind.RoleGroup}
 	if kind, ok := kinds[parent]; ok {
 		return kind + " " + name
 	}

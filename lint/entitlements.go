@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/membership"
 	"github.com/cpactl/cpactl/quote"
@@ -31,7 +32,7 @@ func (l *linter) backups() {
 			continue
 		}
 		fix := "cpactl entitlement update " + quote.Shell(ge.Name) + " --no-backup"
-		key, ok := l.ref(KindEntitlement, ge.Name, fix, ldapschema.AttrBackupEntitlementDN, ge.BackupDN, KindEntitlement)
+		key, ok := l.ref(objkind.Entitlement, ge.Name, fix, ldapschema.AttrBackupEntitlementDN, ge.BackupDN, objkind.Entitlement)
 		if !ok {
 			continue
 		}
@@ -42,7 +43,7 @@ func (l *linter) backups() {
 		users := backupOf[l.key(ge.DN)]
 		sortFold(users)
 		for _, v := range rules.Backup(ge, l.d.Entitlements[i], users) {
-			l.add(KindEntitlement, ge.Name, v.Check, v.Message, fix)
+			l.add(objkind.Entitlement, ge.Name, v.Check, v.Message, fix)
 		}
 	}
 }
@@ -57,23 +58,23 @@ func (l *linter) entitlements() {
 	for i, ge := range l.d.Entitlements {
 		update := "cpactl entitlement update " + quote.Shell(ge.Name)
 		for _, v := range rules.Entitlement(ge) {
-			l.addViolation(KindEntitlement, ge.Name, update, v)
+			l.addViolation(objkind.Entitlement, ge.Name, update, v)
 		}
 		for _, m := range ge.Members {
-			l.ref(KindEntitlement, ge.Name, memberFix(ge.Name, m), ldapschema.AttrMember, m, KindUser, KindGroup)
+			l.ref(objkind.Entitlement, ge.Name, memberFix(ge.Name, m), ldapschema.AttrMember, m, objkind.User, objkind.Group)
 		}
 		poolKeys = poolKeys[:0]
 		for _, dn := range ge.PoolDNs {
 			key := l.key(dn)
 			poolKeys = append(poolKeys, key)
 			fix := fmt.Sprintf("cpactl entitlement remove-pool %s %s", quote.Shell(ge.Name), quote.Shell(ldapschema.NameOf(dn)))
-			if !l.refKey(KindEntitlement, ge.Name, fix, ldapschema.AttrEntitlementPoolDN, dn, key, KindPool) {
+			if !l.refKey(objkind.Entitlement, ge.Name, fix, ldapschema.AttrEntitlementPoolDN, dn, key, objkind.Pool) {
 				continue
 			}
 			poolGEs[key] = append(poolGEs[key], ge.Name)
 			if p, ok := l.poolOf[key]; ok {
 				if v := rules.PoolFits(ge, l.d.Pools[p]); v != nil {
-					l.add(KindEntitlement, ge.Name, v.Check, v.Message, fix)
+					l.add(objkind.Entitlement, ge.Name, v.Check, v.Message, fix)
 				}
 			}
 		}
@@ -90,7 +91,7 @@ func (l *linter) entitlements() {
 		for _, g := range ges[1:] {
 			fixes = append(fixes, fmt.Sprintf("cpactl entitlement remove-pool %s %s", quote.Shell(g), quote.Shell(name)))
 		}
-		l.add(KindPool, name, v.Check, v.Message, "keep one: "+strings.Join(fixes, "; "))
+		l.add(objkind.Pool, name, v.Check, v.Message, "keep one: "+strings.Join(fixes, "; "))
 	}
 }
 
@@ -203,7 +204,7 @@ func (l *linter) reachable(i int, poolKeys []string) {
 	if total == 0 {
 		return
 	}
-	l.add(KindEntitlement, ge.Name, CheckEntitledUsersWithoutPool,
+	l.add(objkind.Entitlement, ge.Name, CheckEntitledUsersWithoutPool,
 		fmt.Sprintf("%d entitled user(s) cannot reach any pool (%s): %s", total, listSome(first, total), strings.Join(why, "; ")), fix)
 }
 
@@ -278,10 +279,10 @@ func (l *linter) homeSites() {
 			unset += " --entitlement " + quote.Shell(ldapschema.NameOf(h.EntitlementDN))
 		}
 		fix := unset + " (or set it again with cpactl homesite set)"
-		_, ok := l.ref(KindHomeSite, obj, fix, ldapschema.AttrUserDN, h.UserDN, KindUser)
-		_, groupOK := l.ref(KindHomeSite, obj, fix, ldapschema.AttrGroupDN, h.GroupDN, KindGroup)
-		_, siteOK := l.ref(KindHomeSite, obj, fix, ldapschema.AttrSiteDN, h.SiteDN, KindSite)
-		geKey, geOK := l.ref(KindHomeSite, obj, fix, ldapschema.AttrEntitlementDN, h.EntitlementDN, KindEntitlement)
+		_, ok := l.ref(objkind.HomeSiteRow, obj, fix, ldapschema.AttrUserDN, h.UserDN, objkind.User)
+		_, groupOK := l.ref(objkind.HomeSiteRow, obj, fix, ldapschema.AttrGroupDN, h.GroupDN, objkind.Group)
+		_, siteOK := l.ref(objkind.HomeSiteRow, obj, fix, ldapschema.AttrSiteDN, h.SiteDN, objkind.Site)
+		geKey, geOK := l.ref(objkind.HomeSiteRow, obj, fix, ldapschema.AttrEntitlementDN, h.EntitlementDN, objkind.Entitlement)
 		if !ok || !groupOK || !siteOK || !geOK || h.EntitlementDN == "" {
 			continue
 		}
@@ -290,7 +291,7 @@ func (l *linter) homeSites() {
 			continue
 		}
 		ge := l.d.Entitlements[gi]
-		l.add(KindHomeSite, obj, CheckHomeSiteOverrideNotEntitled,
+		l.add(objkind.HomeSiteRow, obj, CheckHomeSiteOverrideNotEntitled,
 			fmt.Sprintf("the %s has a home-site override for entitlement %q but is not entitled to it (the row still counts)", flag, ge.Name),
 			fmt.Sprintf("cpactl entitlement add-member %s --%s %s, or %s",
 				quote.Shell(ge.Name), flag, quote.Shell(ldapschema.NameOf(principal)), unset))
@@ -301,8 +302,8 @@ func (l *linter) homeSites() {
 func (l *linter) groups() {
 	for _, g := range l.d.Groups {
 		for _, m := range g.Members {
-			l.ref(KindGroup, g.Name, fmt.Sprintf("cpactl group remove-member %s %s", quote.Shell(g.Name), quote.Shell(ldapschema.NameOf(m))),
-				ldapschema.AttrMember, m, KindUser, KindGroup, KindComputer)
+			l.ref(objkind.Group, g.Name, fmt.Sprintf("cpactl group remove-member %s %s", quote.Shell(g.Name), quote.Shell(ldapschema.NameOf(m))),
+				ldapschema.AttrMember, m, objkind.User, objkind.Group, objkind.Computer)
 		}
 	}
 }
@@ -311,13 +312,13 @@ func (l *linter) groups() {
 func (l *linter) sessions() {
 	for _, s := range l.d.Sessions {
 		fix := "cpactl session end " + quote.Shell(s.ID)
-		l.ref(KindSession, s.ID, fix, ldapschema.AttrUserDN, s.UserDN, KindUser)
-		l.ref(KindSession, s.ID, fix, ldapschema.AttrEntitlementDN, s.EntitlementDN, KindEntitlement)
-		l.ref(KindSession, s.ID, fix, ldapschema.AttrPodDN, s.PodDN, KindPod)
-		l.ref(KindSession, s.ID, fix, ldapschema.AttrBrokeringPodDN, s.BrokeringPodDN, KindPod)
-		l.ref(KindSession, s.ID, fix, ldapschema.AttrPoolDN, s.PoolDN, KindPool)
-		l.ref(KindSession, s.ID, fix, ldapschema.AttrHostDN, s.HostDN, KindHost)
-		l.ref(KindSession, s.ID, fix, ldapschema.AttrClientDN, s.ClientDN, KindComputer)
+		l.ref(objkind.Session, s.ID, fix, ldapschema.AttrUserDN, s.UserDN, objkind.User)
+		l.ref(objkind.Session, s.ID, fix, ldapschema.AttrEntitlementDN, s.EntitlementDN, objkind.Entitlement)
+		l.ref(objkind.Session, s.ID, fix, ldapschema.AttrPodDN, s.PodDN, objkind.Pod)
+		l.ref(objkind.Session, s.ID, fix, ldapschema.AttrBrokeringPodDN, s.BrokeringPodDN, objkind.Pod)
+		l.ref(objkind.Session, s.ID, fix, ldapschema.AttrPoolDN, s.PoolDN, objkind.Pool)
+		l.ref(objkind.Session, s.ID, fix, ldapschema.AttrHostDN, s.HostDN, objkind.Host)
+		l.ref(objkind.Session, s.ID, fix, ldapschema.AttrClientDN, s.ClientDN, objkind.Computer)
 	}
 }
 
@@ -327,9 +328,9 @@ func (l *linter) assignments() {
 		obj := ldapschema.NameOf(a.UserDN) + " / " + ldapschema.NameOf(a.EntitlementDN)
 		fix := fmt.Sprintf("cpactl assignment delete --user %s --entitlement %s --yes",
 			quote.Shell(ldapschema.NameOf(a.UserDN)), quote.Shell(ldapschema.NameOf(a.EntitlementDN)))
-		l.ref(KindAssignment, obj, fix, ldapschema.AttrUserDN, a.UserDN, KindUser)
-		l.ref(KindAssignment, obj, fix, ldapschema.AttrEntitlementDN, a.EntitlementDN, KindEntitlement)
-		l.ref(KindAssignment, obj, fix, ldapschema.AttrPodDN, a.PodDN, KindPod)
+		l.ref(objkind.Assignment, obj, fix, ldapschema.AttrUserDN, a.UserDN, objkind.User)
+		l.ref(objkind.Assignment, obj, fix, ldapschema.AttrEntitlementDN, a.EntitlementDN, objkind.Entitlement)
+		l.ref(objkind.Assignment, obj, fix, ldapschema.AttrPodDN, a.PodDN, objkind.Pod)
 	}
 }
 
@@ -382,7 +383,7 @@ func (l *linter) requiredHomeSites() {
 	global := make(membership.Bits, words)
 	byGE := map[string]membership.Bits{} // normalized GE DN -> users its overrides cover
 	for _, h := range l.d.HomeSites {
-		if o := l.objects[l.key(h.SiteDN)]; o == nil || o.kind != KindSite {
+		if o := l.objects[l.key(h.SiteDN)]; o == nil || o.kind != objkind.Site {
 			continue // a row naming no site loses (as resolve's)
 		}
 		covered := global
@@ -423,7 +424,7 @@ func (l *linter) requiredHomeSites() {
 		for _, u := range users.First(5) {
 			first = append(first, l.d.Users[u].UID)
 		}
-		l.add(KindEntitlement, ge.Name, CheckEntitledUsersWithoutHome,
+		l.add(objkind.Entitlement, ge.Name, CheckEntitledUsersWithoutHome,
 			fmt.Sprintf("%d entitled user(s) have no home site, and the entitlement requires one: resolve denies them (%s)",
 				total, listSome(first, total)),
 			fmt.Sprintf("cpactl homesite set --user USER (or --group GROUP) --site SITE, or cpactl entitlement update %s --no-require-home-site",
@@ -460,7 +461,7 @@ func (l *linter) clientRestrictions() {
 		if total == 0 {
 			continue
 		}
-		l.add(KindEntitlement, ge.Name, CheckClientRestrictionsNoClient,
+		l.add(objkind.Entitlement, ge.Name, CheckClientRestrictionsNoClient,
 			fmt.Sprintf("%d entitled user(s) are refused on every client: the entitlement has client restrictions and no client computer is in a group entitled to it (%s)",
 				total, listSome(first, total)),
 			fmt.Sprintf("cpactl group add-member GROUP computer:NAME for a group entitled to %s, or cpactl entitlement update %s --no-client-restrictions",

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/membership"
 	"github.com/cpactl/cpactl/rules"
@@ -60,25 +61,6 @@ var Checks = []string{CheckUnreadable, CheckDuplicateName, CheckDangling, CheckP
 	CheckEntitledUsersWithoutHome, CheckClientRestrictionsNoClient,
 	rules.CheckBackupPrimaryKind, rules.CheckBackupKind, rules.CheckBackupMembers, rules.CheckBackupProtocol,
 	rules.CheckBackupSelf, rules.CheckBackupChain}
-
-// Object kinds as findings name them.
-const (
-	KindSettings         = "settings"
-	KindSite             = "site"
-	KindPod              = "pod"
-	KindConnectionServer = "connection server"
-	KindPool             = "pool"
-	KindFarm             = "farm"
-	KindHost             = "rds host"
-	KindEntitlement      = "entitlement"
-	KindHomeSite         = "home site"
-	KindUser             = "user"
-	KindGroup            = "group"
-	KindComputer         = "computer"
-	KindSession          = "session"
-	KindAssignment       = "assignment"
-	KindEntry            = "entry"
-)
 
 // Data is everything lint looks at: the records of one federation.
 type Data = ldapschema.Records
@@ -226,52 +208,52 @@ func (l *linter) index() {
 		return key
 	}
 	for _, x := range d.Sites {
-		put(KindSite, x.DN, x.Name)
+		put(objkind.Site, x.DN, x.Name)
 	}
 	l.offlinePod = map[string]string{}
 	for _, x := range d.Pods {
-		put(KindPod, x.DN, x.Name)
+		put(objkind.Pod, x.DN, x.Name)
 		if k := fold.Key(x.Name); !x.Online && l.offlinePod[k] == "" {
 			l.offlinePod[k] = x.Name
 		}
 	}
 	l.serverTags = map[string]bool{}
 	for _, x := range d.ConnectionServers {
-		put(KindConnectionServer, x.DN, x.Name)
+		put(objkind.ConnectionServer, x.DN, x.Name)
 		for _, t := range x.Tags {
 			l.serverTags[fold.Key(t)] = true
 		}
 	}
 	l.poolOf, l.poolFarm = make(map[string]int, len(d.Pools)), make([]string, len(d.Pools))
 	for i, x := range d.Pools {
-		l.poolOf[put(KindPool, x.DN, x.Name)] = i
+		l.poolOf[put(objkind.Pool, x.DN, x.Name)] = i
 	}
 	for i, x := range d.Pools {
 		l.poolFarm[i] = l.key(x.FarmDN)
 	}
 	l.farmOf = make(map[string]int, len(d.Farms))
 	for i, x := range d.Farms {
-		l.farmOf[put(KindFarm, x.DN, x.Name)] = i
+		l.farmOf[put(objkind.Farm, x.DN, x.Name)] = i
 	}
 	l.enabledHost = map[farmKey]bool{}
 	for _, x := range d.Hosts {
-		put(KindHost, x.DN, x.Name)
+		put(objkind.Host, x.DN, x.Name)
 		if x.Enabled {
 			l.enabledHost[farmKey{fold.Key(x.Farm), fold.Key(x.Pod)}] = true
 		}
 	}
 	l.geOf = make(map[string]int, len(d.Entitlements))
 	for i, x := range d.Entitlements {
-		l.geOf[put(KindEntitlement, x.DN, x.Name)] = i
+		l.geOf[put(objkind.Entitlement, x.DN, x.Name)] = i
 	}
 	for _, x := range d.Users {
-		put(KindUser, x.DN, x.UID)
+		put(objkind.User, x.DN, x.UID)
 	}
 	for _, x := range d.Groups {
-		put(KindGroup, x.DN, x.Name)
+		put(objkind.Group, x.DN, x.Name)
 	}
 	for _, x := range d.Computers {
-		put(KindComputer, x.DN, x.Name)
+		put(objkind.Computer, x.DN, x.Name)
 	}
 	l.graph = membership.New(d.Groups)
 	l.members = map[int]membership.Set{}

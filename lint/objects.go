@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/quote"
 	"github.com/cpactl/cpactl/rules"
@@ -17,7 +18,7 @@ import (
 // unreadable: O(U) for U unreadable entries.
 func (l *linter) unreadable() {
 	for _, u := range l.d.Unreadable {
-		kind := KindEntry
+		kind := objkind.Entry
 		name := ldapschema.NameOf(u.DN)
 		if _, o := l.lookup(u.DN); o != nil {
 			kind = o.kind
@@ -57,22 +58,22 @@ func (l *linter) duplicates() {
 	for _, x := range l.d.Pools {
 		items = append(items, named{x.Name, x.DN})
 	}
-	check(KindPool, items)
+	check(objkind.Pool, items)
 	items = nil
 	for _, x := range l.d.Farms {
 		items = append(items, named{x.Name, x.DN})
 	}
-	check(KindFarm, items)
+	check(objkind.Farm, items)
 	items = nil
 	for _, x := range l.d.Hosts {
 		items = append(items, named{x.Name, x.DN})
 	}
-	check(KindHost, items)
+	check(objkind.Host, items)
 	items = nil
 	for _, x := range l.d.ConnectionServers {
 		items = append(items, named{x.Name, x.DN})
 	}
-	check(KindConnectionServer, items)
+	check(objkind.ConnectionServer, items)
 }
 
 // settings: O(1), the five settings.
@@ -80,7 +81,7 @@ func (l *linter) settings() {
 	for _, set := range ldapschema.Settings {
 		v, _ := l.d.Settings.Value(set)
 		if err := set.Check(v); err != nil {
-			l.add(KindSettings, set.Attr, CheckOutOfRange, err.Error(),
+			l.add(objkind.Settings, set.Attr, CheckOutOfRange, err.Error(),
 				fmt.Sprintf("cpactl settings set %s=VALUE (%s), or cpactl settings reset %s", set.Attr, set.Range(), set.Attr))
 		}
 	}
@@ -100,7 +101,7 @@ func (l *linter) sites() {
 			for _, r := range list.Sites {
 				ranks = append(ranks, fmt.Sprintf("{%d}%s", r.Rank, r.Name))
 			}
-			l.add(KindSite, s.Name, CheckPreferredRanks,
+			l.add(objkind.Site, s.Name, CheckPreferredRanks,
 				fmt.Sprintf("preferred-site ranks are not 0..%d without gaps: %s", len(list.Sites)-1, strings.Join(ranks, " ")), fix)
 		}
 		names := make([]string, len(list.Sites))
@@ -112,16 +113,16 @@ func (l *linter) sites() {
 			r := list.Sites[p.Index]
 			if p.Check == CheckPreferredSelf {
 				self[p.Index] = true
-				l.add(KindSite, s.Name, CheckPreferredSelf,
+				l.add(objkind.Site, s.Name, CheckPreferredSelf,
 					fmt.Sprintf("the preferred-site list names the site itself (rank %d)", r.Rank), fix)
 				continue
 			}
-			l.add(KindSite, s.Name, CheckPreferredDuplicate,
+			l.add(objkind.Site, s.Name, CheckPreferredDuplicate,
 				fmt.Sprintf("preferred site %q is listed more than once", r.Name), fix)
 		}
 		for i, r := range list.Sites {
 			if !self[i] && !siteNames[strings.ToLower(r.Name)] {
-				l.add(KindSite, s.Name, CheckPreferredMissing,
+				l.add(objkind.Site, s.Name, CheckPreferredMissing,
 					fmt.Sprintf("preferred site %q (rank %d) does not exist", r.Name, r.Rank), fix)
 			}
 		}
@@ -131,8 +132,8 @@ func (l *linter) sites() {
 // pods: O(P), and the pod's own pae-RDS* values checked as cn=Common's.
 func (l *linter) pods() {
 	for _, p := range l.d.Pods {
-		l.ref(KindPod, p.Name, fmt.Sprintf("cpactl pod update %s --site SITE", quote.Shell(p.Name)),
-			ldapschema.AttrSiteDN, p.SiteDN, KindSite)
+		l.ref(objkind.Pod, p.Name, fmt.Sprintf("cpactl pod update %s --site SITE", quote.Shell(p.Name)),
+			ldapschema.AttrSiteDN, p.SiteDN, objkind.Site)
 		for _, set := range ldapschema.Settings {
 			v, ok := p.RDS[set.Attr]
 			if !ok {
@@ -140,7 +141,7 @@ func (l *linter) pods() {
 			}
 			if err := set.Check(v); err != nil {
 				pod := quote.Shell(p.Name)
-				l.add(KindPod, p.Name, CheckOutOfRange, err.Error(),
+				l.add(objkind.Pod, p.Name, CheckOutOfRange, err.Error(),
 					fmt.Sprintf("cpactl settings set --pod %s %s=VALUE (%s), or cpactl settings reset --pod %s %s", pod, set.Attr, set.Range(), pod, set.Attr))
 			}
 		}
@@ -152,24 +153,24 @@ func (l *linter) pools() {
 	for i, p := range l.d.Pools {
 		update := "cpactl pool update " + quote.Shell(p.Name)
 		for _, v := range rules.Pool(p) {
-			l.addViolation(KindPool, p.Name, update, v)
+			l.addViolation(objkind.Pool, p.Name, update, v)
 		}
 		if v := rules.PoolOvercommit(p); v != nil {
-			l.addViolation(KindPool, p.Name, update, *v)
+			l.addViolation(objkind.Pool, p.Name, update, *v)
 		}
 		if p.Kind == ldapschema.KindDesktop {
 			continue
 		}
 		if p.FarmDN == "" {
-			l.add(KindPool, p.Name, CheckDangling, "the farm-backed pool names no farm", update+" --farm FARM")
+			l.add(objkind.Pool, p.Name, CheckDangling, "the farm-backed pool names no farm", update+" --farm FARM")
 			continue
 		}
-		if !l.refKey(KindPool, p.Name, update+" --farm FARM", ldapschema.AttrFarmDN, p.FarmDN, l.poolFarm[i], KindFarm) {
+		if !l.refKey(objkind.Pool, p.Name, update+" --farm FARM", ldapschema.AttrFarmDN, p.FarmDN, l.poolFarm[i], objkind.Farm) {
 			continue
 		}
 		if f, ok := l.farmOf[l.poolFarm[i]]; ok {
 			if v := rules.FarmFits(p, l.d.Farms[f]); v != nil {
-				l.add(KindPool, p.Name, v.Check, v.Message, update+" --farm FARM (a farm of pod "+quote.Shell(p.Pod)+")")
+				l.add(objkind.Pool, p.Name, v.Check, v.Message, update+" --farm FARM (a farm of pod "+quote.Shell(p.Pod)+")")
 			}
 		}
 	}
@@ -179,7 +180,7 @@ func (l *linter) pools() {
 func (l *linter) farmsAndHosts() {
 	for _, f := range l.d.Farms {
 		for _, v := range rules.Farm(f) {
-			l.addViolation(KindFarm, f.Name, "cpactl farm update "+quote.Shell(f.Name), v)
+			l.addViolation(objkind.Farm, f.Name, "cpactl farm update "+quote.Shell(f.Name), v)
 		}
 	}
 	farmNamed := make(map[farmKey]int, len(l.d.Farms))
@@ -189,11 +190,11 @@ func (l *linter) farmsAndHosts() {
 	for _, h := range l.d.Hosts {
 		update := "cpactl host update " + quote.Shell(h.Name)
 		for _, v := range rules.Host(h) {
-			l.addViolation(KindHost, h.Name, update, v)
+			l.addViolation(objkind.Host, h.Name, update, v)
 		}
 		if fi, ok := farmNamed[farmKey{fold.Key(h.Farm), fold.Key(h.Pod)}]; ok {
 			if v := rules.HostOvercommit(h, l.d.Farms[fi]); v != nil {
-				l.addViolation(KindHost, h.Name, update, *v)
+				l.addViolation(objkind.Host, h.Name, update, *v)
 			}
 		}
 	}

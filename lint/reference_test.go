@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cpactl/cpactl/internal/fold"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/membership"
 	"github.com/cpactl/cpactl/quote"
@@ -78,37 +79,37 @@ func (l *refLinter) index() {
 		l.names[key] = name
 	}
 	for _, x := range l.d.Sites {
-		put(KindSite, x.DN, x.Name)
+		put(objkind.Site, x.DN, x.Name)
 	}
 	for _, x := range l.d.Pods {
-		put(KindPod, x.DN, x.Name)
+		put(objkind.Pod, x.DN, x.Name)
 	}
 	for _, x := range l.d.ConnectionServers {
-		put(KindConnectionServer, x.DN, x.Name)
+		put(objkind.ConnectionServer, x.DN, x.Name)
 	}
 	for _, x := range l.d.Pools {
-		put(KindPool, x.DN, x.Name)
+		put(objkind.Pool, x.DN, x.Name)
 		l.poolOf[ldapschema.NormalizeDN(x.DN)] = x
 	}
 	for _, x := range l.d.Farms {
-		put(KindFarm, x.DN, x.Name)
+		put(objkind.Farm, x.DN, x.Name)
 		l.farmOf[ldapschema.NormalizeDN(x.DN)] = x
 	}
 	for _, x := range l.d.Hosts {
-		put(KindHost, x.DN, x.Name)
+		put(objkind.Host, x.DN, x.Name)
 	}
 	for _, x := range l.d.Entitlements {
-		put(KindEntitlement, x.DN, x.Name)
+		put(objkind.Entitlement, x.DN, x.Name)
 		l.geOf[ldapschema.NormalizeDN(x.DN)] = x
 	}
 	for _, x := range l.d.Users {
-		put(KindUser, x.DN, x.UID)
+		put(objkind.User, x.DN, x.UID)
 	}
 	for _, x := range l.d.Groups {
-		put(KindGroup, x.DN, x.Name)
+		put(objkind.Group, x.DN, x.Name)
 	}
 	for _, x := range l.d.Computers {
-		put(KindComputer, x.DN, x.Name)
+		put(objkind.Computer, x.DN, x.Name)
 	}
 	l.graph = membership.New(l.d.Groups)
 }
@@ -134,7 +135,7 @@ func (l *refLinter) ref(kind, object, fix, attr, dn string, want ...string) bool
 
 func (l *refLinter) unreadable() {
 	for _, u := range l.d.Unreadable {
-		kind := KindEntry
+		kind := objkind.Entry
 		name := ldapschema.NameOf(u.DN)
 		if k, ok := l.dns[ldapschema.NormalizeDN(u.DN)]; ok {
 			kind = k
@@ -173,29 +174,29 @@ func (l *refLinter) duplicates() {
 	for _, x := range l.d.Pools {
 		items = append(items, named{x.Name, x.DN})
 	}
-	check(KindPool, items)
+	check(objkind.Pool, items)
 	items = nil
 	for _, x := range l.d.Farms {
 		items = append(items, named{x.Name, x.DN})
 	}
-	check(KindFarm, items)
+	check(objkind.Farm, items)
 	items = nil
 	for _, x := range l.d.Hosts {
 		items = append(items, named{x.Name, x.DN})
 	}
-	check(KindHost, items)
+	check(objkind.Host, items)
 	items = nil
 	for _, x := range l.d.ConnectionServers {
 		items = append(items, named{x.Name, x.DN})
 	}
-	check(KindConnectionServer, items)
+	check(objkind.ConnectionServer, items)
 }
 
 func (l *refLinter) settings() {
 	for _, set := range ldapschema.Settings {
 		v, _ := l.d.Settings.Value(set)
 		if err := set.Check(v); err != nil {
-			l.add(KindSettings, set.Attr, CheckOutOfRange, err.Error(),
+			l.add(objkind.Settings, set.Attr, CheckOutOfRange, err.Error(),
 				fmt.Sprintf("cpactl settings set %s=VALUE (%s), or cpactl settings reset %s", set.Attr, set.Range(), set.Attr))
 		}
 	}
@@ -214,7 +215,7 @@ func (l *refLinter) sites() {
 			for _, r := range list.Sites {
 				ranks = append(ranks, fmt.Sprintf("{%d}%s", r.Rank, r.Name))
 			}
-			l.add(KindSite, s.Name, CheckPreferredRanks,
+			l.add(objkind.Site, s.Name, CheckPreferredRanks,
 				fmt.Sprintf("preferred-site ranks are not 0..%d without gaps: %s", len(list.Sites)-1, strings.Join(ranks, " ")), fix)
 		}
 		seen := map[string]bool{}
@@ -222,14 +223,14 @@ func (l *refLinter) sites() {
 			k := strings.ToLower(r.Name)
 			switch {
 			case strings.EqualFold(r.Name, s.Name):
-				l.add(KindSite, s.Name, CheckPreferredSelf,
+				l.add(objkind.Site, s.Name, CheckPreferredSelf,
 					fmt.Sprintf("the preferred-site list names the site itself (rank %d)", r.Rank), fix)
 			case !siteNames[k]:
-				l.add(KindSite, s.Name, CheckPreferredMissing,
+				l.add(objkind.Site, s.Name, CheckPreferredMissing,
 					fmt.Sprintf("preferred site %q (rank %d) does not exist", r.Name, r.Rank), fix)
 			}
 			if seen[k] {
-				l.add(KindSite, s.Name, CheckPreferredDuplicate,
+				l.add(objkind.Site, s.Name, CheckPreferredDuplicate,
 					fmt.Sprintf("preferred site %q is listed more than once", r.Name), fix)
 			}
 			seen[k] = true
@@ -239,8 +240,8 @@ func (l *refLinter) sites() {
 
 func (l *refLinter) pods() {
 	for _, p := range l.d.Pods {
-		l.ref(KindPod, p.Name, fmt.Sprintf("cpactl pod update %s --site SITE", quote.Shell(p.Name)),
-			ldapschema.AttrSiteDN, p.SiteDN, KindSite)
+		l.ref(objkind.Pod, p.Name, fmt.Sprintf("cpactl pod update %s --site SITE", quote.Shell(p.Name)),
+			ldapschema.AttrSiteDN, p.SiteDN, objkind.Site)
 	}
 }
 
@@ -253,21 +254,21 @@ func (l *refLinter) pools() {
 	for _, p := range l.d.Pools {
 		update := "cpactl pool update " + quote.Shell(p.Name)
 		for _, v := range rules.Pool(p) {
-			l.addViolation(KindPool, p.Name, update, v)
+			l.addViolation(objkind.Pool, p.Name, update, v)
 		}
 		if p.Kind == ldapschema.KindDesktop {
 			continue
 		}
 		if p.FarmDN == "" {
-			l.add(KindPool, p.Name, CheckDangling, "the farm-backed pool names no farm", update+" --farm FARM")
+			l.add(objkind.Pool, p.Name, CheckDangling, "the farm-backed pool names no farm", update+" --farm FARM")
 			continue
 		}
-		if !l.ref(KindPool, p.Name, update+" --farm FARM", ldapschema.AttrFarmDN, p.FarmDN, KindFarm) {
+		if !l.ref(objkind.Pool, p.Name, update+" --farm FARM", ldapschema.AttrFarmDN, p.FarmDN, objkind.Farm) {
 			continue
 		}
 		if f, ok := l.farmByDN(p.FarmDN); ok {
 			if v := rules.FarmFits(p, f); v != nil {
-				l.add(KindPool, p.Name, v.Check, v.Message, update+" --farm FARM (a farm of pod "+quote.Shell(p.Pod)+")")
+				l.add(objkind.Pool, p.Name, v.Check, v.Message, update+" --farm FARM (a farm of pod "+quote.Shell(p.Pod)+")")
 			}
 		}
 	}
@@ -276,12 +277,12 @@ func (l *refLinter) pools() {
 func (l *refLinter) farmsAndHosts() {
 	for _, f := range l.d.Farms {
 		for _, v := range rules.Farm(f) {
-			l.addViolation(KindFarm, f.Name, "cpactl farm update "+quote.Shell(f.Name), v)
+			l.addViolation(objkind.Farm, f.Name, "cpactl farm update "+quote.Shell(f.Name), v)
 		}
 	}
 	for _, h := range l.d.Hosts {
 		for _, v := range rules.Host(h) {
-			l.addViolation(KindHost, h.Name, "cpactl host update "+quote.Shell(h.Name), v)
+			l.addViolation(objkind.Host, h.Name, "cpactl host update "+quote.Shell(h.Name), v)
 		}
 	}
 }
@@ -291,21 +292,21 @@ func (l *refLinter) entitlements() {
 	for _, ge := range l.d.Entitlements {
 		update := "cpactl entitlement update " + quote.Shell(ge.Name)
 		for _, v := range rules.Entitlement(ge) {
-			l.addViolation(KindEntitlement, ge.Name, update, v)
+			l.addViolation(objkind.Entitlement, ge.Name, update, v)
 		}
 		for _, m := range ge.Members {
-			l.ref(KindEntitlement, ge.Name, refMemberFix(ge.Name, m), ldapschema.AttrMember, m, KindUser, KindGroup)
+			l.ref(objkind.Entitlement, ge.Name, refMemberFix(ge.Name, m), ldapschema.AttrMember, m, objkind.User, objkind.Group)
 		}
 		for _, dn := range ge.PoolDNs {
 			fix := fmt.Sprintf("cpactl entitlement remove-pool %s %s", quote.Shell(ge.Name), quote.Shell(ldapschema.NameOf(dn)))
-			if !l.ref(KindEntitlement, ge.Name, fix, ldapschema.AttrEntitlementPoolDN, dn, KindPool) {
+			if !l.ref(objkind.Entitlement, ge.Name, fix, ldapschema.AttrEntitlementPoolDN, dn, objkind.Pool) {
 				continue
 			}
 			key := ldapschema.NormalizeDN(dn)
 			poolGEs[key] = append(poolGEs[key], ge.Name)
 			if p, ok := l.poolByDN(dn); ok {
 				if v := rules.PoolFits(ge, p); v != nil {
-					l.add(KindEntitlement, ge.Name, v.Check, v.Message, fix)
+					l.add(objkind.Entitlement, ge.Name, v.Check, v.Message, fix)
 				}
 			}
 		}
@@ -321,7 +322,7 @@ func (l *refLinter) entitlements() {
 		for _, g := range ges[1:] {
 			fixes = append(fixes, fmt.Sprintf("cpactl entitlement remove-pool %s %s", quote.Shell(g), quote.Shell(name)))
 		}
-		l.add(KindPool, name, CheckPoolInTwoEntitlements,
+		l.add(objkind.Pool, name, CheckPoolInTwoEntitlements,
 			fmt.Sprintf("pool %q is in %d entitlements (%s): a pool belongs to at most one", name, len(ges), strings.Join(ges, ", ")),
 			"keep one: "+strings.Join(fixes, "; "))
 	}
@@ -423,7 +424,7 @@ func (l *refLinter) reachable(ge ldapschema.Entitlement) {
 	if len(why) == 0 {
 		return
 	}
-	l.add(KindEntitlement, ge.Name, CheckEntitledUsersWithoutPool,
+	l.add(objkind.Entitlement, ge.Name, CheckEntitledUsersWithoutPool,
 		fmt.Sprintf("%d entitled user(s) cannot reach any pool (%s): %s", len(users), refListSome(users, 5), strings.Join(why, "; ")), fix)
 }
 
@@ -470,10 +471,10 @@ func (l *refLinter) homeSites() {
 			unset += " --entitlement " + quote.Shell(ldapschema.NameOf(h.EntitlementDN))
 		}
 		fix := unset + " (or set it again with cpactl homesite set)"
-		ok := l.ref(KindHomeSite, obj, fix, ldapschema.AttrUserDN, h.UserDN, KindUser)
-		ok = l.ref(KindHomeSite, obj, fix, ldapschema.AttrGroupDN, h.GroupDN, KindGroup) && ok
-		ok = l.ref(KindHomeSite, obj, fix, ldapschema.AttrSiteDN, h.SiteDN, KindSite) && ok
-		geOK := l.ref(KindHomeSite, obj, fix, ldapschema.AttrEntitlementDN, h.EntitlementDN, KindEntitlement)
+		ok := l.ref(objkind.HomeSiteRow, obj, fix, ldapschema.AttrUserDN, h.UserDN, objkind.User)
+		ok = l.ref(objkind.HomeSiteRow, obj, fix, ldapschema.AttrGroupDN, h.GroupDN, objkind.Group) && ok
+		ok = l.ref(objkind.HomeSiteRow, obj, fix, ldapschema.AttrSiteDN, h.SiteDN, objkind.Site) && ok
+		geOK := l.ref(objkind.HomeSiteRow, obj, fix, ldapschema.AttrEntitlementDN, h.EntitlementDN, objkind.Entitlement)
 		if !ok || !geOK || h.EntitlementDN == "" {
 			continue
 		}
@@ -481,7 +482,7 @@ func (l *refLinter) homeSites() {
 		if _, entitled := l.graph.MemberOf(principal, ge.Members); entitled {
 			continue
 		}
-		l.add(KindHomeSite, obj, CheckHomeSiteOverrideNotEntitled,
+		l.add(objkind.HomeSiteRow, obj, CheckHomeSiteOverrideNotEntitled,
 			fmt.Sprintf("the %s has a home-site override for entitlement %q but is not entitled to it (the row still counts)", flag, ge.Name),
 			fmt.Sprintf("cpactl entitlement add-member %s --%s %s, or %s",
 				quote.Shell(ge.Name), flag, quote.Shell(ldapschema.NameOf(principal)), unset))
@@ -491,8 +492,8 @@ func (l *refLinter) homeSites() {
 func (l *refLinter) groups() {
 	for _, g := range l.d.Groups {
 		for _, m := range g.Members {
-			l.ref(KindGroup, g.Name, fmt.Sprintf("cpactl group remove-member %s %s", quote.Shell(g.Name), quote.Shell(ldapschema.NameOf(m))),
-				ldapschema.AttrMember, m, KindUser, KindGroup, KindComputer)
+			l.ref(objkind.Group, g.Name, fmt.Sprintf("cpactl group remove-member %s %s", quote.Shell(g.Name), quote.Shell(ldapschema.NameOf(m))),
+				ldapschema.AttrMember, m, objkind.User, objkind.Group, objkind.Computer)
 		}
 	}
 }
@@ -500,13 +501,13 @@ func (l *refLinter) groups() {
 func (l *refLinter) sessions() {
 	for _, s := range l.d.Sessions {
 		fix := "cpactl session end " + quote.Shell(s.ID)
-		l.ref(KindSession, s.ID, fix, ldapschema.AttrUserDN, s.UserDN, KindUser)
-		l.ref(KindSession, s.ID, fix, ldapschema.AttrEntitlementDN, s.EntitlementDN, KindEntitlement)
-		l.ref(KindSession, s.ID, fix, ldapschema.AttrPodDN, s.PodDN, KindPod)
-		l.ref(KindSession, s.ID, fix, ldapschema.AttrBrokeringPodDN, s.BrokeringPodDN, KindPod)
-		l.ref(KindSession, s.ID, fix, ldapschema.AttrPoolDN, s.PoolDN, KindPool)
-		l.ref(KindSession, s.ID, fix, ldapschema.AttrHostDN, s.HostDN, KindHost)
-		l.ref(KindSession, s.ID, fix, ldapschema.AttrClientDN, s.ClientDN, KindComputer)
+		l.ref(objkind.Session, s.ID, fix, ldapschema.AttrUserDN, s.UserDN, objkind.User)
+		l.ref(objkind.Session, s.ID, fix, ldapschema.AttrEntitlementDN, s.EntitlementDN, objkind.Entitlement)
+		l.ref(objkind.Session, s.ID, fix, ldapschema.AttrPodDN, s.PodDN, objkind.Pod)
+		l.ref(objkind.Session, s.ID, fix, ldapschema.AttrBrokeringPodDN, s.BrokeringPodDN, objkind.Pod)
+		l.ref(objkind.Session, s.ID, fix, ldapschema.AttrPoolDN, s.PoolDN, objkind.Pool)
+		l.ref(objkind.Session, s.ID, fix, ldapschema.AttrHostDN, s.HostDN, objkind.Host)
+		l.ref(objkind.Session, s.ID, fix, ldapschema.AttrClientDN, s.ClientDN, objkind.Computer)
 	}
 }
 
@@ -515,8 +516,8 @@ func (l *refLinter) assignments() {
 		obj := ldapschema.NameOf(a.UserDN) + " / " + ldapschema.NameOf(a.EntitlementDN)
 		fix := fmt.Sprintf("cpactl assignment delete --user %s --entitlement %s --yes",
 			quote.Shell(ldapschema.NameOf(a.UserDN)), quote.Shell(ldapschema.NameOf(a.EntitlementDN)))
-		l.ref(KindAssignment, obj, fix, ldapschema.AttrUserDN, a.UserDN, KindUser)
-		l.ref(KindAssignment, obj, fix, ldapschema.AttrEntitlementDN, a.EntitlementDN, KindEntitlement)
-		l.ref(KindAssignment, obj, fix, ldapschema.AttrPodDN, a.PodDN, KindPod)
+		l.ref(objkind.Assignment, obj, fix, ldapschema.AttrUserDN, a.UserDN, objkind.User)
+		l.ref(objkind.Assignment, obj, fix, ldapschema.AttrEntitlementDN, a.EntitlementDN, objkind.Entitlement)
+		l.ref(objkind.Assignment, obj, fix, ldapschema.AttrPodDN, a.PodDN, objkind.Pod)
 	}
 }

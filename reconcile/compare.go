@@ -3,6 +3,7 @@ package reconcile
 import (
 	"slices"
 
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -109,7 +110,7 @@ func Compare(desired, current *State) *Report {
 		}
 	}
 	for _, c := range current.entries {
-		if desired.entries[c.Key] != nil || IsStructure(c.Kind) || c.Kind == KindSettings {
+		if desired.entries[c.Key] != nil || IsStructure(c.Kind) || c.Kind == objkind.Settings {
 			continue
 		}
 		r.Entries = append(r.Entries, EntryChange{Change: Removed, Kind: c.Kind, Name: c.Name, DN: c.DN,

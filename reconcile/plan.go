@@ -8,6 +8,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -122,7 +123,7 @@ func checkParents(desired, current *State) []Problem {
 	}
 	var out []found
 	for _, d := range desired.entries {
-		if d.Kind == KindBase {
+		if d.Kind == objkind.Base {
 			continue
 		}
 		parent := parentKey(d.Key)

@@ -13,6 +13,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -20,7 +21,7 @@ import (
 type refEntry struct {
 	DN   string
 	Key  string // ldapschema.NormalizeDN(DN)
-	Kind string // KindBase, KindContainer, KindSettings or a directory.Kind*
+	Kind string // objkind.Base, objkind.Container, objkind.Settings or a directory.Kind*
 	Name string // the object's name for people (a row's description)
 	// Attrs holds the compared attributes under their canonical names:
 	// every attribute cpactl's schema or the standard classes define,
@@ -169,15 +170,15 @@ func refparentKey(key string) string {
 // object classes: "" when it is not cpactl's.
 func refclassify(l reflayoutKeys, key string, e *ldap.Entry) (kind, name string) {
 	if key == l.base {
-		return KindBase, e.DN
+		return objkind.Base, e.DN
 	}
 	if l.containers[key] {
-		return KindContainer, reffirstRDN(e.DN)
+		return objkind.Container, reffirstRDN(e.DN)
 	}
 	has := func(c string) bool { return ldapschema.HasClass(e, c) }
 	if key == l.settings {
 		if has(ldapschema.ClassGlobalSettings) {
-			return KindSettings, reffirstRDN(e.DN)
+			return objkind.Settings, reffirstRDN(e.DN)
 		}
 		return "", ""
 	}
@@ -424,7 +425,7 @@ func refCompare(desired, current *refState) *refReport {
 		}
 	}
 	for _, c := range current.Entries() {
-		if desired.entries[c.Key] != nil || IsStructure(c.Kind) || c.Kind == KindSettings {
+		if desired.entries[c.Key] != nil || IsStructure(c.Kind) || c.Kind == objkind.Settings {
 			continue
 		}
 		r.Entries = append(r.Entries, refEntryChange{Change: Removed, Kind: c.Kind, Name: c.Name, DN: c.DN,
@@ -602,7 +603,7 @@ func refPlanApply(desired, current *refState, r *refReport, prune bool) (*refPla
 func refcheckParents(desired, current *refState) []Problem {
 	var out []Problem
 	for _, d := range desired.Entries() {
-		if d.Kind == KindBase {
+		if d.Kind == objkind.Base {
 			continue
 		}
 		parent := ldapschema.ParentOf(d.DN)

@@ -25,34 +25,28 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
-)
-
-// Kinds of entries besides the objects' (directory.Kind*).
-const (
-	KindBase      = "base entry"
-	KindContainer = "container"
-	KindSettings  = "settings"
 )
 
 // kindRank orders kinds for reports and plans: the layout first, then the
 // objects in the order of docs/topology.md and docs/entitlements.md.
 var kindRank = map[string]int{
-	KindBase: 0, KindContainer: 1, KindSettings: 2, directory.KindSite: 3, directory.KindPod: 4,
-	directory.KindConnectionServer: 5, directory.KindFarm: 6, directory.KindHost: 7, directory.KindPool: 8,
-	directory.KindUser: 9, directory.KindComputer: 10, directory.KindGroup: 11, directory.KindEntitlement: 12,
-	directory.KindHomeSiteRow: 13, directory.KindSession: 14, directory.KindAssignment: 15,
+	objkind.Base: 0, objkind.Container: 1, objkind.Settings: 2, objkind.Site: 3, objkind.Pod: 4,
+	objkind.ConnectionServer: 5, objkind.Farm: 6, objkind.Host: 7, objkind.Pool: 8,
+	objkind.User: 9, objkind.Computer: 10, objkind.Group: 11, objkind.Entitlement: 12,
+	objkind.HomeSiteRow: 13, objkind.Session: 14, objkind.Assignment: 15,
 }
 
 // IsStructure reports whether a kind is part of the layout (the base entry
 // and the containers), which is created but never compared or deleted.
-func IsStructure(kind string) bool { return kind == KindBase || kind == KindContainer }
+func IsStructure(kind string) bool { return kind == objkind.Base || kind == objkind.Container }
 
 // Entry is one entry of a federation as diff and apply see it.
 type Entry struct {
 	DN   string
 	Key  string // ldapschema.NormalizeDN(DN)
-	Kind string // KindBase, KindContainer, KindSettings or a directory.Kind*
+	Kind string // objkind.Base, objkind.Container, objkind.Settings or a directory.Kind*
 	Name string // the object's name for people (a row's description)
 	// attrs holds the compared attributes, by canonical name with
 	// objectClass first, then by name ignoring case (attrLess): every attribute cpactl's
@@ -479,15 +473,15 @@ func parentKey(key string) string {
 // object classes: "" when it is not cpactl's.
 func classify(l layoutKeys, key string, e *ldap.Entry) (kind, name string) {
 	if key == l.base {
-		return KindBase, e.DN
+		return objkind.Base, e.DN
 	}
 	if l.containers[key] {
-		return KindContainer, firstRDN(e.DN)
+		return objkind.Container, firstRDN(e.DN)
 	}
 	has := func(c string) bool { return ldapschema.HasClass(e, c) }
 	if key == l.settings {
 		if has(ldapschema.ClassGlobalSettings) {
-			return KindSettings, firstRDN(e.DN)
+			return objkind.Settings, firstRDN(e.DN)
 		}
 		return "", ""
 	}
