@@ -27,7 +27,7 @@ func (rs *resolver) tryBackup() *Decision {
 		rs.warn("entitlement %s names backup %q, which does not exist; ignored", rs.ge.Name, name)
 		return rs.d
 	}
-	if vs := BackupRule(*rs.ge, *b); len(vs) > 0 {
+	if vs := BackupRule(rs.ge.BackupSide(), b.BackupSide()); len(vs) > 0 {
 		problems := make([]string, len(vs))
 		for i, v := range vs {
 			problems[i] = v.Message

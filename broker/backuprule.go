@@ -31,13 +31,32 @@ type BackupViolation struct {
 	OfBackup bool
 }
 
+// BackupSide is what the backup rule reads of an entitlement: its kind,
+// how many members it has, its default protocol, the backup its entry
+// names and the entitlements that name it as theirs.
+type BackupSide struct {
+	Name            string
+	Type            EntitlementType
+	Dedicated       bool
+	DefaultProtocol Protocol
+	Members         int
+	BackupNamed     string
+	BackedUpBy      []string
+}
+
+// BackupSide is what the backup rule reads of ge.
+func (ge *Entitlement) BackupSide() BackupSide {
+	return BackupSide{Name: ge.Name, Type: ge.Type, Dedicated: ge.Dedicated, DefaultProtocol: ge.DefaultProtocol,
+		Members: len(ge.Members), BackupNamed: ge.BackupNamed, BackedUpBy: ge.BackedUpBy}
+}
+
 // BackupRule checks that backup may serve as primary's backup global
 // entitlement: both are floating desktop entitlements, the backup has no
 // members (users reach it only through its primary), the same default
 // protocol, not the primary itself, and no chain: the backup names no
 // backup of its own (BackupNamed) and the primary is nobody's backup
 // (primary.BackedUpBy). O(len(primary.BackedUpBy)).
-func BackupRule(primary, backup Entitlement) []BackupViolation {
+func BackupRule(primary, backup BackupSide) []BackupViolation {
 	var out []BackupViolation
 	add := func(check, format string, args ...any) {
 		out = append(out, BackupViolation{Check: check, Message: fmt.Sprintf(format, args...)})
@@ -56,8 +75,8 @@ func BackupRule(primary, backup Entitlement) []BackupViolation {
 	if !floatingDesktop(backup) {
 		ofBackup(CheckBackupKind, "backup %q is %s: a backup must be a floating desktop entitlement", backup.Name, kindWords(backup))
 	}
-	if len(backup.Members) > 0 {
-		ofBackup(CheckBackupMembers, "backup %q has %d member(s): a backup is reached only through its primary", backup.Name, len(backup.Members))
+	if backup.Members > 0 {
+		ofBackup(CheckBackupMembers, "backup %q has %d member(s): a backup is reached only through its primary", backup.Name, backup.Members)
 	}
 	if p, b := protocolOf(primary), protocolOf(backup); p != b {
 		add(CheckBackupProtocol, "backup %q has default protocol %s, but %q has %s", backup.Name, b, primary.Name, p)
@@ -71,12 +90,12 @@ func BackupRule(primary, backup Entitlement) []BackupViolation {
 	return out
 }
 
-func floatingDesktop(ge Entitlement) bool {
+func floatingDesktop(ge BackupSide) bool {
 	return strings.EqualFold(string(ge.Type), string(TypeDesktop)) && !ge.Dedicated
 }
 
 // protocolOf is the entitlement's default protocol in force.
-func protocolOf(ge Entitlement) string {
+func protocolOf(ge BackupSide) string {
 	if ge.DefaultProtocol == "" {
 		return string(ProtocolBlast)
 	}
@@ -84,7 +103,7 @@ func protocolOf(ge Entitlement) string {
 }
 
 // kindWords describes an entitlement's kind.
-func kindWords(ge Entitlement) string {
+func kindWords(ge BackupSide) string {
 	switch {
 	case !strings.EqualFold(string(ge.Type), string(TypeDesktop)):
 		return "an application entitlement"

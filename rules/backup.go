@@ -36,9 +36,9 @@ func Backup(primary, backup ldapschema.Entitlement, backupOf []string) []Violati
 }
 
 // backupSide is what the backup rule reads of an entitlement.
-func backupSide(ge ldapschema.Entitlement) broker.Entitlement {
-	return broker.Entitlement{Name: ge.Name, Type: broker.EntitlementType(ge.Type), Dedicated: ge.Dedicated,
-		DefaultProtocol: broker.Protocol(ge.DefaultProtocol), Members: make([]broker.Member, len(ge.Members)),
+func backupSide(ge ldapschema.Entitlement) broker.BackupSide {
+	return broker.BackupSide{Name: ge.Name, Type: broker.EntitlementType(ge.Type), Dedicated: ge.Dedicated,
+		DefaultProtocol: broker.Protocol(ge.DefaultProtocol), Members: len(ge.Members),
 		BackupNamed: ldapschema.NameOf(ge.BackupDN)}
 }
 
