@@ -129,13 +129,61 @@ func checkDNFastPaths(t *testing.T, dn string) {
 			t.Errorf("IsUnder(%q, %q) = %v, want %v", dn, base, got, want)
 		}
 	}
+	checkMakeDN(t, dn)
 	if got, ok := FirstRDN(dn); fmt.Sprint(got, ok) != fmt.Sprint(referenceFirstRDN(dn)) {
 		want, wantOK := referenceFirstRDN(dn)
 		t.Errorf("FirstRDN(%q) = %v %v, want %v %v", dn, got, ok, want, wantOK)
 	}
 }
 
-// FuzzDNFastPaths checks that NormalizeDN, NameOf, ParentOf, FirstRDN and IsUnder give what
+// checkMakeDN: a DN read once answers as the functions that read its text
+// each time do, and so do its parents, walked up with Parent.
+func checkMakeDN(t *testing.T, dn string) {
+	t.Helper()
+	d := NormalDNOf(dn)
+	for depth := 0; ; depth++ {
+		text := d.String()
+		if depth == 0 && text != dn {
+			t.Errorf("NormalDNOf(%q).String() = %q", dn, text)
+		}
+		if got, want := d.Key(), referenceNormalizeDN(text); got != want {
+			t.Errorf("NormalDNOf(%q), %d up: Key() = %q, want %q", dn, depth, got, want)
+		}
+		if got, want := d.Name(), referenceNameOf(text); got != want {
+			t.Errorf("NormalDNOf(%q), %d up: Name() = %q, want %q", dn, depth, got, want)
+		}
+		if got, want := d.Depth(), referenceDepth(text); got != want {
+			t.Errorf("NormalDNOf(%q), %d up: Depth() = %d, want %d", dn, depth, got, want)
+		}
+		if !d.Equal(NormalDNOf(strings.ToUpper(text))) != (referenceNormalizeDN(text) != referenceNormalizeDN(strings.ToUpper(text))) {
+			t.Errorf("NormalDNOf(%q), %d up: Equal to its upper case disagrees with NormalizeDN", dn, depth)
+		}
+		p := d.Parent()
+		if got, want := p.String(), referenceParentOf(text); got != want {
+			t.Errorf("NormalDNOf(%q), %d up: Parent() = %q, want %q", dn, depth, got, want)
+		}
+		if got, want := d.ParentKey(), p.Key(); got != want {
+			t.Errorf("NormalDNOf(%q), %d up: ParentKey() = %q, Parent().Key() %q", dn, depth, got, want)
+		}
+		if p.String() == "" {
+			if p != (NormalDN{}) {
+				t.Errorf("NormalDNOf(%q), %d up: no parent, but Parent() = %#v", dn, depth, p)
+			}
+			return
+		}
+		d = p
+	}
+}
+
+func referenceDepth(dn string) int {
+	parsed, err := ldap.ParseDN(dn)
+	if err != nil {
+		return 0
+	}
+	return len(parsed.RDNs)
+}
+
+// FuzzDNFastPaths checks that NormalizeDN, NameOf, ParentOf, FirstRDN, IsUnder and NormalDNOf give what
 // parsing the DN gives, for any input.
 func FuzzDNFastPaths(f *testing.F) {
 	for _, dn := range dnSamples {
