@@ -89,6 +89,14 @@ var objectAttrs = []string{"*", ldapschema.AttrEntryCSN}
 
 // remember notes the entryCSN of an object read, for Update.
 func (s *Store) remember(e *ldap.Entry) {
+	if e.GetEqualFoldAttributeValue(ldapschema.AttrEntryCSN) != "" {
+		s.rememberKey(e, ldapschema.NormalizeDN(e.DN))
+	}
+}
+
+// rememberKey is remember for an entry whose DN's key (NormalizeDN) is
+// known.
+func (s *Store) rememberKey(e *ldap.Entry, key string) {
 	csn := e.GetEqualFoldAttributeValue(ldapschema.AttrEntryCSN)
 	if csn == "" {
 		return
@@ -98,7 +106,7 @@ func (s *Store) remember(e *ldap.Entry) {
 	if s.read == nil {
 		s.read = map[string]string{}
 	}
-	s.read[ldapschema.NormalizeDN(e.DN)] = csn
+	s.read[key] = csn
 }
 
 // Entry reads one entry by DN; it returns nil, nil when it does not exist.

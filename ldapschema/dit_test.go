@@ -128,6 +128,9 @@ func checkDNFastPaths(t *testing.T, dn string) {
 		if got, want := IsUnder(dn, base), n == b || strings.HasSuffix(n, ","+b); got != want {
 			t.Errorf("IsUnder(%q, %q) = %v, want %v", dn, base, got, want)
 		}
+		if got, want := NormalDNOf(dn).IsUnder(NormalDNOf(base)), n == b || strings.HasSuffix(n, ","+b); got != want {
+			t.Errorf("NormalDNOf(%q).IsUnder(%q) = %v, want %v", dn, base, got, want)
+		}
 	}
 	checkMakeDN(t, dn)
 	if got, ok := FirstRDN(dn); fmt.Sprint(got, ok) != fmt.Sprint(referenceFirstRDN(dn)) {

@@ -110,3 +110,11 @@ func parentKey(key string) string {
 	}
 	return ""
 }
+
+// IsUnder reports whether d is base or inside base's subtree (IsUnder's
+// answer), comparing keys.
+func (d NormalDN) IsUnder(base NormalDN) bool {
+	cut := len(d.key) - len(base.key)
+	return cut == 0 && d.key == base.key ||
+		cut > 0 && d.key[cut-1] == ',' && d.key[cut:] == base.key
+}
