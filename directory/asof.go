@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/history"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -60,7 +61,7 @@ func (s *Store) oldestRecord() (history.Record, bool, error) {
 			return history.Record{}, false, lerr
 		}
 		if res, err = search(); err != nil {
-			return history.Record{}, false, opError(err, "reading the history")
+			return history.Record{}, false, ldapclient.OpErrorf(err, "reading the history")
 		}
 	}
 	if res == nil || len(res.Entries) == 0 {

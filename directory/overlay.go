@@ -13,6 +13,7 @@ import (
 	ber "github.com/go-asn1-ber/asn1-ber"
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -149,7 +150,7 @@ func (o *Overlay) fetch(k, dn string) (*ldap.Entry, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, opError(err, "reading %s", dn)
+		return nil, ldapclient.OpErrorf(err, "reading %s", dn)
 	}
 	if len(res.Entries) == 0 {
 		return nil, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -382,7 +383,7 @@ type WriteError struct {
 }
 
 // Error renders "what: result (code): message".
-func (e *WriteError) Error() string { return e.What + ": " + describe(e.Err) }
+func (e *WriteError) Error() string { return e.What + ": " + ldapclient.Describe(e.Err) }
 
 // Unwrap returns the LDAP error.
 func (e *WriteError) Unwrap() error { return e.Err }

@@ -16,6 +16,7 @@ import (
 	ber "github.com/go-asn1-ber/asn1-ber"
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/progress"
 )
@@ -303,9 +304,9 @@ func (s *Snapshot) Each(fn func(*ldap.Entry) error) error {
 	var stopped atomic.Bool
 	go func() {
 		defer close(batches)
-		for i := 0; i < len(s.entries) && !stopped.Load(); i += batchSize {
-			batch := make([]*ldap.Entry, 0, batchSize)
-			for j := i; j < min(i+batchSize, len(s.entries)); j++ {
+		for i := 0; i < len(s.entries) && !stopped.Load(); i += ldapclient.BatchSize {
+			batch := make([]*ldap.Entry, 0, ldapclient.BatchSize)
+			for j := i; j < min(i+ldapclient.BatchSize, len(s.entries)); j++ {
 				batch = append(batch, s.decode(int32(j)))
 			}
 			batches <- batch
@@ -332,7 +333,7 @@ func (s *Snapshot) Each(fn func(*ldap.Entry) error) error {
 // of commit.
 func EachPrepared[T any](s *Snapshot, workers int, prepare func(w int, e *ldap.Entry) T, commit func(T)) {
 	n := len(s.entries)
-	batches := (n + batchSize - 1) / batchSize
+	batches := (n + ldapclient.BatchSize - 1) / ldapclient.BatchSize
 	slots := make([]chan []T, batches)
 	for i := range slots {
 		slots[i] = make(chan []T, 1)
@@ -352,8 +353,8 @@ func EachPrepared[T any](s *Snapshot, workers int, prepare func(w int, e *ldap.E
 					return
 				}
 				buf.reset()
-				out := make([]T, 0, batchSize)
-				for j := b * batchSize; j < min(n, (b+1)*batchSize); j++ {
+				out := make([]T, 0, ldapclient.BatchSize)
+				for j := b * ldapclient.BatchSize; j < min(n, (b+1)*ldapclient.BatchSize); j++ {
 					out = append(out, prepare(w, s.decodeIn(int32(j), buf)))
 				}
 				slots[b] <- out

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/progress"
 )
@@ -71,9 +72,6 @@ func ClassFilter(class string) string { return Filter(ldapschema.AttrObjectClass
 // Present is "(attr=*)": attr holds a value.
 func Present(attr string) string { return "(" + attr + "=*)" }
 
-// AnyEntry matches every entry: AnyEntry.
-const AnyEntry = "(" + ldapschema.AttrObjectClass + "=*)"
-
 // Not negates a filter.
 func Not(filter string) string { return "(!" + filter + ")" }
 
@@ -129,7 +127,7 @@ func (s *Store) Entry(dn string, attrs ...string) (*ldap.Entry, error) {
 		if refused, ok := s.readRefused(err, dn); ok {
 			return nil, refused
 		}
-		return nil, opError(err, "reading %s", dn)
+		return nil, ldapclient.OpErrorf(err, "reading %s", dn)
 	}
 	if len(res.Entries) == 0 {
 		return nil, nil
@@ -180,12 +178,12 @@ func (s *Store) Each(base string, scope int, filter string, attrs []string, each
 	case IsCode(err, ldap.LDAPResultSizeLimitExceeded):
 		return fmt.Errorf("%w (hint: the server limits how many entries this bind may read; "+
 			"give the bind DN `limits dn.exact=\"DN\" size.prtotal=unlimited` in slapd's configuration, see docs/performance.md)",
-			opError(err, "searching %s for %s", base, filter))
+			ldapclient.OpErrorf(err, "searching %s for %s", base, filter))
 	case err != nil:
 		if refused, ok := s.readRefused(err, base); ok {
 			return refused
 		}
-		return opError(err, "searching %s for %s", base, filter)
+		return ldapclient.OpErrorf(err, "searching %s for %s", base, filter)
 	}
 	return nil
 }
@@ -236,7 +234,7 @@ func (s *Store) Add(w Writer, dn string, a ldapschema.Attrs) error {
 		if refused, ok := s.writeRefused(err, []Write{{Verb: "create", Object: s.DIT.Describe(dn), DN: dn, add: req}}, false); ok {
 			return refused
 		}
-		return opError(err, "adding %s", dn)
+		return ldapclient.OpErrorf(err, "adding %s", dn)
 	}
 	return nil
 }
@@ -300,7 +298,7 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 		if refused, ok := s.writeRefused(err, []Write{{Verb: "change", Object: s.DIT.Describe(dn), DN: dn, modify: req}}, false); ok {
 			return refused
 		}
-		return opError(err, "modifying %s", dn)
+		return ldapclient.OpErrorf(err, "modifying %s", dn)
 	}
 	return nil
 }
@@ -359,7 +357,7 @@ func (s *Store) Settings() (ldapschema.SettingsRecord, error) {
 		if refused, ok := s.readRefused(err, dn); ok {
 			return ldapschema.SettingsRecord{}, refused
 		}
-		return ldapschema.SettingsRecord{}, opError(err, "reading %s", dn)
+		return ldapschema.SettingsRecord{}, ldapclient.OpErrorf(err, "reading %s", dn)
 	case len(res.Entries) > 0:
 		e = res.Entries[0]
 		s.remember(e)
