@@ -42,3 +42,33 @@ const AnyEntry = ldapclient.AnyEntry
 
 // IsCode reports whether err carries the LDAP result code.
 func IsCode(err error, code uint16) bool { return ldapclient.IsCode(err, code) }
+
+// Search filters (ldapclient's), their values escaped.
+
+// Filter builds "(attr=value)" with value escaped.
+func Filter(attr, value string) string { return ldapclient.Filter(attr, value) }
+
+// And combines filters.
+func And(filters ...string) string { return ldapclient.And(filters...) }
+
+// Or combines filters.
+func Or(filters ...string) string { return ldapclient.Or(filters...) }
+
+// ChildrenFilter matches the entries immediately below dn (entryDN with
+// dnOneLevelMatch).
+func ChildrenFilter(dn string) string { return ldapclient.ChildrenFilter(dn) }
+
+// ClassFilter is "(objectClass=class)".
+func ClassFilter(class string) string { return ldapclient.ClassFilter(class) }
+
+// Present is "(attr=*)": attr holds a value.
+func Present(attr string) string { return ldapclient.Present(attr) }
+
+// Not negates a filter.
+func Not(filter string) string { return ldapclient.Not(filter) }
+
+// Prefix is "(attr=value*)": a value of attr starts with value (escaped).
+func Prefix(attr, value string) string { return ldapclient.Prefix(attr, value) }
+
+// Suffix is "(attr=*value)": a value of attr ends with value (escaped).
+func Suffix(attr, value string) string { return ldapclient.Suffix(attr, value) }

@@ -1,4 +1,4 @@
-package directory
+package snapshot
 
 import (
 	"encoding/binary"
@@ -325,6 +325,11 @@ func (s *Snapshot) Each(fn func(*ldap.Entry) error) error {
 	return err
 }
 
+// Decodes returns how many entries the snapshot has decoded since it was
+// read (loading decodes none; a search decodes the candidates its indexes
+// find): what a test of the indexes counts.
+func (s *Snapshot) Decodes() int64 { return s.decodes.Load() }
+
 // EachPrepared decodes every entry on workers goroutines, calls prepare
 // there (w is the goroutine's number, for its own caches) and calls commit
 // with the results in file order, on the caller's goroutine. prepare may
@@ -421,19 +426,19 @@ func parentEnds(key string, n int) bool {
 func (s *Snapshot) Close() error { return nil }
 
 // Add refuses: a snapshot is read-only.
-func (s *Snapshot) Add(*ldap.AddRequest) error { return ErrReadOnly }
+func (s *Snapshot) Add(*ldap.AddRequest) error { return ldapclient.ErrReadOnly }
 
 // Modify refuses: a snapshot is read-only.
-func (s *Snapshot) Modify(*ldap.ModifyRequest) error { return ErrReadOnly }
+func (s *Snapshot) Modify(*ldap.ModifyRequest) error { return ldapclient.ErrReadOnly }
 
 // ModifyDN refuses: a snapshot is read-only.
-func (s *Snapshot) ModifyDN(*ldap.ModifyDNRequest) error { return ErrReadOnly }
+func (s *Snapshot) ModifyDN(*ldap.ModifyDNRequest) error { return ldapclient.ErrReadOnly }
 
 // Del refuses: a snapshot is read-only.
-func (s *Snapshot) Del(*ldap.DelRequest) error { return ErrReadOnly }
+func (s *Snapshot) Del(*ldap.DelRequest) error { return ldapclient.ErrReadOnly }
 
 // Transaction refuses: a snapshot is read-only.
-func (s *Snapshot) Transaction(func(Writer) error) error { return ErrReadOnly }
+func (s *Snapshot) Transaction(func(ldapclient.Writer) error) error { return ldapclient.ErrReadOnly }
 
 // Search answers a search like a server: noSuchObject (32) when the base does
 // not exist, entries in file order, only the requested attributes.
@@ -443,7 +448,7 @@ func (s *Snapshot) Search(req *ldap.SearchRequest) (*ldap.SearchResult, error) {
 		res.Entries = append(res.Entries, e)
 		return nil
 	})
-	if err != nil && !IsCode(err, ldap.LDAPResultSizeLimitExceeded) {
+	if err != nil && !ldapclient.IsCode(err, ldap.LDAPResultSizeLimitExceeded) {
 		return nil, err
 	}
 	return res, err
@@ -468,7 +473,7 @@ func (s *Snapshot) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) er
 	found := 0
 	for _, i := range s.candidates(filter, root, req.Scope) {
 		e := s.decode(i)
-		ok, err := matches(filter, e)
+		ok, err := Matches(filter, e)
 		if err != nil {
 			return err
 		}
