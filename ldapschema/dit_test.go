@@ -270,3 +270,17 @@ func TestLayoutsAround(t *testing.T) {
 		})
 	}
 }
+
+// TestParentKey: the parent of a key, sliced off it, is the key of the
+// parent.
+func TestParentKey(t *testing.T) {
+	dit := DIT{Base: DefaultBase}
+	for _, dn := range []string{
+		dit.Base, dit.Site(`R&D, "West" <1>+;=*()\ Zürich`), dit.Host("p,1", `f\2`, "h+3"), `cn=a\,b,dc=x`, `cn=a\\,dc=x`,
+		`cn=\#a+sn=b\ ,ou=c\;d,dc=x`, "dc=x",
+	} {
+		if got, want := ParentKey(NormalizeDN(dn)), NormalizeDN(ParentOf(dn)); got != want {
+			t.Errorf("ParentKey(%q) = %q, want %q", dn, got, want)
+		}
+	}
+}

@@ -71,7 +71,7 @@ func (d NormalDN) Parent() NormalDN {
 	if d.parent == "" {
 		return NormalDN{}
 	}
-	return keyedDN(d.parent, parentKey(d.key))
+	return keyedDN(d.parent, ParentKey(d.key))
 }
 
 // keyedDN is NormalDNOf for a DN whose key is known (a slice of its child's).
@@ -90,16 +90,14 @@ func (d NormalDN) ParentKey() string {
 	if d.parent == "" {
 		return ""
 	}
-	return parentKey(d.key)
+	return ParentKey(d.key)
 }
 
 // ParentKey returns the key of the parent of the entry whose key (a
 // NormalizeDN result of a DN that parses) is key: what follows its first
-// unescaped comma, "" when there is none. Keys escape a comma in a value
-// with a backslash, so no parsing is needed.
-func ParentKey(key string) string { return parentKey(key) }
-
-func parentKey(key string) string {
+// unescaped comma, "" when there is none. NormalizeDN escapes every comma
+// inside a value with a backslash, so no parsing is needed.
+func ParentKey(key string) string {
 	for i := 0; i < len(key); i++ {
 		switch key[i] {
 		case '\\':

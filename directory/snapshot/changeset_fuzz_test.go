@@ -66,7 +66,7 @@ func FuzzChangeSet(f *testing.F) {
 			byKey[k] = e
 		}
 		for k, e := range byKey {
-			if p := parentKey(k); p != "" && byKey[p] == nil {
+			if p := ldapschema.ParentKey(k); p != "" && byKey[p] == nil {
 				t.Fatalf("%q is there, its parent %q is not", e.DN, p)
 			}
 			got, err := o.Entry(e.DN)
@@ -94,7 +94,7 @@ func FuzzChangeSet(f *testing.F) {
 						case ldap.ScopeBaseObject:
 							in = k == bk
 						case ldap.ScopeSingleLevel:
-							in = k != "" && parentKey(k) == bk
+							in = k != "" && ldapschema.ParentKey(k) == bk
 						default:
 							in = withinKey(k, bk)
 						}

@@ -186,7 +186,7 @@ func (o *Overlay) register(k string) {
 		return
 	}
 	o.order = append(o.order, k)
-	p := parentKey(k)
+	p := ldapschema.ParentKey(k)
 	o.children[p] = append(o.children[p], k)
 }
 
@@ -374,7 +374,7 @@ func withinKey(key, base string) bool {
 	if base == "" {
 		return true
 	}
-	for k := key; k != ""; k = parentKey(k) {
+	for k := key; k != ""; k = ldapschema.ParentKey(k) {
 		if len(k) == len(base) {
 			return k == base
 		}

@@ -156,22 +156,6 @@ func sizeHint(r io.Reader) int {
 	return 0
 }
 
-// parentKey returns the normalized DN of the parent of the entry with the
-// normalized DN key: what follows its first RDN. NormalizeDN escapes every
-// comma inside a value with a backslash, so the first comma that no
-// backslash escapes ends the first RDN.
-func parentKey(key string) string {
-	for i := 0; i < len(key); i++ {
-		switch key[i] {
-		case '\\':
-			i++
-		case ',':
-			return key[i+1:]
-		}
-	}
-	return ""
-}
-
 // decode turns entry i into an *ldap.Entry: one attribute per name
 // (compared ignoring case; the first spelling kept), in file order.
 func (s *Snapshot) decode(i int32) *ldap.Entry { return s.decodeIn(i, nil) }
@@ -414,7 +398,7 @@ func (s *Snapshot) Holds(base string) bool {
 // parentEnds reports whether the last n bytes of key are a whole
 // ancestor's DN: the comma before them is not escaped.
 func parentEnds(key string, n int) bool {
-	for k := key; k != ""; k = parentKey(k) {
+	for k := key; k != ""; k = ldapschema.ParentKey(k) {
 		if len(k) == n {
 			return true
 		}
@@ -518,7 +502,7 @@ func (s *Snapshot) inScope(root int32, scope int) []int32 {
 		}
 		var out []int32
 		for i, e := range s.entries {
-			if parentKey(e.key) == "" {
+			if ldapschema.ParentKey(e.key) == "" {
 				out = append(out, int32(i))
 			}
 		}
@@ -563,7 +547,7 @@ func (s *Snapshot) candidates(f *ber.Packet, root int32, scope int) []int32 {
 				children = s.entries[parent].children
 			}
 			for _, c := range children {
-				if parentKey(s.entries[c].key) == key && s.within(c, root, scope) {
+				if ldapschema.ParentKey(s.entries[c].key) == key && s.within(c, root, scope) {
 					out = append(out, c)
 				}
 			}
@@ -585,7 +569,7 @@ func (s *Snapshot) within(i, root int32, scope int) bool {
 	case scope == ldap.ScopeBaseObject:
 		return i == root && root >= 0
 	case scope == ldap.ScopeSingleLevel && root < 0:
-		return parentKey(s.entries[i].key) == ""
+		return ldapschema.ParentKey(s.entries[i].key) == ""
 	case scope == ldap.ScopeSingleLevel:
 		return s.entries[i].parent == root
 	}

@@ -147,17 +147,6 @@ func TestSnapshotIndexesAnswerAsAScan(t *testing.T) {
 	compareWithScan(t, big, equalitySearches(big, 12))
 }
 
-func TestParentKey(t *testing.T) {
-	for _, dn := range []string{
-		dirtest.DIT.Base, dirtest.DIT.Site(`R&D, "West" <1>+;=*()\ Zürich`), dirtest.DIT.Host("p,1", `f\2`, "h+3"), `cn=a\,b,dc=x`, `cn=a\\,dc=x`,
-		`cn=\#a+sn=b\ ,ou=c\;d,dc=x`, "dc=x",
-	} {
-		if got, want := parentKey(ldapschema.NormalizeDN(dn)), ldapschema.NormalizeDN(ldapschema.ParentOf(dn)); got != want {
-			t.Errorf("parentKey(%q) = %q, want %q", dn, got, want)
-		}
-	}
-}
-
 // TestEqualityKeyFollowsTheMatchingRules: values compareValues finds equal
 // share an index key (integers by value, DNs as DNs, strings ignoring case
 // and spaces).
@@ -208,8 +197,8 @@ func FuzzSnapshotSearch(f *testing.F) {
 			return
 		}
 		for _, e := range s.entries {
-			if p := ldapschema.ParentOf(e.dn); p != "" && parentKey(e.key) != ldapschema.NormalizeDN(p) {
-				t.Fatalf("%q: parent key %q, ParentOf %q", e.dn, parentKey(e.key), ldapschema.NormalizeDN(p))
+			if p := ldapschema.ParentOf(e.dn); p != "" && ldapschema.ParentKey(e.key) != ldapschema.NormalizeDN(p) {
+				t.Fatalf("%q: parent key %q, ParentOf %q", e.dn, ldapschema.ParentKey(e.key), ldapschema.NormalizeDN(p))
 			}
 		}
 		compareWithScan(t, s, dirtest.Searches())
