@@ -104,6 +104,12 @@ var dnSamples = []string{
 	"cn=a,DC=X",
 	"CN=a,dc=x",
 	"cn=A,dc=x",
+	// Parents a NormalDN walks up to: a multi-valued RDN, escaped commas
+	// and backslashes at a value's end, an escaped parent.
+	"cn=x,uid=b+cn=a,dc=example",
+	`cn=a\,,dc=x`,
+	`cn=a\\,ou=b\,c,dc=x`,
+	`cn=x,ou=R\26D\2C West,dc=x`,
 }
 
 func TestDNFastPathsMatchTheParser(t *testing.T) {
