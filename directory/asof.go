@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/history"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -60,7 +62,7 @@ func (s *Store) oldestRecord() (history.Record, bool, error) {
 			return history.Record{}, false, lerr
 		}
 		if res, err = search(); err != nil {
-			return history.Record{}, false, opError(err, "reading the history")
+			return history.Record{}, false, ldapclient.OpErrorf(err, "reading the history")
 		}
 	}
 	if res == nil || len(res.Entries) == 0 {
@@ -189,7 +191,7 @@ func moveBack(ov *Overlay, c history.Change) error {
 	var moved []*ldap.Entry
 	err := ov.SearchEach(ldap.NewSearchRequest(c.NewDN, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases, 0, 0, false,
 		AnyEntry, []string{"*"}, nil), func(e *ldap.Entry) error {
-		moved = append(moved, copyEntry(e))
+		moved = append(moved, snapshot.CopyEntry(e))
 		return nil
 	})
 	if IsCode(err, ldap.LDAPResultNoSuchObject) {
@@ -205,13 +207,13 @@ func moveBack(ov *Overlay, c history.Change) error {
 		if key == newKey {
 			old = c.DN
 			for _, a := range c.Attrs { // the naming value
-				setValues(e, a.Attr, a.Old)
+				snapshot.SetValues(e, a.Attr, a.Old)
 			}
 		} else if i := len(e.DN) - len(c.NewDN); i > 0 && strings.EqualFold(ldapschema.NormalizeDN(e.DN[i:]), newKey) {
 			old = e.DN[:i] + c.DN
 		}
 		e.DN = old
-		ov.set(e.DN, e)
+		ov.Set(e.DN, e)
 	}
 	return nil
 }

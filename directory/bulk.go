@@ -15,6 +15,8 @@ import (
 
 	ber "github.com/go-asn1-ber/asn1-ber"
 	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/directory/ldapclient"
 )
 
 // bulkConn is a second connection a Conn opens for streamed searches
@@ -505,7 +507,7 @@ func (b *bulkConn) startTLS(cfg *tls.Config) error {
 		return err
 	}
 	if err := r.err(); err != nil {
-		return &ConnectError{URL: b.url, Err: fmt.Errorf("starttls failed, refusing to continue in clear text: %s", describe(err))}
+		return &ConnectError{URL: b.url, Err: fmt.Errorf("starttls failed, refusing to continue in clear text: %s", ldapclient.Describe(err))}
 	}
 	t := tls.Client(b.conn, cfg)
 	if err := t.Handshake(); err != nil {
@@ -574,16 +576,13 @@ func (b *bulkConn) searchEach(req *ldap.SearchRequest, each func(*ldap.Entry) er
 	return readErr
 }
 
-// batchSize is how many decoded entries go to the consumer at once.
-const batchSize = 256
-
 // pages reads every page of the search, sending decoded entries in
 // batches, until the last page or, once stopped is set, until the server
 // has been told to end the search.
 func (b *bulkConn) pages(op *ber.Packet, controls []ldap.Control, stopped *atomic.Bool, out chan<- []*ldap.Entry) error {
 	var cookie []byte
 	abandoning := false
-	batch := make([]*ldap.Entry, 0, batchSize)
+	batch := make([]*ldap.Entry, 0, ldapclient.BatchSize)
 	for {
 		size := uint32(PageSize)
 		if abandoning {
@@ -613,15 +612,15 @@ func (b *bulkConn) pages(op *ber.Packet, controls []ldap.Control, stopped *atomi
 				if err != nil {
 					return err
 				}
-				if batch = append(batch, e); len(batch) == batchSize {
+				if batch = append(batch, e); len(batch) == ldapclient.BatchSize {
 					out <- batch
-					batch = make([]*ldap.Entry, 0, batchSize)
+					batch = make([]*ldap.Entry, 0, ldapclient.BatchSize)
 				}
 			case tagSearchReference:
 			case tagSearchDone:
 				if len(batch) > 0 {
 					out <- batch
-					batch = make([]*ldap.Entry, 0, batchSize)
+					batch = make([]*ldap.Entry, 0, ldapclient.BatchSize)
 				}
 				r, err := parseResult(m.op)
 				if err != nil {

@@ -10,6 +10,7 @@ import (
 	ber "github.com/go-asn1-ber/asn1-ber"
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/internal/dirtest"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 )
 
@@ -56,7 +57,7 @@ func TestBulkSearchesAnswerLikeGoLDAP(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			reqs := append(searches(), ldap.NewSearchRequest(dit.People(), ldap.ScopeSingleLevel, ldap.NeverDerefAliases, 0, 0, false,
+			reqs := append(dirtest.Searches(), ldap.NewSearchRequest(dit.People(), ldap.ScopeSingleLevel, ldap.NeverDerefAliases, 0, 0, false,
 				"(objectClass=*)", []string{"*", "entryCSN"}, nil),
 				ldap.NewSearchRequest(dit.Base, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases, 0, 0, false,
 					"(objectClass=*)", []string{"1.1"}, nil))

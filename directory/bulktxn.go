@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/progress"
 )
 
@@ -324,7 +325,7 @@ func unexpected(m message, want int64) error {
 	if m.id == unsolicitedID {
 		why := "a notice of disconnection"
 		if r, _, err := parseExtended(m.op); err == nil && r.err() != nil {
-			why = describe(r.err())
+			why = ldapclient.Describe(r.err())
 		}
 		return ldap.NewError(ldap.ErrorNetwork, fmt.Errorf("the server ended the connection: %s", why))
 	}

@@ -15,6 +15,7 @@ import (
 	ber "github.com/go-asn1-ber/asn1-ber"
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/internal/dirtest"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -371,7 +372,7 @@ func TestTxnWriteDeadline(t *testing.T) {
 // ldapi:// it binds with SASL EXTERNAL, an identity that may not write
 // the data (slapdtest), and gets the server's refusal.
 func TestTxnOverEveryTransport(t *testing.T) {
-	srv := slapdtest.Start(t, slapdtest.Config{LDIF: sample(), TLS: true})
+	srv := slapdtest.Start(t, slapdtest.Config{LDIF: dirtest.Sample(), TLS: true})
 	for name, opts := range transports(srv) {
 		t.Run(name, func(t *testing.T) {
 			c, err := Dial(opts)

@@ -1,148 +1,76 @@
 // Package directory is cpactl's access to the LDAP directory: a narrow
-// Client interface (search, add, modify, rename, delete and transactions)
-// with two implementations, a live connection (Dial) and a read-only LDIF
-// snapshot (LoadSnapshot), and a Store that reads and writes cpactl's
-// objects through either.
+// Client interface (search, add, modify, rename, delete and transactions;
+// package ldapclient's) with three implementations, a live connection
+// (Dial, here), a read-only LDIF snapshot (LoadSnapshot) and a what-if
+// overlay (NewOverlay), both package snapshot's; and a Store that reads and
+// writes cpactl's objects through any of them, with its write plans and
+// transactions.
 //
 // Nothing here imports cobra; nothing above it imports go-ldap's Conn.
 package directory
 
-import (
-	"errors"
-	"fmt"
-	"strings"
+import "github.com/cpactl/cpactl/directory/ldapclient"
 
-	"github.com/go-ldap/ldap/v3"
-
-	"github.com/cpactl/cpactl/internal/nearest"
-	"github.com/cpactl/cpactl/quote"
+// The client seam and the errors of LDAP operations are package
+// ldapclient's (the snapshot and the overlay implement the seam below this
+// package); here under the names the rest of cpactl uses.
+type (
+	// Writer is the write half of a Client (ldapclient.Writer).
+	Writer = ldapclient.Writer
+	// Client is everything cpactl asks of a directory (ldapclient.Client).
+	Client = ldapclient.Client
+	// NotFoundError says a named object does not exist (exit code 3).
+	NotFoundError = ldapclient.NotFoundError
+	// ConflictError says someone else changed an object between our read
+	// and our write (exit code 5).
+	ConflictError = ldapclient.ConflictError
+	// ConnectError says no URI could be reached.
+	ConnectError = ldapclient.ConnectError
+	// OpError is an operation the server refused or did not answer.
+	OpError = ldapclient.OpError
+	// ReplicaError says a write reached a read-only replica and could not
+	// be sent to its provider.
+	ReplicaError = ldapclient.ReplicaError
+	// AuthRequiredError says the server refused a write because of who the
+	// connection is (exit code 4).
+	AuthRequiredError = ldapclient.AuthRequiredError
 )
 
-// Writer is the write half of a Client. Inside a transaction the writes are
-// queued and applied together when the transaction ends.
-type Writer interface {
-	Add(req *ldap.AddRequest) error
-	Modify(req *ldap.ModifyRequest) error
-	ModifyDN(req *ldap.ModifyDNRequest) error
-	Del(req *ldap.DelRequest) error
-}
-
-// Client is everything cpactl asks of a directory.
-type Client interface {
-	Writer
-	Search(req *ldap.SearchRequest) (*ldap.SearchResult, error)
-	// SearchEach streams the entries a search finds to each, as they
-	// arrive: a live connection pages through them (RFC 2696), so memory
-	// stays bounded and each page, not the whole scan, is bound by the
-	// request timeout. An error from each stops the search and is
-	// returned.
-	SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) error) error
-	// Transaction runs fn in one LDAP transaction (RFC 5805): the writes fn
-	// makes through w are applied all at once or not at all. A read-only
-	// client refuses it.
-	Transaction(fn func(w Writer) error) error
-	Close() error
-}
-
 // ErrReadOnly is returned by writes to a snapshot.
-var ErrReadOnly = errors.New("an LDIF snapshot (--from) is read-only: run write commands against a server")
+var ErrReadOnly = ldapclient.ErrReadOnly
 
-// NotFoundError says a named object does not exist (exit code 3).
-type NotFoundError struct {
-	Kind string // "site", "pod", ...
-	Name string
-	// Suggestion is the name of that kind nearest to Name, if one is
-	// near enough: the hint asks "did you mean" it.
-	Suggestion string
-}
-
-func (e *NotFoundError) Error() string {
-	return fmt.Sprintf("%s %s does not exist", e.Kind, quote.Name(e.Name))
-}
-
-// Hint asks whether the nearest name was meant, when there is one.
-func (e *NotFoundError) Hint() string { return nearest.Hint(e.Suggestion) }
-
-// ConflictError says someone else changed an object between our read and
-// our write (exit code 5).
-type ConflictError struct {
-	What string
-	// Err is the server's answer, when there is one (a failed assertion,
-	// no such object, already exists): errors.As finds its result code.
-	Err error
-	// Replica is the read-only replica the change was read from, before
-	// the write moved to the provider: what it read may only have lagged
-	// behind the provider.
-	Replica string
-}
-
-func (e *ConflictError) Error() string {
-	return fmt.Sprintf("%s was changed by someone else since it was read", e.What)
-}
-
-// Unwrap returns the server's answer.
-func (e *ConflictError) Unwrap() error { return e.Err }
-
-// ConnectError says no URI could be reached.
-type ConnectError struct {
-	URL string
-	Err error
-}
-
-func (e *ConnectError) Error() string {
-	return fmt.Sprintf("cannot reach %s: %v", e.URL, describe(e.Err))
-}
-
-func (e *ConnectError) Unwrap() error { return e.Err }
-
-// OpError is an operation the server refused or did not answer: what was
-// being done (Op, e.g. "adding cn=UK,ou=Sites,..."), and the error, which
-// keeps its type and LDAP result code for errors.As and the exit-code
-// mapper; the message renders it as "insufficient access (50): ...".
-type OpError struct {
-	Op  string
-	Err error
-}
-
-func (e *OpError) Error() string { return e.Op + ": " + describe(e.Err) }
-
-func (e *OpError) Unwrap() error { return e.Err }
-
-func opError(err error, format string, args ...any) error {
-	return &OpError{Op: fmt.Sprintf(format, args...), Err: err}
-}
+// AnyEntry matches every entry.
+const AnyEntry = ldapclient.AnyEntry
 
 // IsCode reports whether err carries the LDAP result code.
-func IsCode(err error, code uint16) bool {
-	var le *ldap.Error
-	return errors.As(err, &le) && le.ResultCode == code
-}
+func IsCode(err error, code uint16) bool { return ldapclient.IsCode(err, code) }
 
-// describe renders an error without go-ldap's "LDAP Result Code 49
-// \"Invalid Credentials\": " prefix style, as "invalid credentials (49): msg".
-func describe(err error) string {
-	var le *ldap.Error
-	var replica *ReplicaError
-	if errors.As(err, &replica) {
-		return replica.Error() // it describes the provider's error itself
-	}
-	var auth *AuthRequiredError
-	if errors.As(err, &auth) {
-		return auth.Error() // it describes the server's answer itself
-	}
-	if !errors.As(err, &le) {
-		return err.Error()
-	}
-	if le.ResultCode == ldap.ErrorNetwork && le.Err != nil {
-		return le.Err.Error()
-	}
-	text, ok := ldap.LDAPResultCodeMap[le.ResultCode]
-	if !ok {
-		text = "result"
-	}
-	msg := fmt.Sprintf("%s (%d)", strings.ToLower(text), le.ResultCode)
-	if le.Err != nil && le.Err.Error() != "" {
-		msg += ": " + le.Err.Error()
-	}
-	return msg
-}
+// Search filters (ldapclient's), their values escaped.
+
+// Filter builds "(attr=value)" with value escaped.
+func Filter(attr, value string) string { return ldapclient.Filter(attr, value) }
+
+// And combines filters.
+func And(filters ...string) string { return ldapclient.And(filters...) }
+
+// Or combines filters.
+func Or(filters ...string) string { return ldapclient.Or(filters...) }
+
+// ChildrenFilter matches the entries immediately below dn (entryDN with
+// dnOneLevelMatch).
+func ChildrenFilter(dn string) string { return ldapclient.ChildrenFilter(dn) }
+
+// ClassFilter is "(objectClass=class)".
+func ClassFilter(class string) string { return ldapclient.ClassFilter(class) }
+
+// Present is "(attr=*)": attr holds a value.
+func Present(attr string) string { return ldapclient.Present(attr) }
+
+// Not negates a filter.
+func Not(filter string) string { return ldapclient.Not(filter) }
+
+// Prefix is "(attr=value*)": a value of attr starts with value (escaped).
+func Prefix(attr, value string) string { return ldapclient.Prefix(attr, value) }
+
+// Suffix is "(attr=*value)": a value of attr ends with value (escaped).
+func Suffix(attr, value string) string { return ldapclient.Suffix(attr, value) }

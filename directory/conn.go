@@ -17,6 +17,7 @@ import (
 	ber "github.com/go-asn1-ber/asn1-ber"
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/history"
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/internal/ldapuri"
@@ -138,7 +139,7 @@ func Dial(opts Options) (*Conn, error) {
 			}
 			if err := c.StartTLS(cfg); err != nil {
 				c.Close()
-				return nil, &ConnectError{URL: raw, Err: fmt.Errorf("starttls failed, refusing to continue in clear text: %s", describe(tlsHint(err)))}
+				return nil, &ConnectError{URL: raw, Err: fmt.Errorf("starttls failed, refusing to continue in clear text: %s", ldapclient.Describe(tlsHint(err)))}
 			}
 		}
 		start := time.Now()
@@ -226,7 +227,7 @@ type ClosedError struct {
 }
 
 func (e *ClosedError) Error() string {
-	return fmt.Sprintf("%s: the server closed the connection during the %s (%s)", e.URL, e.Op, describe(e.Err))
+	return fmt.Sprintf("%s: the server closed the connection during the %s (%s)", e.URL, e.Op, ldapclient.Describe(e.Err))
 }
 
 func (e *ClosedError) Unwrap() error { return e.Err }
@@ -288,7 +289,7 @@ func (e *AuthError) Error() string {
 	if who == "" {
 		who = "SASL EXTERNAL"
 	}
-	return fmt.Sprintf("bind as %s failed: %s", who, describe(e.Err))
+	return fmt.Sprintf("bind as %s failed: %s", who, ldapclient.Describe(e.Err))
 }
 
 func (e *AuthError) Unwrap() error { return e.Err }
@@ -357,7 +358,7 @@ func tlsHint(err error) error {
 	case errors.As(err, &invalid):
 		return fmt.Errorf("the server's certificate is invalid: %v", invalid.Error())
 	case errors.As(err, &verify):
-		return fmt.Errorf("certificate problem: %s", describe(err))
+		return fmt.Errorf("certificate problem: %s", ldapclient.Describe(err))
 	}
 	return err
 }
@@ -685,10 +686,10 @@ func (c *Conn) startTxn(b *bulkConn) (*bulkTxn, error) {
 		}
 		return t, nil
 	case errors.As(err, &le) && le.ResultCode < ldap.ErrorNetwork:
-		return nil, opError(c.startRefused(err), "cannot start a transaction")
+		return nil, ldapclient.OpErrorf(c.startRefused(err), "cannot start a transaction")
 	}
 	c.dropBulk(b)
-	return nil, fmt.Errorf("cannot start a transaction: %s", describe(err))
+	return nil, fmt.Errorf("cannot start a transaction: %s", ldapclient.Describe(err))
 }
 
 // startRefused explains the server's refusal of Start Transaction by its
@@ -790,7 +791,7 @@ type OutcomeUnknownError struct {
 }
 
 func (e *OutcomeUnknownError) Error() string {
-	return fmt.Sprintf("%s got no answer, so it may or may not have been applied: %s", e.What, describe(e.Err))
+	return fmt.Sprintf("%s got no answer, so it may or may not have been applied: %s", e.What, ldapclient.Describe(e.Err))
 }
 
 func (e *OutcomeUnknownError) Unwrap() error { return e.Err }

@@ -1,123 +1,19 @@
 package directory
 
 import (
-	"encoding/base64"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/internal/dirtest"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
 var dit = ldapschema.DIT{Base: ldapschema.DefaultBase}
-
-// sample is a small directory with awkward names, integers and DNs.
-func sample() string {
-	weird := `R&D, "West" <1>+;=*()\ Zürich`
-	var b strings.Builder
-	add := func(dn string, a ldapschema.Attrs) {
-		b.WriteString("dn: " + dn + "\n")
-		for _, name := range []string{ldapschema.AttrObjectClass} {
-			for _, v := range a[name] {
-				b.WriteString(name + ": " + v + "\n")
-			}
-		}
-		for name, vals := range a {
-			if name == ldapschema.AttrObjectClass {
-				continue
-			}
-			for _, v := range vals {
-				b.WriteString(name + ":: " + b64(v) + "\n")
-			}
-		}
-		b.WriteString("\n")
-	}
-	add(dit.Base, ldapschema.Attrs{"objectClass": {"top", "domain"}, "dc": {"vdiglobal"}})
-	for _, c := range dit.Containers() {
-		add(c, ldapschema.Attrs{"objectClass": {"top", "organizationalUnit"}, "ou": {ldapschema.NameOf(c)}})
-	}
-	add(dit.Site("UK"), ldapschema.Site{Name: "UK", PreferredSites: []string{"US", weird}}.Attrs())
-	add(dit.Site("US"), ldapschema.Site{Name: "US", Description: "East coast"}.Attrs())
-	add(dit.Site(weird), ldapschema.Site{Name: weird}.Attrs())
-	add(dit.Pod("pod-uk"), ldapschema.Pod{Name: "pod-uk", SiteDN: dit.Site("UK"), Online: true}.Attrs())
-	add(dit.Pod("pod-w"), ldapschema.Pod{Name: "pod-w", SiteDN: dit.Site(weird)}.Attrs())
-	add(dit.Pool("pod-uk", "pool-a"), ldapschema.Pool{Name: "pool-a", Kind: ldapschema.KindDesktop, Capacity: 10, Sessions: 9, Enabled: true}.Attrs())
-	add(dit.Pool("pod-uk", "pool-b"), ldapschema.Pool{Name: "pool-b", Kind: ldapschema.KindDesktop, Capacity: 100, Sessions: 20, Enabled: true}.Attrs())
-	add(dit.User("*)(uid=*"), ldapschema.User{UID: "*)(uid=*"}.Attrs())
-	add(dit.User("alice"), ldapschema.User{UID: "alice", Domain: "CORP", FullName: "Alice Martin"}.Attrs())
-	add(dit.User("bob"), ldapschema.User{UID: "bob", FullName: "Bob  Smith"}.Attrs())
-	// For the snapshot's indexes: a farm and its hosts, groups and
-	// sessions whose DN values are written in other cases and spacings,
-	// and an entry whose name holds ",ou=Sites" (it is not below ou=Sites).
-	add(dit.Farm("pod-uk", "farm-1"), ldapschema.Farm{Name: "farm-1", MaxSessionsPerHost: 5}.Attrs())
-	for _, h := range []string{"h1", "h2", weird} {
-		add(dit.Host("pod-uk", "farm-1", h), ldapschema.Host{Name: h, LoadIndex: 3, Enabled: true}.Attrs())
-	}
-	spaced := func(dn string) string { return strings.ToUpper(strings.ReplaceAll(dn, ",", ", ")) }
-	add(dit.Group("staff"), ldapschema.Group{Name: "staff", Members: []string{spaced(dit.User("alice")), dit.User("bob")}}.Attrs())
-	add(dit.Group("all"), ldapschema.Group{Name: "all", Members: []string{dit.Group("STAFF"), dit.User("*)(uid=*")}}.Attrs())
-	for i, u := range []string{"alice", "alice", "bob"} {
-		add(dit.Session(fmt.Sprintf("s-%d", i)), ldapschema.Session{ID: fmt.Sprintf("s-%d", i), UserDN: spaced(dit.User(u)),
-			EntitlementDN: dit.Entitlement(fmt.Sprintf("GE %d", i%2)), PodDN: dit.Pod("pod-uk"), State: ldapschema.StateConnected}.Attrs())
-	}
-	add("cn=x\\,ou=Sites,"+dit.Base, ldapschema.Attrs{"objectClass": {"top", "device"}, "cn": {"x,ou=Sites"}})
-	return b.String()
-}
-
-// searches cover scopes, escaping, integer ordering, DN equality,
-// substrings, presence, and, or, not.
-func searches() []*ldap.SearchRequest {
-	weird := `R&D, "West" <1>+;=*()\ Zürich`
-	req := func(base string, scope int, filter string) *ldap.SearchRequest {
-		return ldap.NewSearchRequest(base, scope, ldap.NeverDerefAliases, 0, 0, false, filter, []string{"*"}, nil)
-	}
-	return []*ldap.SearchRequest{
-		req(dit.Base, ldap.ScopeWholeSubtree, "(objectClass=*)"),
-		req(dit.Sites(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassSite)),
-		req(dit.Sites(), ldap.ScopeBaseObject, "(objectClass=*)"),
-		req(dit.Sites(), ldap.ScopeSingleLevel, Filter(ldapschema.AttrCN, weird)),
-		req(dit.Sites(), ldap.ScopeSingleLevel, Filter(ldapschema.AttrCN, "uk")),
-		req(dit.Sites(), ldap.ScopeSingleLevel, Filter(ldapschema.AttrPreferredSite, "{1}"+weird)),
-		req(dit.Sites(), ldap.ScopeSingleLevel, "(pae-PreferredSite={0}*)"),
-		req(dit.Sites(), ldap.ScopeSingleLevel, "(description=*coast)"),
-		req(dit.Sites(), ldap.ScopeSingleLevel, "(!(pae-PreferredSite=*))"),
-		req(dit.Pods(), ldap.ScopeWholeSubtree, Filter(ldapschema.AttrSiteDN, dit.Site(weird))),
-		req(dit.Pods(), ldap.ScopeWholeSubtree, Filter(ldapschema.AttrSiteDN, strings.ToUpper(dit.Site("uk")))),
-		req(dit.Pods(), ldap.ScopeWholeSubtree, "(&(objectClass=pae-DesktopPool)(pae-Sessions>=10))"),
-		req(dit.Pods(), ldap.ScopeWholeSubtree, "(&(objectClass=pae-DesktopPool)(pae-Sessions<=9))"),
-		req(dit.Pods(), ldap.ScopeWholeSubtree, "(|(cn=pool-a)(cn=pod-w))"),
-		req(dit.Pods(), ldap.ScopeSingleLevel, "(objectClass=*)"),
-		req(dit.Pods(), ldap.ScopeWholeSubtree, Or(ChildrenFilter(dit.Pod("pod-uk")), ChildrenFilter(strings.ToUpper(dit.Pod("pod-w"))))),
-		req(dit.Base, ldap.ScopeWholeSubtree, And(ClassFilter(ldapschema.ClassDesktopPool), ChildrenFilter(dit.Pod("POD-UK")))),
-		req(dit.Base, ldap.ScopeWholeSubtree, ChildrenFilter(dit.Base)),
-		req(dit.People(), ldap.ScopeSingleLevel, Filter(ldapschema.AttrUID, "*)(uid=*")),
-		req(dit.People(), ldap.ScopeSingleLevel, "(uid=*)"),
-		req(dit.People(), ldap.ScopeSingleLevel, "(cn=alice martin)"),
-		// What the snapshot's indexes serve: equality in and, or; DNs in
-		// other spellings; integers; space folding; several scopes.
-		req(dit.People(), ldap.ScopeSingleLevel, "(cn=  BOB   smith )"),
-		req(dit.People(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassInetOrgPerson), Or(Filter(ldapschema.AttrUID, "ALICE"), Filter(ldapschema.AttrUID, "bob")))),
-		req(dit.Sessions(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassSession), Filter(ldapschema.AttrUserDN, dit.User("alice")))),
-		req(dit.Sessions(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassSession), Filter(ldapschema.AttrUserDN, strings.ToUpper(dit.User("Alice"))),
-			Filter(ldapschema.AttrEntitlementDN, dit.Entitlement("ge 1")))),
-		req(dit.Base, ldap.ScopeWholeSubtree, Filter(ldapschema.AttrUserDN, dit.User("bob"))),
-		req(dit.Groups(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassGroup), Or(Filter(ldapschema.AttrMember, dit.User("alice")), Filter(ldapschema.AttrMember, dit.Group("staff"))))),
-		req(dit.Pods(), ldap.ScopeWholeSubtree, "(pae-Sessions=20)"),
-		req(dit.Pods(), ldap.ScopeWholeSubtree, And(ClassFilter(ldapschema.ClassRDSHost), Filter(ldapschema.AttrCN, weird))),
-		req(dit.Farm("pod-uk", "farm-1"), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassRDSHost)),
-		req(dit.Pods(), ldap.ScopeWholeSubtree, And(ClassFilter(ldapschema.ClassRDSHost), ChildrenFilter(dit.Farm("pod-uk", "FARM-1")))),
-		req(dit.Pod("pod-uk"), ldap.ScopeSingleLevel, "(|(objectClass=pae-RDSFarm)(cn=pool-a))"),
-		req(dit.Base, ldap.ScopeWholeSubtree, "(|(objectClass=pae-Site)(cn=h1))"),
-		req(dit.Sites(), ldap.ScopeWholeSubtree, "(objectClass=*)"),
-		req(dit.Base, ldap.ScopeSingleLevel, Filter(ldapschema.AttrCN, "x,ou=Sites")),
-		req(dit.Sites(), ldap.ScopeWholeSubtree, Filter(ldapschema.AttrCN, "x,ou=Sites")),
-	}
-}
 
 func dns(entries []*ldap.Entry) []string {
 	out := make([]string, len(entries))
@@ -131,7 +27,7 @@ func dns(entries []*ldap.Entry) []string {
 // TestSnapshotAnswersLikeSlapd loads the same LDIF into a real slapd and a
 // snapshot and compares the entries every search returns.
 func TestSnapshotAnswersLikeSlapd(t *testing.T) {
-	text := sample()
+	text := dirtest.Sample()
 	s := slapdtest.Start(t, slapdtest.Config{LDIF: text})
 	admin := s.Account(slapdtest.Admin)
 	live, err := Dial(Options{URLs: []string{s.URL}, BindDN: admin.DN, Password: admin.Password})
@@ -144,7 +40,7 @@ func TestSnapshotAnswersLikeSlapd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, req := range searches() {
+	for _, req := range dirtest.Searches() {
 		want, err := live.Search(req)
 		if err != nil {
 			t.Fatalf("live %s: %v", req.Filter, err)
@@ -170,7 +66,7 @@ func TestSnapshotAnswersLikeSlapd(t *testing.T) {
 }
 
 func TestSnapshotIsReadOnly(t *testing.T) {
-	snap, err := ParseSnapshot(sample())
+	snap, err := ParseSnapshot(dirtest.Sample())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,21 +93,21 @@ func TestSnapshotRejectsBadInput(t *testing.T) {
 }
 
 func FuzzParseSnapshot(f *testing.F) {
-	f.Add(sample())
+	f.Add(dirtest.Sample())
 	f.Add("dn: dc=x\nobjectClass: top\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		s, err := ParseSnapshot(text)
 		if err != nil {
 			return
 		}
-		for _, req := range searches() {
+		for _, req := range dirtest.Searches() {
 			_, _ = s.Search(req)
 		}
 	})
 }
 
 func TestTransactionIsAllOrNothing(t *testing.T) {
-	s := slapdtest.Start(t, slapdtest.Config{LDIF: sample()})
+	s := slapdtest.Start(t, slapdtest.Config{LDIF: dirtest.Sample()})
 	c, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
@@ -261,7 +157,7 @@ func TestTransactionIsAllOrNothing(t *testing.T) {
 }
 
 func TestAssertionControlDetectsAChange(t *testing.T) {
-	s := slapdtest.Start(t, slapdtest.Config{LDIF: sample()})
+	s := slapdtest.Start(t, slapdtest.Config{LDIF: dirtest.Sample()})
 	c, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
@@ -303,12 +199,10 @@ func TestParseUserName(t *testing.T) {
 	}
 }
 
-func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
-
 // TestWriteLDIFRoundTrips: what export writes loads into a fresh slapd and
 // parses as a snapshot, with every entry and value intact.
 func TestWriteLDIFRoundTrips(t *testing.T) {
-	s := slapdtest.Start(t, slapdtest.Config{LDIF: sample()})
+	s := slapdtest.Start(t, slapdtest.Config{LDIF: dirtest.Sample()})
 	// Every value, passwords included: only the root DN reads them all.
 	live, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.RootDN, Password: slapdtest.RootPassword})
 	if err != nil {
@@ -383,3 +277,6 @@ func FuzzParseUserName(f *testing.F) {
 		}
 	})
 }
+
+// ParseSnapshot reads a snapshot from LDIF text.
+func ParseSnapshot(data string) (*Snapshot, error) { return ReadSnapshot(strings.NewReader(data)) }

@@ -84,34 +84,6 @@ func (e *UserNameError) Error() string {
 	return fmt.Sprintf("user %q: write uid, DOMAIN\\uid or uid@domain", e.Arg)
 }
 
-// AuthRequiredError says the server refused a write because of who the
-// connection is (exit code 4, as every refusal: it keeps the LDAP result
-// code): "strong authentication required" (8), which slapd answers an
-// anonymous write, or insufficient access (50) on an anonymous
-// connection. Anonymous, the fix is to bind; bound, it is a stronger
-// authentication (TLS, SASL) than the server's security settings got.
-type AuthRequiredError struct {
-	Anonymous bool  // the connection did not bind
-	Err       error // the server's answer
-}
-
-func (e *AuthRequiredError) Error() string {
-	if e.Anonymous {
-		return "authentication required (the connection is anonymous): " + describe(e.Err)
-	}
-	return "the server asks for a stronger authentication: " + describe(e.Err)
-}
-
-func (e *AuthRequiredError) Unwrap() error { return e.Err }
-
-// Hint says how to fix it.
-func (e *AuthRequiredError) Hint() string {
-	if e.Anonymous {
-		return "bind as an account that may write: -D DN with -W (or -y FILE)"
-	}
-	return "connect as the server's security settings ask: TLS (ldaps:// or -Z), or SASL EXTERNAL over ldapi://"
-}
-
 // authRequired returns err as an *AuthRequiredError when it is the
 // server's refusal of a write because of who the connection is (by result
 // code and whether the connection is anonymous, never by the wording);

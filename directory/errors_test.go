@@ -8,12 +8,14 @@ import (
 
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/directory/ldapclient"
 )
 
 func TestErrorClassification(t *testing.T) {
 	server := func(code uint16) error {
 		// As the store returns them: wrapped, with the server's own words.
-		return opError(ldap.NewError(code, errors.New("slapd's wording, which may change")), "modifying cn=X")
+		return ldapclient.OpErrorf(ldap.NewError(code, errors.New("slapd's wording, which may change")), "modifying cn=X")
 	}
 	for _, tc := range []struct {
 		name                                  string

@@ -93,7 +93,8 @@ type guardScope struct {
 func scopeOf(writes []Write) *guardScope {
 	g := &guardScope{written: make(map[string]bool, len(writes)), created: map[string]bool{}}
 	for _, w := range writes {
-		k := ldapschema.NormalizeDN(w.DN)
+		dn := w.normal()
+		k := dn.Key()
 		g.written[k] = true
 		switch {
 		case w.add != nil:
@@ -101,7 +102,7 @@ func scopeOf(writes []Write) *guardScope {
 		case w.rename != nil:
 			parent := w.rename.NewSuperior
 			if parent == "" {
-				parent = ldapschema.ParentOf(w.DN)
+				parent = dn.Parent().String()
 			}
 			g.created[ldapschema.NormalizeDN(w.rename.NewRDN+","+parent)] = true
 		}
@@ -109,10 +110,13 @@ func scopeOf(writes []Write) *guardScope {
 	return g
 }
 
-// createdByPlan reports whether the entry of normalized DN k, or one
-// above it, is one the plan creates: O(depth) look-ups.
-func (g *guardScope) createdByPlan(k string) bool {
-	for ; k != ""; k = ldapschema.NormalizeDN(ldapschema.ParentOf(k)) {
+// createdByPlan reports whether the entry dn, or one above it, is one the
+// plan creates: O(depth) look-ups of keys sliced from dn's.
+func (g *guardScope) createdByPlan(dn ldapschema.NormalDN) bool {
+	if g.created[dn.Key()] {
+		return true
+	}
+	for k := dn.ParentKey(); k != ""; k = ldapschema.ParentKey(k) {
 		if g.created[k] {
 			return true
 		}
@@ -134,30 +138,33 @@ func (g *guardScope) createdByPlan(k string) bool {
 // read is asserted to exist only. O(r·d) for r references of depth d.
 func (s *Store) touches(writes []Write, plan *guardScope) []Write {
 	mine := writtenDNs(writes)
-	containers := map[string]bool{ldapschema.NormalizeDN(s.DIT.Base): true}
+	base := ldapschema.NormalDNOf(s.DIT.Base)
+	containers := map[string]bool{base.Key(): true}
 	for _, c := range s.DIT.Containers() {
 		containers[ldapschema.NormalizeDN(c)] = true
 	}
 	type touch struct {
-		dn       string
+		dn       ldapschema.NormalDN
 		referred bool // referred to, not only above an entry referred to
 	}
 	at := map[string]int{} // normalized DN -> index in touched
 	var touched []touch
 	for _, w := range writes {
-		for _, dn := range s.referredDNs(w) {
-			for up := 0; dn != "" && ldapschema.IsUnder(dn, s.DIT.Base); up++ {
-				k := ldapschema.NormalizeDN(dn)
+		for _, value := range s.referredDNs(w) {
+			// Each value is read once, and walked up by its parents.
+			dn := ldapschema.NormalDNOf(value)
+			for up := 0; dn.String() != "" && dn.IsUnder(base); up++ {
+				k := dn.Key()
 				if containers[k] {
 					break
 				}
 				if i, ok := at[k]; ok {
 					touched[i].referred = touched[i].referred || up == 0
-				} else if !mine[k] && !plan.createdByPlan(k) {
+				} else if !mine[k] && !plan.createdByPlan(dn) {
 					at[k] = len(touched)
 					touched = append(touched, touch{dn: dn, referred: up == 0})
 				}
-				dn = ldapschema.ParentOf(dn)
+				dn = dn.Parent()
 			}
 		}
 	}
@@ -165,14 +172,14 @@ func (s *Store) touches(writes []Write, plan *guardScope) []Write {
 	defer s.mu.Unlock()
 	out := make([]Write, len(touched))
 	for i, t := range touched {
-		req := ldap.NewModifyRequest(t.dn, nil)
-		k := ldapschema.NormalizeDN(t.dn)
+		var controls []ldap.Control
+		k := t.dn.Key()
 		if csn, ok := s.read[k]; ok && t.referred && !plan.written[k] {
 			if ctl, err := AssertionControl(Filter(ldapschema.AttrEntryCSN, csn)); err == nil {
-				req.Controls = append(req.Controls, ctl)
+				controls = append(controls, ctl)
 			}
 		}
-		out[i] = Write{Verb: "touch", Object: t.dn, DN: t.dn, modify: req}
+		out[i] = modifyWrite("touch", t.dn.String(), t.dn, nil, controls...)
 	}
 	return out
 }
@@ -181,7 +188,7 @@ func (s *Store) touches(writes []Write, plan *guardScope) []Write {
 func writtenDNs(writes []Write) map[string]bool {
 	out := make(map[string]bool, len(writes))
 	for _, w := range writes {
-		out[ldapschema.NormalizeDN(w.DN)] = true
+		out[w.normal().Key()] = true
 	}
 	return out
 }

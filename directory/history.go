@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/history"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -99,7 +100,7 @@ func (s *Store) eachLogRecord(q LogQuery, each func(history.Record) error) error
 		}
 		return refused
 	}
-	return opError(err, "reading the history")
+	return ldapclient.OpErrorf(err, "reading the history")
 }
 
 // server names the server a store reads, for messages.
@@ -147,7 +148,7 @@ type NoHistoryError struct {
 func (e *NoHistoryError) Error() string {
 	if e.Replica {
 		return fmt.Sprintf("%s is a read-only replica, which keeps no history: the history is on its provider, which cannot be reached from here (%s)",
-			e.Server, describe(e.Err))
+			e.Server, ldapclient.Describe(e.Err))
 	}
 	return fmt.Sprintf("%s keeps no history: it has no log database %s", e.Server, ldapschema.AccessLogBase)
 }

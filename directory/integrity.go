@@ -46,8 +46,13 @@ func DNAttributes() []string { return ldapschema.ReferenceAttributes() }
 // DescribeEntry names an entry for people, from its object classes: its kind
 // ("pod", "home-site row", ...) and its name.
 func DescribeEntry(e *ldap.Entry) (kind, name string) {
+	return describeNamed(e, ldapschema.NameOf(e.DN))
+}
+
+// describeNamed is DescribeEntry for an entry whose name (its DN's first
+// RDN value) is known.
+func describeNamed(e *ldap.Entry, name string) (string, string) {
 	has := func(c string) bool { return ldapschema.HasClass(e, c) }
-	name = ldapschema.NameOf(e.DN)
 	switch {
 	case has(ldapschema.ClassSite):
 		return objkind.Site, name
@@ -112,19 +117,31 @@ func goesWithReference(e *ldap.Entry, attr string) bool {
 	return false
 }
 
-// refHit is one attribute value of a referrer that names a target.
-type refHit struct {
-	entry *ldap.Entry
-	attr  string
-	value string // as stored
+// namedEntry is an entry read with its DN read once (ldapschema.NormalDN):
+// a plan compares, names and sorts it by that.
+type namedEntry struct {
+	*ldap.Entry
+	dn ldapschema.NormalDN
 }
 
-// findReferences finds the DN-valued attributes that name any of targets
-// (normalized DN -> true), searching the whole base in chunks.
-func (s *Store) findReferences(targets []string) ([]refHit, error) {
-	set := map[string]bool{}
+// describe is DescribeEntry, the name taken from the DN read.
+func (e namedEntry) describe() (kind, name string) { return describeNamed(e.Entry, e.dn.Name()) }
+
+// refHit is one attribute value of a referrer that names a target.
+type refHit struct {
+	namedEntry // the referrer
+	attr       string
+	value      string              // as stored
+	target     ldapschema.NormalDN // value, read
+}
+
+// findReferences finds the DN-valued attributes that name any of targets,
+// searching the whole base in chunks. Each referrer's DN and each value
+// that names a target is read once.
+func (s *Store) findReferences(targets []ldapschema.NormalDN) ([]refHit, error) {
+	set := make(map[string]bool, len(targets))
 	for _, t := range targets {
-		set[ldapschema.NormalizeDN(t)] = true
+		set[t.Key()] = true
 	}
 	attrs := DNAttributes()
 	var hits []refHit
@@ -135,7 +152,7 @@ func (s *Store) findReferences(targets []string) ([]refHit, error) {
 		var fs []string
 		for _, t := range targets[i:end] {
 			for _, a := range attrs {
-				fs = append(fs, Filter(a, t))
+				fs = append(fs, Filter(a, t.String()))
 			}
 		}
 		entries, err := s.Find(s.DIT.Base, ldap.ScopeWholeSubtree, Or(fs...))
@@ -143,12 +160,20 @@ func (s *Store) findReferences(targets []string) ([]refHit, error) {
 			return nil, err
 		}
 		for _, e := range entries {
+			var referrer ldapschema.NormalDN // read at its first hit
 			for _, a := range attrs {
 				for _, v := range e.GetEqualFoldAttributeValues(a) {
-					key := ldapschema.NormalizeDN(e.DN) + "\x00" + strings.ToLower(a) + "\x00" + ldapschema.NormalizeDN(v)
-					if set[ldapschema.NormalizeDN(v)] && !seen[key] {
+					target := ldapschema.NormalDNOf(v)
+					if !set[target.Key()] {
+						continue
+					}
+					if referrer.String() == "" {
+						referrer = ldapschema.NormalDNOf(e.DN)
+					}
+					key := referrer.Key() + "\x00" + strings.ToLower(a) + "\x00" + target.Key()
+					if !seen[key] {
 						seen[key] = true
-						hits = append(hits, refHit{entry: e, attr: a, value: v})
+						hits = append(hits, refHit{namedEntry: namedEntry{e, referrer}, attr: a, value: v, target: target})
 					}
 				}
 			}
@@ -194,16 +219,19 @@ func (s *Store) sitesPreferring(names []string) ([]ldapschema.Site, error) {
 // them (assertRead), so an entry changed since, or referred to since (see
 // guard.go), makes it fail. A plan reads the subtree before it searches
 // for referrers.
-func (s *Store) subtree(dn string) ([]*ldap.Entry, error) {
+// Each entry's DN is read once.
+func (s *Store) subtree(dn string) ([]namedEntry, error) {
 	entries, err := s.Find(dn, ldap.ScopeWholeSubtree, AnyEntry, objectAttrs...)
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range entries {
-		s.remember(e)
+	out := make([]namedEntry, len(entries))
+	for i, e := range entries {
+		out[i] = namedEntry{e, ldapschema.NormalDNOf(e.DN)}
+		s.rememberKey(e, out[i].dn.Key())
 	}
-	sort.SliceStable(entries, func(i, j int) bool { return depth(entries[i].DN) < depth(entries[j].DN) })
-	return entries, nil
+	sort.SliceStable(out, func(i, j int) bool { return out[i].dn.Depth() < out[j].dn.Depth() })
+	return out, nil
 }
 
 func depth(dn string) int {
@@ -238,25 +266,32 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 	// What a conflict names: the object (changed, or referred to since
 	// it was read), and the preferred lists rewritten.
 	dp.Conflict = kind + " " + name
-	doomed := map[string]*ldap.Entry{} // normalized DN -> entry
-	var doomedOrder []*ldap.Entry
-	round := map[string]int{} // normalized DN -> cascade round that doomed it
+	// Every DN is read once (ldapschema.NormalDN), where it is found: the
+	// target here, the entries of a subtree, the referrers and the values
+	// that name the doomed entries; the maps are keyed by the keys read.
+	target := ldapschema.NormalDNOf(dn)
+	type doomedEntry struct {
+		namedEntry
+		round int // the cascade round that doomed it
+	}
+	doomed := map[string]*doomedEntry{} // normalized DN -> entry
+	var doomedOrder []*doomedEntry
 	rounds := 0
 	var removals []refHit                      // optional references to remove
 	preferredRemovals := map[string][]string{} // normalized site DN -> names to drop
 	preferredSites := map[string]ldapschema.Site{}
 	var preferredOrder []string
 
-	queue := []string{dn}
+	queue := []ldapschema.NormalDN{target}
 	first := true
 	for len(queue) > 0 {
-		var fresh []string // newly doomed DNs
+		var fresh []ldapschema.NormalDN // newly doomed DNs
 		var freshSites []string
 		for _, q := range queue {
-			if doomed[ldapschema.NormalizeDN(q)] != nil {
+			if doomed[q.Key()] != nil {
 				continue
 			}
-			entries, err := s.subtree(q)
+			entries, err := s.subtree(q.String())
 			if err != nil {
 				return nil, err
 			}
@@ -264,19 +299,19 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 				return nil, s.notFound(kind, name)
 			}
 			for _, e := range entries {
-				k := ldapschema.NormalizeDN(e.DN)
+				k := e.dn.Key()
 				if doomed[k] != nil {
 					continue
 				}
-				doomed[k] = e
-				round[k] = rounds
-				doomedOrder = append(doomedOrder, e)
-				fresh = append(fresh, e.DN)
-				if ldapschema.HasClass(e, ldapschema.ClassSite) {
-					freshSites = append(freshSites, ldapschema.NameOf(e.DN))
+				d := &doomedEntry{e, rounds}
+				doomed[k] = d
+				doomedOrder = append(doomedOrder, d)
+				fresh = append(fresh, e.dn)
+				if ldapschema.HasClass(e.Entry, ldapschema.ClassSite) {
+					freshSites = append(freshSites, e.dn.Name())
 				}
-				if first && !ldapschema.EqualDN(e.DN, dn) {
-					k, n := DescribeEntry(e)
+				if first && !e.dn.Equal(target) {
+					k, n := e.describe()
 					dp.Children = append(dp.Children, Referrer{DN: e.DN, Kind: k, Name: n, Via: ViaChild})
 				}
 			}
@@ -287,15 +322,15 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 			return nil, err
 		}
 		for _, h := range hits {
-			if doomed[ldapschema.NormalizeDN(h.entry.DN)] != nil {
+			if doomed[h.dn.Key()] != nil {
 				continue
 			}
 			if first {
-				k, n := DescribeEntry(h.entry)
-				dp.Referrers = append(dp.Referrers, Referrer{DN: h.entry.DN, Kind: k, Name: n, Via: h.attr})
+				k, n := h.describe()
+				dp.Referrers = append(dp.Referrers, Referrer{DN: h.DN, Kind: k, Name: n, Via: h.attr})
 			}
-			if goesWithReference(h.entry, h.attr) {
-				queue = append(queue, h.entry.DN)
+			if goesWithReference(h.Entry, h.attr) {
+				queue = append(queue, h.dn)
 			} else {
 				removals = append(removals, h)
 			}
@@ -330,7 +365,7 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 	byEntry := map[string][]refHit{}
 	var entryOrder []string
 	for _, r := range removals {
-		k := ldapschema.NormalizeDN(r.entry.DN)
+		k := r.dn.Key()
 		if doomed[k] != nil {
 			continue
 		}
@@ -346,11 +381,16 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 		for _, r := range rs {
 			changes = append(changes, ldap.Change{Operation: ldap.DeleteAttribute,
 				Modification: ldap.PartialAttribute{Type: r.attr, Vals: []string{r.value}}})
-			tk, tn := describeDN(doomed, r.value)
+			// The referred entry is named from the doomed set when it is
+			// there, else from its DN alone.
+			tk, tn := "entry", r.target.Name()
+			if d := doomed[r.target.Key()]; d != nil {
+				tk, tn = d.describe()
+			}
 			whats = append(whats, tk+" "+tn)
 		}
-		rk, rn := DescribeEntry(rs[0].entry)
-		dp.Add(ModifyWrite("remove", fmt.Sprintf("%s from %s %s", strings.Join(whats, ", "), rk, rn), rs[0].entry.DN, changes))
+		rk, rn := rs[0].describe()
+		dp.Add(modifyWrite("remove", fmt.Sprintf("%s from %s %s", strings.Join(whats, ", "), rk, rn), rs[0].dn, changes))
 	}
 	var conflicts []string
 	for _, k := range preferredOrder {
@@ -375,26 +415,16 @@ func (s *Store) PlanDelete(kind, name, dn string) (*DeletePlan, error) {
 	// Then the deletes: referrers before what they refer to (later cascade
 	// rounds first), children before parents.
 	sort.SliceStable(doomedOrder, func(i, j int) bool {
-		ri, rj := round[ldapschema.NormalizeDN(doomedOrder[i].DN)], round[ldapschema.NormalizeDN(doomedOrder[j].DN)]
-		if ri != rj {
+		if ri, rj := doomedOrder[i].round, doomedOrder[j].round; ri != rj {
 			return ri > rj
 		}
-		return depth(doomedOrder[i].DN) > depth(doomedOrder[j].DN)
+		return doomedOrder[i].dn.Depth() > doomedOrder[j].dn.Depth()
 	})
 	for _, e := range doomedOrder {
-		k, n := DescribeEntry(e)
-		dp.Add(DeleteWrite("delete", k+" "+n, e.DN))
+		k, n := e.describe()
+		dp.Add(deleteWrite("delete", k+" "+n, e.dn))
 	}
 	return dp, nil
-}
-
-// describeDN names a referred entry: from the doomed set when it is there,
-// else from its DN alone.
-func describeDN(known map[string]*ldap.Entry, dn string) (kind, name string) {
-	if e := known[ldapschema.NormalizeDN(dn)]; e != nil {
-		return DescribeEntry(e)
-	}
-	return "entry", ldapschema.NameOf(dn)
 }
 
 // PlanRename plans renaming the entry dn (kind and name for messages) to
@@ -419,11 +449,12 @@ func (s *Store) PlanRename(kind, name, dn, newName string) (*Plan, error) {
 	if len(entries) == 0 {
 		return nil, s.notFound(kind, name)
 	}
-	var dns []string
+	target := ldapschema.NormalDNOf(dn)
+	dns := make([]ldapschema.NormalDN, 0, len(entries))
 	isSite := false
 	for _, e := range entries {
-		dns = append(dns, e.DN)
-		if ldapschema.EqualDN(e.DN, dn) && ldapschema.HasClass(e, ldapschema.ClassSite) {
+		dns = append(dns, e.dn)
+		if e.dn.Equal(target) && ldapschema.HasClass(e.Entry, ldapschema.ClassSite) {
 			isSite = true
 		}
 	}
@@ -438,9 +469,9 @@ func (s *Store) PlanRename(kind, name, dn, newName string) (*Plan, error) {
 	entryOf := map[string]*ldap.Entry{}
 	var order []string
 	for _, h := range hits {
-		k := ldapschema.NormalizeDN(h.entry.DN)
+		k := h.dn.Key()
 		if _, ok := entryOf[k]; !ok {
-			entryOf[k] = h.entry
+			entryOf[k] = h.Entry
 			order = append(order, k)
 		}
 		byEntry[k] = append(byEntry[k], rewrite{attr: h.attr, from: h.value, to: rebaseDN(h.value, dn, newDN)})

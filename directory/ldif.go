@@ -14,6 +14,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/ldif"
 )
 
 // ldifOrderKey orders entries the way export writes them:
@@ -248,7 +249,7 @@ func lowerName(name string) string {
 }
 
 func writeLDIFLine(b stringWriter, name, value string) {
-	if safeString(value) {
+	if ldif.SafeString(value) {
 		b.WriteString(name)
 		b.WriteString(": ")
 		b.WriteString(value)
@@ -264,7 +265,7 @@ func writeLDIFLine(b stringWriter, name, value string) {
 // appendLDIFLine appends the line writeLDIFLine writes.
 func appendLDIFLine(b []byte, name, value string) []byte {
 	b = append(b, name...)
-	if safeString(value) {
+	if ldif.SafeString(value) {
 		b = append(b, ": "...)
 		b = append(b, value...)
 		return append(b, '\n')
@@ -272,38 +273,4 @@ func appendLDIFLine(b []byte, name, value string) []byte {
 	b = append(b, ":: "...)
 	b = base64.StdEncoding.AppendEncode(b, []byte(value))
 	return append(b, '\n')
-}
-
-// safeString reports whether an LDIF value may be written as is: printable
-// ASCII (no control character: RFC 2849 would allow most, but a value
-// written as is would act on the terminal the LDIF is printed to, so they
-// are base64-encoded, which keeps the value exact), not starting with
-// space, colon or '<', and not ending with a space.
-func safeString(s string) bool {
-	if s == "" {
-		return true
-	}
-	if s[0] == ' ' || s[0] == ':' || s[0] == '<' || s[len(s)-1] == ' ' {
-		return false
-	}
-	// Printable ASCII only: no byte of a multi-byte (or invalid) UTF-8
-	// sequence passes, so there is no UTF-8 to check. Eight bytes at a
-	// time: none at 0x80 or above, none below 0x20 (a borrow into its own
-	// high bit), none equal to 0x7f (zero once xored with it).
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for len(s) >= 8 {
-		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-		del := w ^ ones*0x7f
-		if w&highs != 0 || (w-ones*0x20)&^w&highs != 0 || (del-ones)&^del&highs != 0 {
-			return false
-		}
-		s = s[8:]
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 126 {
-			return false
-		}
-	}
-	return true
 }

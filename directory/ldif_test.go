@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/internal/dirtest"
+	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -30,13 +32,13 @@ func TestWriteLDIFFormat(t *testing.T) {
 	want := `dn: ou=Sites,dc=example,dc=test
 objectClass: organizationalUnit
 objectClass: top
-description:: ` + b64(" leading space") + `
+description:: ` + dirtest.B64(" leading space") + `
 ou: Sites
 
-dn:: ` + b64("cn=Zürich,ou=Sites,dc=example,dc=test") + `
+dn:: ` + dirtest.B64("cn=Zürich,ou=Sites,dc=example,dc=test") + `
 objectClass: pae-Site
 objectClass: top
-cn:: ` + b64("Zürich") + `
+cn:: ` + dirtest.B64("Zürich") + `
 pae-PreferredSite: {0}India
 pae-PreferredSite: {1}UK
 `
@@ -71,10 +73,10 @@ func TestLDIFWriter(t *testing.T) {
 	want := `# generated
 #
 
-dn:: ` + b64("cn=Zürich,ou=Sites,dc=example,dc=test") + `
+dn:: ` + dirtest.B64("cn=Zürich,ou=Sites,dc=example,dc=test") + `
 objectClass: top
 objectClass: pae-Site
-cn:: ` + b64("Zürich") + `
+cn:: ` + dirtest.B64("Zürich") + `
 pae-PreferredSite: {0}UK
 pae-PreferredSite: {1}India
 
@@ -145,20 +147,31 @@ func WriteLDIF(w io.Writer, entries []*ldap.Entry) error {
 	return err
 }
 
-// FuzzSafeString: safeString, eight bytes at a time, is its rule byte by
-// byte: printable ASCII, not starting with space, colon or '<', not
-// ending with a space.
-func FuzzSafeString(f *testing.F) {
-	for _, seed := range []string{"", " a", "a ", ":a", "<a", "abcdefgh", "abcdefgh\x7f", "abcdefg\x7f", "Zürich", "abcdefghij\x1fkl", "~~~~~~~~~~~~~~~~", "tab\there"} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want := s == "" || s[0] != ' ' && s[0] != ':' && s[0] != '<' && s[len(s)-1] != ' '
-		for i := 0; i < len(s); i++ {
-			want = want && s[i] >= 0x20 && s[i] <= 126
+// FuzzLDIFRoundTrip: what WriteLDIF (export) writes from any entries the
+// reader accepts reads back as the same entries, through the reader and
+// as a snapshot.
+func FuzzLDIFRoundTrip(f *testing.F) {
+	f.Add(dirtest.Sample())
+	f.Add("dn:: Y249WsO8cmljaA==\ncn:: IGxlYWRpbmc=\ndescription: trailing \n\ndn: cn=b\nchangetype: add\ncn: b\nseeAlso:\n")
+	f.Add("version: 1\n# c\ndn: cn=a,\n dc=x\r\ncn;lang-fr: a\n  b\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		entries, err := slapdtest.ReadEntries(text)
+		if err != nil {
+			return
 		}
-		if got := safeString(s); got != want {
-			t.Fatalf("safeString(%q) = %v, want %v", s, got, want)
+		var out strings.Builder
+		if err := WriteLDIF(&out, entries); err != nil {
+			t.Fatal(err)
+		}
+		again, err := slapdtest.ReadEntries(out.String())
+		if err != nil {
+			t.Fatalf("export does not read back: %v\n%s", err, out.String())
+		}
+		if dirtest.Flatten(entries) != dirtest.Flatten(again) {
+			t.Fatalf("export reads back differently:\nbefore:\n%s\nafter:\n%s", dirtest.Flatten(entries), dirtest.Flatten(again))
+		}
+		if s, err := ParseSnapshot(out.String()); err == nil && dirtest.Flatten(s.Entries()) != dirtest.Flatten(entries) {
+			t.Fatalf("the snapshot of the export differs:\n%s\n%s", dirtest.Flatten(s.Entries()), dirtest.Flatten(entries))
 		}
 	})
 }

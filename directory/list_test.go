@@ -15,7 +15,7 @@ import (
 // snapshot, exactly the full sorted list filtered the obvious way and
 // cut, and counts what the limit cut.
 func TestSelectIsTheFullListNarrowed(t *testing.T) {
-	text, _ := synthetic{sessions: 600}.text()
+	text, _ := syntheticOf(600).Text()
 	// Names whose order folded differs from their byte order.
 	text += mixedCaseComputers
 	srv := slapdtest.Start(t, slapdtest.Config{LDIF: text})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -19,7 +20,7 @@ type NotWrittenError struct {
 }
 
 func (e *NotWrittenError) Error() string {
-	return fmt.Sprintf("%s was not written: %s, and reading it again for %s shows the server did not apply it", e.What, describe(e.Err), SettleWait)
+	return fmt.Sprintf("%s was not written: %s, and reading it again for %s shows the server did not apply it", e.What, ldapclient.Describe(e.Err), SettleWait)
 }
 
 func (e *NotWrittenError) Unwrap() error { return e.Err }
@@ -77,7 +78,7 @@ func (s *Store) settle(err error, what string, writes []Write) error {
 		return unknown
 	}
 	if rerr := r.Reconnect(); rerr != nil {
-		unknown.Err = fmt.Errorf("%v; reading it again failed too: %v", describe(err), describe(rerr))
+		unknown.Err = fmt.Errorf("%v; reading it again failed too: %v", ldapclient.Describe(err), ldapclient.Describe(rerr))
 		return unknown
 	}
 	// A request that reached the server just before the connection broke
@@ -89,7 +90,7 @@ func (s *Store) settle(err error, what string, writes []Write) error {
 		for _, w := range lastWrites(writes) {
 			in, cerr := w.inPlace(s.Client)
 			if cerr != nil {
-				unknown.Err = fmt.Errorf("%v; reading it again failed too: %v", describe(err), describe(cerr))
+				unknown.Err = fmt.Errorf("%v; reading it again failed too: %v", ldapclient.Describe(err), ldapclient.Describe(cerr))
 				return unknown
 			}
 			if in {
@@ -100,7 +101,7 @@ func (s *Store) settle(err error, what string, writes []Write) error {
 		}
 		if missing == 0 {
 			if s.Note != nil {
-				s.Note(fmt.Sprintf("%s got no answer (%s); a re-read on a fresh connection shows it was written", what, describe(err)))
+				s.Note(fmt.Sprintf("%s got no answer (%s); a re-read on a fresh connection shows it was written", what, ldapclient.Describe(err)))
 			}
 			return nil
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/internal/dirtest"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -17,7 +18,7 @@ import (
 // ("reader", a user like the others).
 func manyUsers(n int) string {
 	var b strings.Builder
-	b.WriteString(sample())
+	b.WriteString(dirtest.Sample())
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&b, "\ndn: %s\nobjectClass: inetOrgPerson\nuid: u%05d\ncn: User %d\nsn: %d\n", dit.User(fmt.Sprintf("u%05d", i)), i, i, i)
 	}
@@ -109,7 +110,7 @@ func TestSearchEachSizeLimit(t *testing.T) {
 // server stops answering fails within the timeout with a NoAnswerError
 // naming the URI.
 func TestFrozenServerSearch(t *testing.T) {
-	srv := slapdtest.Start(t, slapdtest.Config{LDIF: sample()})
+	srv := slapdtest.Start(t, slapdtest.Config{LDIF: dirtest.Sample()})
 	c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword, Timeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

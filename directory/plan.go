@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -24,6 +25,8 @@ type Write struct {
 	Object string
 	// DN is the entry written.
 	DN string
+	// dn is DN read once, by the constructors (see normal).
+	dn ldapschema.NormalDN
 
 	add    *ldap.AddRequest
 	modify *ldap.ModifyRequest
@@ -34,6 +37,15 @@ type Write struct {
 	// refer to (Referring); else they are read from its values.
 	refs      []string
 	refsGiven bool
+}
+
+// normal returns the write's DN read once: as the constructor read it,
+// unless DN was set apart from it.
+func (w Write) normal() ldapschema.NormalDN {
+	if w.dn.String() != w.DN {
+		return ldapschema.NormalDNOf(w.DN)
+	}
+	return w.dn
 }
 
 // Done renders the write as a result line: "deleted pod P1".
@@ -107,25 +119,36 @@ func (w Write) Asserting(filter string) (Write, error) {
 
 // AddWrite plans adding an entry.
 func AddWrite(verb, object, dn string, a ldapschema.Attrs) Write {
-	return Write{Verb: verb, Object: object, DN: dn, add: a.AddRequest(dn)}
+	return Write{Verb: verb, Object: object, DN: dn, dn: ldapschema.NormalDNOf(dn), add: a.AddRequest(dn)}
 }
 
 // ModifyWrite plans modifying an entry; controls (an assertion) go with it.
 func ModifyWrite(verb, object, dn string, changes []ldap.Change, controls ...ldap.Control) Write {
-	req := ldap.NewModifyRequest(dn, controls)
+	return modifyWrite(verb, object, ldapschema.NormalDNOf(dn), changes, controls...)
+}
+
+// modifyWrite is ModifyWrite for a DN read.
+func modifyWrite(verb, object string, dn ldapschema.NormalDN, changes []ldap.Change, controls ...ldap.Control) Write {
+	req := ldap.NewModifyRequest(dn.String(), controls)
 	req.Changes = changes
-	return Write{Verb: verb, Object: object, DN: dn, modify: req}
+	return Write{Verb: verb, Object: object, DN: dn.String(), dn: dn, modify: req}
 }
 
 // RenameWrite plans renaming an entry (and its subtree) to newRDN under
 // the same parent.
 func RenameWrite(verb, object, dn, newRDN string) Write {
-	return Write{Verb: verb, Object: object, DN: dn, rename: ldap.NewModifyDNRequest(dn, newRDN, true, "")}
+	return Write{Verb: verb, Object: object, DN: dn, dn: ldapschema.NormalDNOf(dn),
+		rename: ldap.NewModifyDNRequest(dn, newRDN, true, "")}
 }
 
 // DeleteWrite plans deleting a leaf entry.
 func DeleteWrite(verb, object, dn string) Write {
-	return Write{Verb: verb, Object: object, DN: dn, del: ldap.NewDelRequest(dn, nil)}
+	return deleteWrite(verb, object, ldapschema.NormalDNOf(dn))
+}
+
+// deleteWrite is DeleteWrite for a DN read.
+func deleteWrite(verb, object string, dn ldapschema.NormalDN) Write {
+	return Write{Verb: verb, Object: object, DN: dn.String(), dn: dn, del: ldap.NewDelRequest(dn.String(), nil)}
 }
 
 // Plan is a list of writes that belong together: Store.ApplyPlan runs them
@@ -168,7 +191,7 @@ func (s *Store) assertRead(p *Plan) {
 	seen := map[string]bool{}
 	for i := range p.Writes {
 		w := &p.Writes[i]
-		key := ldapschema.NormalizeDN(w.DN)
+		key := w.normal().Key()
 		if seen[key] {
 			continue
 		}
@@ -360,7 +383,7 @@ type WriteError struct {
 }
 
 // Error renders "what: result (code): message".
-func (e *WriteError) Error() string { return e.What + ": " + describe(e.Err) }
+func (e *WriteError) Error() string { return e.What + ": " + ldapclient.Describe(e.Err) }
 
 // Unwrap returns the LDAP error.
 func (e *WriteError) Unwrap() error { return e.Err }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -64,7 +65,7 @@ func TestPreferredAssertionPinsTheList(t *testing.T) {
 		{nil, false},
 	} {
 		e := ldap.NewEntry("cn=India,ou=Sites,dc=x", map[string][]string{ldapschema.AttrPreferredSite: tc.stored})
-		got, err := matches(filter, e)
+		got, err := snapshot.Matches(filter, e)
 		if err != nil || got != tc.holds {
 			t.Errorf("stored %q: holds=%v (%v), want %v", tc.stored, got, err, tc.holds)
 		}
@@ -86,7 +87,7 @@ func TestPreferredAssertionPinsTheList(t *testing.T) {
 		{[]string{"{0}UK", "{1}X", "{2}US", "{3}Y"}, false},
 	} {
 		e := ldap.NewEntry("cn=India,ou=Sites,dc=x", map[string][]string{ldapschema.AttrPreferredSite: tc.stored})
-		if got, err := matches(filter, e); err != nil || got != tc.holds {
+		if got, err := snapshot.Matches(filter, e); err != nil || got != tc.holds {
 			t.Errorf("read %q, stored %q: holds=%v (%v), want %v", gappy, tc.stored, got, err, tc.holds)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -70,7 +71,7 @@ func (e *RefusedError) Error() string {
 	if e.Hidden {
 		b.WriteString(" (the server shows an anonymous connection nothing there, not even whether it exists)")
 	} else {
-		b.WriteString(" (" + describe(e.Err) + ")")
+		b.WriteString(" (" + ldapclient.Describe(e.Err) + ")")
 	}
 	return b.String()
 }

@@ -26,41 +26,9 @@ import (
 	ber "github.com/go-asn1-ber/asn1-ber"
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
-
-// ReplicaError says a write reached a read-only replica and could not be
-// sent to its provider (exit code 1, or the code of the provider's own
-// error, such as a failed bind, which it wraps).
-type ReplicaError struct {
-	Replica  string // the replica's URI
-	Referral string // the URI the replica referred the write to ("" for none)
-	Provider string // the URI cpactl tried to write to ("" when refused)
-	Err      error  // why the provider could not take it, when tried
-}
-
-func (e *ReplicaError) Error() string {
-	switch {
-	case e.Provider != "":
-		return fmt.Sprintf("the write must go to the provider %s (%s is a read-only replica), but %s", e.Provider, e.Replica, describe(e.Err))
-	case e.Referral != "":
-		return fmt.Sprintf("%s is a read-only replica and referred the write to %s, which is not in -H or --write-url: refused (cpactl sends its bind only to servers it was given)", e.Replica, e.Referral)
-	}
-	return fmt.Sprintf("%s is a read-only replica and names no provider (shadow context; no update referral)", e.Replica)
-}
-
-func (e *ReplicaError) Unwrap() error { return e.Err }
-
-// Hint says how to fix it.
-func (e *ReplicaError) Hint() string {
-	switch {
-	case e.Provider != "":
-		return "start the provider or wait for it to answer; reads still work from the replicas"
-	case e.Referral != "":
-		return fmt.Sprintf("if %s is your provider, pass --write-url %s (or list it in -H)", e.Referral, serverOf(e.Referral))
-	}
-	return "pass the provider with --write-url ldap://PROVIDER, or set updateref on the replica"
-}
 
 // SetProbeDN names an entry of the database cpactl writes to (the
 // federation's base): what the write probe of a transaction modifies.
@@ -269,7 +237,7 @@ func (c *Conn) moveToProvider(conn *ldap.Conn, refs []string) error {
 	}
 	switch {
 	case target == "" && len(refs) > 0:
-		return &ReplicaError{Replica: replica, Referral: serverOf(refs[0])}
+		return &ReplicaError{Replica: replica, Referral: ldapclient.ServerOf(refs[0])}
 	case target == "" && c.opts.WriteURL != "":
 		target = c.opts.WriteURL
 	case target == "":
@@ -349,15 +317,6 @@ func serverKey(raw string) (string, bool) {
 	return scheme + "://" + net.JoinHostPort(host, port), true
 }
 
-// serverOf cuts the DN and the rest off an LDAP URI.
-func serverOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return raw
-	}
-	return u.Scheme + "://" + u.Host
-}
-
 // referrals reads the referral URIs of an LDAP result (RFC 4511 4.1.10:
 // the [3] element of the result).
 func referrals(err error) []string {
@@ -419,7 +378,7 @@ func (c *Conn) failover(conn *ldap.Conn, err error) bool {
 	}
 	c.swap(fresh)
 	if c.opts.Note != nil {
-		c.opts.Note(fmt.Sprintf("%s stopped answering (%s): reading from %s", failed, describe(err), fresh.URL))
+		c.opts.Note(fmt.Sprintf("%s stopped answering (%s): reading from %s", failed, ldapclient.Describe(err), fresh.URL))
 	}
 	return true
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cpactl/cpactl/directory/internal/dirtest"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -15,7 +16,7 @@ import (
 // (frozen) in the middle of a command makes the next read go once more,
 // to the next URI, with a note; entry reads and streamed reads alike.
 func TestReadFailsOver(t *testing.T) {
-	r := slapdtest.StartReplicated(t, slapdtest.Config{LDIF: sample()}, slapdtest.ReplicaOptions{Consumers: 2})
+	r := slapdtest.StartReplicated(t, slapdtest.Config{LDIF: dirtest.Sample()}, slapdtest.ReplicaOptions{Consumers: 2})
 	p, dead, frozen := r.Provider, r.Consumers[0], r.Consumers[1]
 	for _, tc := range []struct {
 		name    string
@@ -130,7 +131,7 @@ func TestLags(t *testing.T) {
 // time, and the reads after them go to the provider: they see the writes
 // whether or not the consumer has them yet.
 func TestReadYourWrites(t *testing.T) {
-	r := slapdtest.StartReplicated(t, slapdtest.Config{LDIF: sample()}, slapdtest.ReplicaOptions{})
+	r := slapdtest.StartReplicated(t, slapdtest.Config{LDIF: dirtest.Sample()}, slapdtest.ReplicaOptions{})
 	p, cons := r.Provider, r.Consumers[0]
 	var notes []string
 	var mu sync.Mutex

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -234,7 +235,7 @@ func serverStatus(opts Options, u, base string, content bool) ServerStatus {
 	case shadow:
 		st.Role = RoleConsumer
 		if len(refs) > 0 {
-			st.Referral = serverOf(refs[0])
+			st.Referral = ldapclient.ServerOf(refs[0])
 		}
 	default:
 		st.Role = RoleProvider

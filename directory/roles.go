@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -68,7 +69,7 @@ func (c *Conn) WhoAmI() (Identity, error) {
 	conn, _ := c.live()
 	res, err := conn.WhoAmI(nil)
 	if err != nil {
-		return Identity{}, fmt.Errorf("who am I: %s", describe(err))
+		return Identity{}, fmt.Errorf("who am I: %s", ldapclient.Describe(err))
 	}
 	dn, isDN := strings.CutPrefix(res.AuthzID, "dn:")
 	switch {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -39,7 +40,9 @@ type SchemaReadError struct {
 	Err  error
 }
 
-func (e *SchemaReadError) Error() string { return "cannot read " + e.What + ": " + describe(e.Err) }
+func (e *SchemaReadError) Error() string {
+	return "cannot read " + e.What + ": " + ldapclient.Describe(e.Err)
+}
 
 func (e *SchemaReadError) Unwrap() error { return e.Err }
 
@@ -48,7 +51,9 @@ type SchemaWriteError struct {
 	Err error
 }
 
-func (e *SchemaWriteError) Error() string { return "installing the schema: " + describe(e.Err) }
+func (e *SchemaWriteError) Error() string {
+	return "installing the schema: " + ldapclient.Describe(e.Err)
+}
 
 func (e *SchemaWriteError) Unwrap() error { return e.Err }
 

@@ -25,7 +25,7 @@ func benchText(b *testing.B, sessions int) (string, int) {
 	b.Helper()
 	b.StopTimer()
 	defer b.StartTimer()
-	return synthetic{sessions: sessions}.text()
+	return syntheticOf(sessions).Text()
 }
 
 // BenchmarkLDIFRead: the LDIF reader alone (MB/s, ns an entry).
@@ -79,7 +79,7 @@ func BenchmarkSnapshotResolve(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
 			text, entries := benchText(b, n)
-			q := synthetic{sessions: n}.query()
+			q := syntheticOf(n).query()
 			var snap *Snapshot
 			b.ReportAllocs()
 			for b.Loop() {
@@ -113,7 +113,7 @@ func BenchmarkSnapshotResolveWarm(b *testing.B) {
 				b.Fatal(err)
 			}
 			st := NewStore(snap, dit.Base)
-			q := synthetic{sessions: n}.query()
+			q := syntheticOf(n).query()
 			if _, err := st.ResolveFederation(q); err != nil {
 				b.Fatal(err)
 			}
@@ -132,14 +132,14 @@ func BenchmarkSnapshotResolveWarm(b *testing.B) {
 // containers they search (250 times more here): the indexes find the
 // candidates.
 func TestSnapshotResolveDecodesOnlyWhatItReads(t *testing.T) {
-	s := synthetic{sessions: 20000}
-	text, n := s.text()
+	s := syntheticOf(20000)
+	text, n := s.Text()
 	snap, err := ParseSnapshot(text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if snap.Len() != n || snap.decodes.Load() != 0 {
-		t.Fatalf("%d entries, %d decoded by loading", snap.Len(), snap.decodes.Load())
+	if snap.Len() != n || snap.Decodes() != 0 {
+		t.Fatalf("%d entries, %d decoded by loading", snap.Len(), snap.Decodes())
 	}
 	counter := &countingClient{Client: snap}
 	data, err := NewStore(counter, dit.Base).ResolveFederation(s.query())
@@ -154,18 +154,18 @@ func TestSnapshotResolveDecodesOnlyWhatItReads(t *testing.T) {
 	for _, q := range counter.searches {
 		returned += q.entries
 	}
-	decoded := int(snap.decodes.Load())
+	decoded := int(snap.Decodes())
 	t.Logf("%d searches returned %d entries; %d of %d entries decoded", len(counter.searches), returned, decoded, n)
 	if decoded > 2*returned+10 || decoded*100 > n {
 		t.Errorf("%d entries decoded for %d returned (of %d):\n%s", decoded, returned, n, lines(counter.searches))
 	}
 	// The same read again uses the indexes built: it decodes what it
 	// returns again, and nothing more.
-	before := snap.decodes.Load()
+	before := snap.Decodes()
 	if _, err := NewStore(snap, dit.Base).ResolveFederation(s.query()); err != nil {
 		t.Fatal(err)
 	}
-	if again := int(snap.decodes.Load() - before); again != decoded {
+	if again := int(snap.Decodes() - before); again != decoded {
 		t.Errorf("second read decoded %d, first %d", again, decoded)
 	}
 	// A search no index serves decodes its scope, and still answers.
@@ -207,7 +207,7 @@ func BenchmarkSnapshotFile(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := NewStore(snap, dit.Base).ResolveFederation(synthetic{sessions: *syntheticSessions}.query()); err != nil {
+			if _, err := NewStore(snap, dit.Base).ResolveFederation(syntheticOf(*syntheticSessions).query()); err != nil {
 				b.Fatal(err)
 			}
 		}

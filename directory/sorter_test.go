@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/internal/dirtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -58,7 +59,7 @@ func TestRecordSorterSpills(t *testing.T) {
 // TestExportOrderWithSpills: a streamed export that spills writes exactly
 // what WriteLDIF writes for the same entries.
 func TestExportOrderWithSpills(t *testing.T) {
-	snap, err := ParseSnapshot(sample())
+	snap, err := ParseSnapshot(dirtest.Sample())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestExportOrderWithSpills(t *testing.T) {
 // order and encoding); a second entry of the same DN is left out and
 // counted, the same one whatever the order of Add.
 func TestSortedLDIFOrder(t *testing.T) {
-	snap, err := ParseSnapshot(sample())
+	snap, err := ParseSnapshot(dirtest.Sample())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/cpactl/cpactl/directory/ldapclient"
 )
 
 var (
@@ -148,7 +150,7 @@ func (e *InterruptedError) Error() string {
 		return "interrupted: the transaction in progress was aborted (the server confirmed it), so " + nothing
 	}
 	return fmt.Sprintf("interrupted: the abort of the transaction in progress failed (%s), but a transaction that is not committed is dropped with its connection, so %s",
-		describe(e.Abort), nothing)
+		ldapclient.Describe(e.Abort), nothing)
 }
 
 // PartialError says a change written in steps (several transactions, or

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/progress"
 )
@@ -43,52 +44,20 @@ func NewStore(c Client, base string) *Store {
 	return &Store{Client: c, DIT: ldapschema.DIT{Base: base}}
 }
 
-// Filter builds "(attr=value)" with value escaped.
-func Filter(attr, value string) string { return "(" + attr + "=" + ldap.EscapeFilter(value) + ")" }
-
-// And combines filters.
-func And(filters ...string) string { return "(&" + strings.Join(filters, "") + ")" }
-
-// Or combines filters.
-func Or(filters ...string) string {
-	if len(filters) == 1 {
-		return filters[0]
-	}
-	return "(|" + strings.Join(filters, "") + ")"
-}
-
-// ChildrenFilter matches the entries immediately below dn (entryDN with
-// dnOneLevelMatch, RFC 4517 and OpenLDAP's DN matching rules): one search
-// can read the children of several entries. back-mdb answers it from its
-// DN index, without scanning.
-func ChildrenFilter(dn string) string {
-	return "(" + ldapschema.AttrEntryDN + ":" + ldapschema.MatchDNOneLevel + ":=" + ldap.EscapeFilter(dn) + ")"
-}
-
-// ClassFilter is "(objectClass=class)".
-func ClassFilter(class string) string { return Filter(ldapschema.AttrObjectClass, class) }
-
-// Present is "(attr=*)": attr holds a value.
-func Present(attr string) string { return "(" + attr + "=*)" }
-
-// AnyEntry matches every entry: AnyEntry.
-const AnyEntry = "(" + ldapschema.AttrObjectClass + "=*)"
-
-// Not negates a filter.
-func Not(filter string) string { return "(!" + filter + ")" }
-
-// Prefix is "(attr=value*)": a value of attr starts with value (escaped).
-func Prefix(attr, value string) string { return "(" + attr + "=" + ldap.EscapeFilter(value) + "*)" }
-
-// Suffix is "(attr=*value)": a value of attr ends with value (escaped).
-func Suffix(attr, value string) string { return "(" + attr + "=*" + ldap.EscapeFilter(value) + ")" }
-
 // objectAttrs is what a read of one object asks for: its attributes and
 // its entryCSN, which Update asserts.
 var objectAttrs = []string{"*", ldapschema.AttrEntryCSN}
 
 // remember notes the entryCSN of an object read, for Update.
 func (s *Store) remember(e *ldap.Entry) {
+	if e.GetEqualFoldAttributeValue(ldapschema.AttrEntryCSN) != "" {
+		s.rememberKey(e, ldapschema.NormalizeDN(e.DN))
+	}
+}
+
+// rememberKey is remember for an entry whose DN's key (NormalizeDN) is
+// known.
+func (s *Store) rememberKey(e *ldap.Entry, key string) {
 	csn := e.GetEqualFoldAttributeValue(ldapschema.AttrEntryCSN)
 	if csn == "" {
 		return
@@ -98,7 +67,7 @@ func (s *Store) remember(e *ldap.Entry) {
 	if s.read == nil {
 		s.read = map[string]string{}
 	}
-	s.read[ldapschema.NormalizeDN(e.DN)] = csn
+	s.read[key] = csn
 }
 
 // Entry reads one entry by DN; it returns nil, nil when it does not exist.
@@ -121,7 +90,7 @@ func (s *Store) Entry(dn string, attrs ...string) (*ldap.Entry, error) {
 		if refused, ok := s.readRefused(err, dn); ok {
 			return nil, refused
 		}
-		return nil, opError(err, "reading %s", dn)
+		return nil, ldapclient.OpErrorf(err, "reading %s", dn)
 	}
 	if len(res.Entries) == 0 {
 		return nil, nil
@@ -172,12 +141,12 @@ func (s *Store) Each(base string, scope int, filter string, attrs []string, each
 	case IsCode(err, ldap.LDAPResultSizeLimitExceeded):
 		return fmt.Errorf("%w (hint: the server limits how many entries this bind may read; "+
 			"give the bind DN `limits dn.exact=\"DN\" size.prtotal=unlimited` in slapd's configuration, see docs/performance.md)",
-			opError(err, "searching %s for %s", base, filter))
+			ldapclient.OpErrorf(err, "searching %s for %s", base, filter))
 	case err != nil:
 		if refused, ok := s.readRefused(err, base); ok {
 			return refused
 		}
-		return opError(err, "searching %s for %s", base, filter)
+		return ldapclient.OpErrorf(err, "searching %s for %s", base, filter)
 	}
 	return nil
 }
@@ -228,7 +197,7 @@ func (s *Store) Add(w Writer, dn string, a ldapschema.Attrs) error {
 		if refused, ok := s.writeRefused(err, []Write{{Verb: "create", Object: s.DIT.Describe(dn), DN: dn, add: req}}, false); ok {
 			return refused
 		}
-		return opError(err, "adding %s", dn)
+		return ldapclient.OpErrorf(err, "adding %s", dn)
 	}
 	return nil
 }
@@ -292,7 +261,7 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 		if refused, ok := s.writeRefused(err, []Write{{Verb: "change", Object: s.DIT.Describe(dn), DN: dn, modify: req}}, false); ok {
 			return refused
 		}
-		return opError(err, "modifying %s", dn)
+		return ldapclient.OpErrorf(err, "modifying %s", dn)
 	}
 	return nil
 }
@@ -351,7 +320,7 @@ func (s *Store) Settings() (ldapschema.SettingsRecord, error) {
 		if refused, ok := s.readRefused(err, dn); ok {
 			return ldapschema.SettingsRecord{}, refused
 		}
-		return ldapschema.SettingsRecord{}, opError(err, "reading %s", dn)
+		return ldapschema.SettingsRecord{}, ldapclient.OpErrorf(err, "reading %s", dn)
 	case len(res.Entries) > 0:
 		e = res.Entries[0]
 		s.remember(e)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -195,7 +196,7 @@ func (s *Store) toTrash(dn, run string) *ldap.ModifyDNRequest {
 func (s *Store) cleanUp(placeholders []string, trash bool) error {
 	for _, dn := range placeholders {
 		if err := s.Client.Del(ldap.NewDelRequest(dn, nil)); err != nil && !IsCode(err, ldap.LDAPResultNoSuchObject) {
-			return opError(err, "deleting %s", dn)
+			return ldapclient.OpErrorf(err, "deleting %s", dn)
 		}
 	}
 	if trash {
@@ -212,7 +213,7 @@ func (s *Store) ensureTrash() error {
 	}
 	if err := s.Client.Add(placeholder(s.DIT.Trash()).AddRequest(s.DIT.Trash())); err != nil &&
 		!IsCode(err, ldap.LDAPResultEntryAlreadyExists) {
-		return opError(err, "creating %s", s.DIT.Trash())
+		return ldapclient.OpErrorf(err, "creating %s", s.DIT.Trash())
 	}
 	return nil
 }
@@ -235,7 +236,7 @@ func (s *Store) EmptyTrash() error {
 		case err == nil, IsCode(err, ldap.LDAPResultNoSuchObject):
 		case ldapschema.EqualDN(e.DN, s.DIT.Trash()) && IsCode(err, ldap.LDAPResultNotAllowedOnNonLeaf):
 		default:
-			return opError(err, "deleting %s", e.DN)
+			return ldapclient.OpErrorf(err, "deleting %s", e.DN)
 		}
 	}
 	return nil

@@ -105,7 +105,7 @@ func deleteSteps(writes []Write) []step {
 	deleted := map[string]bool{}
 	for _, w := range writes {
 		if w.del != nil {
-			deleted[ldapschema.NormalizeDN(w.DN)] = true
+			deleted[w.normal().Key()] = true
 		}
 	}
 	// The root of each deleted entry: its highest deleted ancestor.
@@ -115,10 +115,10 @@ func deleteSteps(writes []Write) []step {
 		if w.del == nil {
 			continue
 		}
-		k := ldapschema.NormalizeDN(w.DN)
+		dn := w.normal()
+		k := dn.Key()
 		root := k
-		for dn := ldapschema.ParentOf(w.DN); dn != ""; dn = ldapschema.ParentOf(dn) {
-			p := ldapschema.NormalizeDN(dn)
+		for p := dn.ParentKey(); p != ""; p = ldapschema.ParentKey(p) {
 			if !deleted[p] {
 				break
 			}
@@ -136,7 +136,7 @@ func deleteSteps(writes []Write) []step {
 			group = append(group, w)
 			continue
 		}
-		k := ldapschema.NormalizeDN(w.DN)
+		k := w.normal().Key()
 		root := rootOf[k]
 		switch {
 		case !hasChildren[root]:
@@ -170,7 +170,7 @@ func (s *Store) chunks(writes []Write) [][]Write {
 	future := map[string]bool{} // entries a later write adds
 	for _, w := range writes {
 		if w.add != nil {
-			future[ldapschema.NormalizeDN(w.DN)] = true
+			future[w.normal().Key()] = true
 		}
 	}
 	pending := map[string]bool{} // forward references so far
@@ -178,7 +178,7 @@ func (s *Store) chunks(writes []Write) [][]Write {
 	start, safe := 0, -1 // safe: the last index after which a cut is safe
 	for i, w := range writes {
 		if w.add != nil {
-			k := ldapschema.NormalizeDN(w.DN)
+			k := w.normal().Key()
 			delete(future, k)
 			delete(pending, k)
 		}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -66,7 +67,7 @@ func (e *ReplicasBehindError) Error() string {
 		}
 		switch {
 		case c.Err != nil:
-			parts = append(parts, fmt.Sprintf("%s: %v", c.URL, describe(c.Err)))
+			parts = append(parts, fmt.Sprintf("%s: %v", c.URL, ldapclient.Describe(c.Err)))
 		case len(c.Extra) > 0:
 			more := ""
 			if n := c.ExtraCount - len(c.Extra); n > 0 {

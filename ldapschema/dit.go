@@ -295,6 +295,8 @@ type simpleDN struct {
 	// parentCanonical is the same for the part after the first RDN, as
 	// ParentOf renders it (which keeps the values' case).
 	parentCanonical bool
+	// count is the number of RDNs.
+	count int
 }
 
 // simpleDNByte reports whether c may appear in a simple DN: printable ASCII
@@ -360,6 +362,7 @@ func scanSimpleDN(dn string) (simpleDN, bool) {
 			start, eq, n = i+1, -1, n+1
 		}
 	}
+	d.count = n
 	return d, true
 }
 

@@ -104,6 +104,12 @@ var dnSamples = []string{
 	"cn=a,DC=X",
 	"CN=a,dc=x",
 	"cn=A,dc=x",
+	// Parents a NormalDN walks up to: a multi-valued RDN, escaped commas
+	// and backslashes at a value's end, an escaped parent.
+	"cn=x,uid=b+cn=a,dc=example",
+	`cn=a\,,dc=x`,
+	`cn=a\\,ou=b\,c,dc=x`,
+	`cn=x,ou=R\26D\2C West,dc=x`,
 }
 
 func TestDNFastPathsMatchTheParser(t *testing.T) {
@@ -128,14 +134,65 @@ func checkDNFastPaths(t *testing.T, dn string) {
 		if got, want := IsUnder(dn, base), n == b || strings.HasSuffix(n, ","+b); got != want {
 			t.Errorf("IsUnder(%q, %q) = %v, want %v", dn, base, got, want)
 		}
+		if got, want := NormalDNOf(dn).IsUnder(NormalDNOf(base)), n == b || strings.HasSuffix(n, ","+b); got != want {
+			t.Errorf("NormalDNOf(%q).IsUnder(%q) = %v, want %v", dn, base, got, want)
+		}
 	}
+	checkMakeDN(t, dn)
 	if got, ok := FirstRDN(dn); fmt.Sprint(got, ok) != fmt.Sprint(referenceFirstRDN(dn)) {
 		want, wantOK := referenceFirstRDN(dn)
 		t.Errorf("FirstRDN(%q) = %v %v, want %v %v", dn, got, ok, want, wantOK)
 	}
 }
 
-// FuzzDNFastPaths checks that NormalizeDN, NameOf, ParentOf, FirstRDN and IsUnder give what
+// checkMakeDN: a DN read once answers as the functions that read its text
+// each time do, and so do its parents, walked up with Parent.
+func checkMakeDN(t *testing.T, dn string) {
+	t.Helper()
+	d := NormalDNOf(dn)
+	for depth := 0; ; depth++ {
+		text := d.String()
+		if depth == 0 && text != dn {
+			t.Errorf("NormalDNOf(%q).String() = %q", dn, text)
+		}
+		if got, want := d.Key(), referenceNormalizeDN(text); got != want {
+			t.Errorf("NormalDNOf(%q), %d up: Key() = %q, want %q", dn, depth, got, want)
+		}
+		if got, want := d.Name(), referenceNameOf(text); got != want {
+			t.Errorf("NormalDNOf(%q), %d up: Name() = %q, want %q", dn, depth, got, want)
+		}
+		if got, want := d.Depth(), referenceDepth(text); got != want {
+			t.Errorf("NormalDNOf(%q), %d up: Depth() = %d, want %d", dn, depth, got, want)
+		}
+		if !d.Equal(NormalDNOf(strings.ToUpper(text))) != (referenceNormalizeDN(text) != referenceNormalizeDN(strings.ToUpper(text))) {
+			t.Errorf("NormalDNOf(%q), %d up: Equal to its upper case disagrees with NormalizeDN", dn, depth)
+		}
+		p := d.Parent()
+		if got, want := p.String(), referenceParentOf(text); got != want {
+			t.Errorf("NormalDNOf(%q), %d up: Parent() = %q, want %q", dn, depth, got, want)
+		}
+		if got, want := d.ParentKey(), p.Key(); got != want {
+			t.Errorf("NormalDNOf(%q), %d up: ParentKey() = %q, Parent().Key() %q", dn, depth, got, want)
+		}
+		if p.String() == "" {
+			if p != (NormalDN{}) {
+				t.Errorf("NormalDNOf(%q), %d up: no parent, but Parent() = %#v", dn, depth, p)
+			}
+			return
+		}
+		d = p
+	}
+}
+
+func referenceDepth(dn string) int {
+	parsed, err := ldap.ParseDN(dn)
+	if err != nil {
+		return 0
+	}
+	return len(parsed.RDNs)
+}
+
+// FuzzDNFastPaths checks that NormalizeDN, NameOf, ParentOf, FirstRDN, IsUnder and NormalDNOf give what
 // parsing the DN gives, for any input.
 func FuzzDNFastPaths(f *testing.F) {
 	for _, dn := range dnSamples {
@@ -217,5 +274,19 @@ func TestLayoutsAround(t *testing.T) {
 				t.Errorf("LayoutsAround(%q) = %q, want %q", tc.base, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestParentKey: the parent of a key, sliced off it, is the key of the
+// parent.
+func TestParentKey(t *testing.T) {
+	dit := DIT{Base: DefaultBase}
+	for _, dn := range []string{
+		dit.Base, dit.Site(`R&D, "West" <1>+;=*()\ Zürich`), dit.Host("p,1", `f\2`, "h+3"), `cn=a\,b,dc=x`, `cn=a\\,dc=x`,
+		`cn=\#a+sn=b\ ,ou=c\;d,dc=x`, "dc=x",
+	} {
+		if got, want := ParentKey(NormalizeDN(dn)), NormalizeDN(ParentOf(dn)); got != want {
+			t.Errorf("ParentKey(%q) = %q, want %q", dn, got, want)
+		}
 	}
 }

@@ -126,7 +126,7 @@ func checkParents(desired, current *State) []Problem {
 		if d.Kind == objkind.Base {
 			continue
 		}
-		parent := parentKey(d.Key)
+		parent := ldapschema.ParentKey(d.Key)
 		switch pc := current.entries[parent]; {
 		case desired.entries[parent] != nil:
 		case pc != nil && !IsStructure(pc.Kind):
@@ -270,7 +270,7 @@ func orderAdds(dit ldapschema.DIT, adds []*Entry) []*Entry {
 	}
 	hard, soft := map[*Entry][]*Entry{}, map[*Entry][]*Entry{}
 	for _, e := range adds {
-		if p := set[parentKey(e.Key)]; p != nil {
+		if p := set[ldapschema.ParentKey(e.Key)]; p != nil {
 			hard[e] = append(hard[e], p)
 		}
 		for _, k := range references(dit, e) {
@@ -298,7 +298,7 @@ func orderDeletes(dit ldapschema.DIT, deletes []*Entry) ([]*Entry, []directory.W
 	}
 	hard, soft := map[*Entry][]*Entry{}, map[*Entry][]*Entry{}
 	for _, e := range deletes {
-		if p := set[parentKey(e.Key)]; p != nil {
+		if p := set[ldapschema.ParentKey(e.Key)]; p != nil {
 			hard[p] = append(hard[p], e) // the child goes first
 		}
 		for _, k := range references(dit, e) {

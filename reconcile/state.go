@@ -455,20 +455,6 @@ func newLayoutKeys(dit ldapschema.DIT) layoutKeys {
 	return k
 }
 
-// parentKey returns the parent of a normalized DN ("" for none): what
-// follows its first unescaped comma.
-func parentKey(key string) string {
-	for i := 0; i < len(key); i++ {
-		switch key[i] {
-		case '\\':
-			i++
-		case ',':
-			return key[i+1:]
-		}
-	}
-	return ""
-}
-
 // classify finds what an entry is from its place in the layout and its
 // object classes: "" when it is not cpactl's.
 func classify(l layoutKeys, key string, e *ldap.Entry) (kind, name string) {
@@ -485,7 +471,7 @@ func classify(l layoutKeys, key string, e *ldap.Entry) (kind, name string) {
 		}
 		return "", ""
 	}
-	parent := parentKey(key)
+	parent := ldapschema.ParentKey(key)
 	ok := false
 	switch parent {
 	case l.sites:
@@ -507,11 +493,11 @@ func classify(l layoutKeys, key string, e *ldap.Entry) (kind, name string) {
 	case l.assignments:
 		ok = has(ldapschema.ClassPodAssignment)
 	}
-	switch grand := parentKey(parent); {
+	switch grand := ldapschema.ParentKey(parent); {
 	case ok:
 	case grand == l.pods:
 		ok = has(ldapschema.ClassConnectionServer) || ldapschema.IsPool(e) || has(ldapschema.ClassRDSFarm)
-	case parentKey(grand) == l.pods:
+	case ldapschema.ParentKey(grand) == l.pods:
 		ok = has(ldapschema.ClassRDSHost)
 	}
 	if !ok {

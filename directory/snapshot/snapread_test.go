@@ -1,4 +1,4 @@
-package directory
+package snapshot
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/directory/internal/dirtest"
 )
 
 // snapText is what a snapshot holds, entry by entry, for comparing two
@@ -46,7 +48,7 @@ func TestReadSnapshotInBlocksReadsAsOnePiece(t *testing.T) {
 		"dn:: Y249TG9uZG9uLG91PVNpdGVzLGRjPXZkaWdsb2JhbCxkYz12bXdhcmUsZGM9aW50\ncn: Lon\n don\nobjectClass: pae-Site\ndescription:: w6lsw6k=\nCN: london\n\n\n\n" +
 		"dn: cn=Paris,ou=Sites,dc=vdiglobal,dc=vmware,dc=int\nobjectClass: pae-Site\ncn: Paris\n"
 	inputs := map[string]string{
-		"sample": sample(),
+		"sample": dirtest.Sample(),
 		"mixed":  mixed,
 		// Errors: each is the first in the file, whichever block it is in.
 		"syntax error late":      mixed + "\ndn: cn=x,ou=Sites,dc=vdiglobal,dc=vmware,dc=int\nno colon here\n",
@@ -131,7 +133,7 @@ func TestReadSnapshotInBlocksReportsAReadError(t *testing.T) {
 // FuzzSnapshotBlocks checks that any input reads the same in blocks as in
 // one piece: the same entries, or the same error.
 func FuzzSnapshotBlocks(f *testing.F) {
-	f.Add(sample(), 7)
+	f.Add(dirtest.Sample(), 7)
 	f.Add("dn: dc=x\nobjectClass: top\n\n\ndn: cn=a,dc=x\ncn: a\n", 3)
 	f.Add("version: 1\r\n\r\ndn: dc=x\r\n objectClass: top\r\n\r\n", 1)
 	f.Fuzz(func(t *testing.T, text string, block int) {
@@ -150,7 +152,7 @@ func FuzzSnapshotBlocks(f *testing.F) {
 // prepare runs, though their memory is reused afterwards, and commits the
 // results in file order.
 func TestEachPreparedReadsAsEach(t *testing.T) {
-	text := sample() + "\n" + manyRecords(2000)
+	text := dirtest.Sample() + "\n" + manyRecords(2000)
 	s, err := ReadSnapshot(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package directory
+package snapshot
 
 import (
 	"bytes"
@@ -94,7 +94,7 @@ func readSnapshot(r io.Reader, c snapCut) (*Snapshot, error) {
 func (s *Snapshot) link() {
 	for i := range s.entries {
 		e := &s.entries[i]
-		if p, ok := s.byDN[parentKey(e.key)]; ok {
+		if p, ok := s.byDN[ldapschema.ParentKey(e.key)]; ok {
 			e.parent, e.up = p, p
 			s.entries[p].children = append(s.entries[p].children, int32(i))
 			continue
@@ -102,7 +102,7 @@ func (s *Snapshot) link() {
 		s.roots = append(s.roots, int32(i))
 		// An entry whose parent is missing is still in the subtree of its
 		// nearest ancestor that is there, as a search of the file finds it.
-		for k := parentKey(parentKey(e.key)); k != ""; k = parentKey(k) {
+		for k := ldapschema.ParentKey(ldapschema.ParentKey(e.key)); k != ""; k = ldapschema.ParentKey(k) {
 			if a, ok := s.byDN[k]; ok {
 				e.up = a
 				if s.orphans == nil {

@@ -1,13 +1,13 @@
-package directory
+package snapshot
 
 import (
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/go-ldap/ldap/v3"
 
-	"github.com/cpactl/cpactl/internal/slapdtest"
+	"github.com/cpactl/cpactl/directory/internal/dirtest"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -56,7 +56,7 @@ func (sc *scan) search(req *ldap.SearchRequest) ([]string, error) {
 		if !in {
 			continue
 		}
-		ok, err := matches(filter, e)
+		ok, err := Matches(filter, e)
 		if err != nil {
 			return nil, err
 		}
@@ -94,10 +94,10 @@ func equalitySearches(s *Snapshot, n int) []*ldap.SearchRequest {
 		e := s.decode(int32(k * s.Len() / min(n, s.Len())))
 		for _, a := range e.Attributes {
 			v := a.Values[len(a.Values)-1]
-			filters = append(filters, Filter(a.Name, v), Filter(strings.ToUpper(a.Name), " "+strings.ToUpper(v)+" "),
-				And(ClassFilter("top"), Filter(a.Name, v)), Or(Filter(a.Name, v), Filter(ldapschema.AttrCN, "nothing")))
+			filters = append(filters, ldapclient.Filter(a.Name, v), ldapclient.Filter(strings.ToUpper(a.Name), " "+strings.ToUpper(v)+" "),
+				ldapclient.And(ldapclient.ClassFilter("top"), ldapclient.Filter(a.Name, v)), ldapclient.Or(ldapclient.Filter(a.Name, v), ldapclient.Filter(ldapschema.AttrCN, "nothing")))
 		}
-		filters = append(filters, ChildrenFilter(e.DN), And(ChildrenFilter(strings.ToUpper(e.DN)), "(objectClass=*)"))
+		filters = append(filters, ldapclient.ChildrenFilter(e.DN), ldapclient.And(ldapclient.ChildrenFilter(strings.ToUpper(e.DN)), "(objectClass=*)"))
 	}
 	for _, b := range bases {
 		for _, scope := range []int{ldap.ScopeBaseObject, ldap.ScopeSingleLevel, ldap.ScopeWholeSubtree} {
@@ -115,7 +115,7 @@ func compareWithScan(t *testing.T, s *Snapshot, reqs []*ldap.SearchRequest) {
 	for _, req := range reqs {
 		want, errScan := sc.search(req)
 		got, errIndex := indexedSearch(s, req)
-		if IsCode(errIndex, ldap.LDAPResultNoSuchObject) {
+		if ldapclient.IsCode(errIndex, ldap.LDAPResultNoSuchObject) {
 			continue // a missing base: the scan does not judge that
 		}
 		if (errIndex == nil) != (errScan == nil) {
@@ -133,29 +133,18 @@ func compareWithScan(t *testing.T, s *Snapshot, reqs []*ldap.SearchRequest) {
 // finds what decoding and matching every entry finds, in the same (file)
 // order.
 func TestSnapshotIndexesAnswerAsAScan(t *testing.T) {
-	snap, err := ParseSnapshot(sample())
+	snap, err := ParseSnapshot(dirtest.Sample())
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareWithScan(t, snap, searches())
+	compareWithScan(t, snap, dirtest.Searches())
 	compareWithScan(t, snap, equalitySearches(snap, snap.Len()))
-	text, _ := synthetic{sessions: 200}.text()
+	text, _ := dirtest.Synthetic{Sessions: 200}.Text()
 	big, err := ParseSnapshot(text)
 	if err != nil {
 		t.Fatal(err)
 	}
 	compareWithScan(t, big, equalitySearches(big, 12))
-}
-
-func TestParentKey(t *testing.T) {
-	for _, dn := range []string{
-		dit.Base, dit.Site(`R&D, "West" <1>+;=*()\ Zürich`), dit.Host("p,1", `f\2`, "h+3"), `cn=a\,b,dc=x`, `cn=a\\,dc=x`,
-		`cn=\#a+sn=b\ ,ou=c\;d,dc=x`, "dc=x",
-	} {
-		if got, want := parentKey(ldapschema.NormalizeDN(dn)), ldapschema.NormalizeDN(ldapschema.ParentOf(dn)); got != want {
-			t.Errorf("parentKey(%q) = %q, want %q", dn, got, want)
-		}
-	}
 }
 
 // TestEqualityKeyFollowsTheMatchingRules: values compareValues finds equal
@@ -199,7 +188,7 @@ func FuzzEqualityKey(f *testing.F) {
 // indexes answer as a scan does, and the parent index agrees with
 // ParentOf.
 func FuzzSnapshotSearch(f *testing.F) {
-	f.Add(sample())
+	f.Add(dirtest.Sample())
 	f.Add("dn: dc=x\nobjectClass: top\n\ndn: cn=a\\,b,dc=x\ncn: a,b\nmember: CN=A\\,B, DC=X\n\ndn: cn=c,cn=a\\,b,dc=x\ncn: c\n")
 	f.Add("dn: cn=b,dc=y\ncn: b\npae-Sessions: 07\n\ndn: dc=y\ndc: y\n")
 	f.Fuzz(func(t *testing.T, text string) {
@@ -208,55 +197,12 @@ func FuzzSnapshotSearch(f *testing.F) {
 			return
 		}
 		for _, e := range s.entries {
-			if p := ldapschema.ParentOf(e.dn); p != "" && parentKey(e.key) != ldapschema.NormalizeDN(p) {
-				t.Fatalf("%q: parent key %q, ParentOf %q", e.dn, parentKey(e.key), ldapschema.NormalizeDN(p))
+			if p := ldapschema.ParentOf(e.dn); p != "" && ldapschema.ParentKey(e.key) != ldapschema.NormalizeDN(p) {
+				t.Fatalf("%q: parent key %q, ParentOf %q", e.dn, ldapschema.ParentKey(e.key), ldapschema.NormalizeDN(p))
 			}
 		}
-		compareWithScan(t, s, searches())
+		compareWithScan(t, s, dirtest.Searches())
 		compareWithScan(t, s, equalitySearches(s, 6))
-	})
-}
-
-// flatten renders entries as sorted "dn|attribute|value" lines.
-func flatten(entries []*ldap.Entry) string {
-	var lines []string
-	for _, e := range entries {
-		for _, a := range e.Attributes {
-			for _, v := range a.Values {
-				lines = append(lines, e.DN+"|"+strings.ToLower(a.Name)+"|"+v)
-			}
-		}
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
-}
-
-// FuzzLDIFRoundTrip: what WriteLDIF (export) writes from any entries the
-// reader accepts reads back as the same entries, through the reader and
-// as a snapshot.
-func FuzzLDIFRoundTrip(f *testing.F) {
-	f.Add(sample())
-	f.Add("dn:: Y249WsO8cmljaA==\ncn:: IGxlYWRpbmc=\ndescription: trailing \n\ndn: cn=b\nchangetype: add\ncn: b\nseeAlso:\n")
-	f.Add("version: 1\n# c\ndn: cn=a,\n dc=x\r\ncn;lang-fr: a\n  b\n")
-	f.Fuzz(func(t *testing.T, text string) {
-		entries, err := slapdtest.ReadEntries(text)
-		if err != nil {
-			return
-		}
-		var out strings.Builder
-		if err := WriteLDIF(&out, entries); err != nil {
-			t.Fatal(err)
-		}
-		again, err := slapdtest.ReadEntries(out.String())
-		if err != nil {
-			t.Fatalf("export does not read back: %v\n%s", err, out.String())
-		}
-		if flatten(entries) != flatten(again) {
-			t.Fatalf("export reads back differently:\nbefore:\n%s\nafter:\n%s", flatten(entries), flatten(again))
-		}
-		if s, err := ParseSnapshot(out.String()); err == nil && flatten(s.Entries()) != flatten(entries) {
-			t.Fatalf("the snapshot of the export differs:\n%s\n%s", flatten(s.Entries()), flatten(entries))
-		}
 	})
 }
 

@@ -1,4 +1,4 @@
-package directory
+package snapshot
 
 import (
 	"os"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/internal/dirtest"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -64,11 +66,11 @@ func FuzzChangeSet(f *testing.F) {
 			byKey[k] = e
 		}
 		for k, e := range byKey {
-			if p := parentKey(k); p != "" && byKey[p] == nil {
+			if p := ldapschema.ParentKey(k); p != "" && byKey[p] == nil {
 				t.Fatalf("%q is there, its parent %q is not", e.DN, p)
 			}
 			got, err := o.Entry(e.DN)
-			if err != nil || got == nil || flatten([]*ldap.Entry{got}) != flatten([]*ldap.Entry{e}) {
+			if err != nil || got == nil || dirtest.Flatten([]*ldap.Entry{got}) != dirtest.Flatten([]*ldap.Entry{e}) {
 				t.Fatalf("Entry(%q) = %v, %v; the search found %v", e.DN, got, err, e)
 			}
 		}
@@ -79,7 +81,7 @@ func FuzzChangeSet(f *testing.F) {
 		for _, base := range bases {
 			bk := ldapschema.NormalizeDN(base)
 			for _, scope := range []int{ldap.ScopeBaseObject, ldap.ScopeSingleLevel, ldap.ScopeWholeSubtree} {
-				for _, filter := range []string{everyEntry, AnyEntry, "(cn=*)", "(objectClass=pae-DesktopPool)", "(pae-Sessions>=10)"} {
+				for _, filter := range []string{everyEntry, ldapclient.AnyEntry, "(cn=*)", "(objectClass=pae-DesktopPool)", "(pae-Sessions>=10)"} {
 					compiled, err := ldap.CompileFilter(filter)
 					if err != nil {
 						t.Fatal(err)
@@ -92,11 +94,11 @@ func FuzzChangeSet(f *testing.F) {
 						case ldap.ScopeBaseObject:
 							in = k == bk
 						case ldap.ScopeSingleLevel:
-							in = k != "" && parentKey(k) == bk
+							in = k != "" && ldapschema.ParentKey(k) == bk
 						default:
 							in = withinKey(k, bk)
 						}
-						if ok, _ := matches(compiled, e); in && ok {
+						if ok, _ := Matches(compiled, e); in && ok {
 							want = append(want, k)
 						}
 					}

@@ -1,4 +1,4 @@
-package directory
+package snapshot
 
 // What-if overlays: changes laid over a live directory or a snapshot in
 // memory, for the reads that decide (resolve, simulate storm, loads,
@@ -13,13 +13,14 @@ import (
 	ber "github.com/go-asn1-ber/asn1-ber"
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
 // ErrWhatIf is returned by every write to an Overlay.
 var ErrWhatIf = errors.New("a what-if is laid over the directory in memory and is never written")
 
-// Overlay is a Client that answers every search from another Client with
+// Overlay is a ldapclient.Client that answers every search from another ldapclient.Client with
 // the overlay's changes laid over the answer: an entry the overlay changed
 // replaces the one read (when it still matches the search's filter), an
 // entry it deleted is dropped, and an entry it added is returned when it
@@ -32,7 +33,7 @@ var ErrWhatIf = errors.New("a what-if is laid over the directory in memory and i
 // one filter evaluation each: an overlay of a few changes adds nothing
 // that grows with the directory.
 type Overlay struct {
-	under Client
+	under ldapclient.Client
 	// entries are the changed entries by normalized DN: the entry as it now
 	// is, nil when deleted.
 	entries map[string]*ldap.Entry
@@ -53,7 +54,7 @@ type patch struct {
 }
 
 // NewOverlay returns an overlay over c with no change yet.
-func NewOverlay(c Client) *Overlay {
+func NewOverlay(c ldapclient.Client) *Overlay {
 	return &Overlay{under: c, entries: map[string]*ldap.Entry{}, children: map[string][]string{}, patches: map[string][]patch{}}
 }
 
@@ -67,7 +68,7 @@ func (o *Overlay) Patch(dn, attr string, values []string) {
 	k := ldapschema.NormalizeDN(dn)
 	if e, ok := o.entries[k]; ok {
 		if e != nil {
-			setValues(e, attr, values)
+			SetValues(e, attr, values)
 		}
 		return
 	}
@@ -77,9 +78,9 @@ func (o *Overlay) Patch(dn, attr string, values []string) {
 
 // patched returns a copy of e with the patches of key applied.
 func patched(e *ldap.Entry, ps []patch) *ldap.Entry {
-	out := copyEntry(e)
+	out := CopyEntry(e)
 	for _, p := range ps {
-		setValues(out, p.attr, p.values)
+		SetValues(out, p.attr, p.values)
 	}
 	return out
 }
@@ -135,7 +136,7 @@ func (o *Overlay) Entry(dn string) (*ldap.Entry, error) {
 		if e == nil {
 			return nil, nil
 		}
-		return copyEntry(e), nil
+		return CopyEntry(e), nil
 	}
 	return o.fetch(k, dn)
 }
@@ -144,12 +145,12 @@ func (o *Overlay) Entry(dn string) (*ldap.Entry, error) {
 // when it does not exist.
 func (o *Overlay) fetch(k, dn string) (*ldap.Entry, error) {
 	res, err := o.under.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
-		AnyEntry, nil, nil))
-	if IsCode(err, ldap.LDAPResultNoSuchObject) {
+		ldapclient.AnyEntry, nil, nil))
+	if ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, opError(err, "reading %s", dn)
+		return nil, ldapclient.OpErrorf(err, "reading %s", dn)
 	}
 	if len(res.Entries) == 0 {
 		return nil, nil
@@ -157,7 +158,8 @@ func (o *Overlay) fetch(k, dn string) (*ldap.Entry, error) {
 	return patched(res.Entries[0], o.patches[k]), nil
 }
 
-func copyEntry(e *ldap.Entry) *ldap.Entry {
+// CopyEntry returns a copy of e that shares no slice with it.
+func CopyEntry(e *ldap.Entry) *ldap.Entry {
 	out := &ldap.Entry{DN: e.DN, Attributes: make([]*ldap.EntryAttribute, 0, len(e.Attributes))}
 	for _, a := range e.Attributes {
 		out.Attributes = append(out.Attributes, &ldap.EntryAttribute{Name: a.Name, Values: append([]string(nil), a.Values...)})
@@ -165,9 +167,9 @@ func copyEntry(e *ldap.Entry) *ldap.Entry {
 	return out
 }
 
-// set records e (nil: deleted) as the entry at its DN, in place of the
+// Set records e (nil: deleted) as the entry at its DN, in place of the
 // patches of that DN (Entry applied them to what it returned).
-func (o *Overlay) set(dn string, e *ldap.Entry) {
+func (o *Overlay) Set(dn string, e *ldap.Entry) {
 	k := ldapschema.NormalizeDN(dn)
 	o.register(k)
 	delete(o.patches, k)
@@ -184,27 +186,27 @@ func (o *Overlay) register(k string) {
 		return
 	}
 	o.order = append(o.order, k)
-	p := parentKey(k)
+	p := ldapschema.ParentKey(k)
 	o.children[p] = append(o.children[p], k)
 }
 
 // Replace sets attr of the entry at dn to values (none removes the
-// attribute). A missing entry is a *NotFoundError of kind.
+// attribute). A missing entry is a *ldapclient.NotFoundError of kind.
 func (o *Overlay) Replace(kind, name, dn, attr string, values []string) error {
 	e, err := o.Entry(dn)
 	if err != nil {
 		return err
 	}
 	if e == nil {
-		return &NotFoundError{Kind: kind, Name: name}
+		return &ldapclient.NotFoundError{Kind: kind, Name: name}
 	}
-	setValues(e, attr, values)
-	o.set(e.DN, e)
+	SetValues(e, attr, values)
+	o.Set(e.DN, e)
 	return nil
 }
 
-// setValues replaces attr's values on e; none removes it.
-func setValues(e *ldap.Entry, attr string, values []string) {
+// SetValues replaces attr's values on e; none removes it.
+func SetValues(e *ldap.Entry, attr string, values []string) {
 	kept := e.Attributes[:0]
 	done := false
 	for _, a := range e.Attributes {
@@ -237,11 +239,11 @@ func (o *Overlay) Put(dn string, attrs ldapschema.Attrs) {
 			e.Attributes = append(e.Attributes, &ldap.EntryAttribute{Name: n, Values: append([]string(nil), attrs[n]...)})
 		}
 	}
-	o.set(dn, e)
+	o.Set(dn, e)
 }
 
 // Delete removes the entry at dn from what searches see.
-func (o *Overlay) Delete(dn string) { o.set(dn, nil) }
+func (o *Overlay) Delete(dn string) { o.Set(dn, nil) }
 
 // Search answers like the underlying client, with the overlay laid over.
 func (o *Overlay) Search(req *ldap.SearchRequest) (*ldap.SearchResult, error) {
@@ -277,7 +279,7 @@ func (o *Overlay) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) err
 	emitted := map[string]bool{}
 	emit := func(k string, e *ldap.Entry) error {
 		emitted[k] = true
-		ok, err := matches(filter, e)
+		ok, err := Matches(filter, e)
 		if err != nil || !ok {
 			return err
 		}
@@ -315,7 +317,7 @@ func (o *Overlay) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) err
 		}
 		return each(e)
 	})
-	if IsCode(err, ldap.LDAPResultNoSuchObject) && o.entries[base] != nil {
+	if ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject) && o.entries[base] != nil {
 		err = nil // the base is an entry the overlay adds
 	}
 	if err != nil {
@@ -372,7 +374,7 @@ func withinKey(key, base string) bool {
 	if base == "" {
 		return true
 	}
-	for k := key; k != ""; k = parentKey(k) {
+	for k := key; k != ""; k = ldapschema.ParentKey(k) {
 		if len(k) == len(base) {
 			return k == base
 		}
@@ -396,11 +398,11 @@ func (o *Overlay) ModifyDN(*ldap.ModifyDNRequest) error { return ErrWhatIf }
 func (o *Overlay) Del(*ldap.DelRequest) error { return ErrWhatIf }
 
 // Transaction refuses: a what-if is never written.
-func (o *Overlay) Transaction(func(Writer) error) error { return ErrWhatIf }
+func (o *Overlay) Transaction(func(ldapclient.Writer) error) error { return ErrWhatIf }
 
 // Close closes the underlying client.
 func (o *Overlay) Close() error { return o.under.Close() }
 
 // PutEntry lays e over whatever is at its DN, its attributes in the order
 // given (an entry as the server held it).
-func (o *Overlay) PutEntry(e *ldap.Entry) { o.set(e.DN, copyEntry(e)) }
+func (o *Overlay) PutEntry(e *ldap.Entry) { o.Set(e.DN, CopyEntry(e)) }

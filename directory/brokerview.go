@@ -8,6 +8,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/broker"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/internal/nesting"
 	"github.com/cpactl/cpactl/internal/objkind"
@@ -693,7 +694,7 @@ func (r *resolveReader) readUserRecords(userDN, geDN string, immediate []ldapsch
 	if err != nil {
 		return err
 	}
-	SortEntries(entries)
+	snapshot.SortEntries(entries)
 	for _, e := range entries {
 		row, err := ldapschema.HomeSiteFromEntry(e)
 		if err != nil {

@@ -1,4 +1,4 @@
-package directory
+package snapshot
 
 // LDIF change sets (ldapmodify's form) laid over an Overlay.
 
@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/ldif"
 )
@@ -123,7 +124,7 @@ func (o *Overlay) applyRecord(r changeRecord) error {
 		for _, v := range r.values {
 			addValues(e, v.Name, v.Value)
 		}
-		o.set(r.dn, e)
+		o.Set(r.dn, e)
 		return nil
 	case ldif.ChangeDelete:
 		if current == nil {
@@ -143,7 +144,7 @@ func (o *Overlay) applyRecord(r changeRecord) error {
 				return fmt.Errorf("line %d: %s: %v", m.Line, m.Attribute, err)
 			}
 		}
-		o.set(r.dn, current)
+		o.Set(r.dn, current)
 		return nil
 	}
 	return o.rename(r, current)
@@ -195,7 +196,7 @@ func (o *Overlay) rename(r changeRecord, current *ldap.Entry) error {
 	}
 	current.DN = dn
 	o.Delete(r.dn)
-	o.set(dn, current)
+	o.Set(dn, current)
 	return nil
 }
 
@@ -221,7 +222,7 @@ func (o *Overlay) needParent(dn string) error {
 func (o *Overlay) needLeaf(dn string) error {
 	found := false
 	err := o.SearchEach(ldap.NewSearchRequest(dn, ldap.ScopeSingleLevel, ldap.NeverDerefAliases, 0, 0, false,
-		AnyEntry, []string{"1.1"}, nil), func(*ldap.Entry) error {
+		ldapclient.AnyEntry, []string{"1.1"}, nil), func(*ldap.Entry) error {
 		found = true
 		return errStop
 	})
@@ -251,7 +252,7 @@ func modify(e *ldap.Entry, m ldif.Mod) error {
 			return errors.New("no such attribute (16)")
 		}
 		if len(m.Values) == 0 {
-			setValues(e, m.Attribute, nil)
+			SetValues(e, m.Attribute, nil)
 			return nil
 		}
 		for _, v := range m.Values {
@@ -261,7 +262,7 @@ func modify(e *ldap.Entry, m ldif.Mod) error {
 			dropValue(e, m.Attribute, v)
 		}
 	case ldif.ModReplace:
-		setValues(e, m.Attribute, m.Values)
+		SetValues(e, m.Attribute, m.Values)
 	case ldif.ModIncrement:
 		vs := e.GetEqualFoldAttributeValues(m.Attribute)
 		if len(vs) != 1 || len(m.Values) != 1 {
@@ -272,7 +273,7 @@ func modify(e *ldap.Entry, m ldif.Mod) error {
 		if err1 != nil || err2 != nil {
 			return errors.New("increment of a value that is not an integer (21)")
 		}
-		setValues(e, m.Attribute, []string{strconv.Itoa(x + d)})
+		SetValues(e, m.Attribute, []string{strconv.Itoa(x + d)})
 	}
 	return nil
 }
@@ -308,5 +309,5 @@ func dropValue(e *ldap.Entry, attr, v string) {
 			a.Values = kept
 		}
 	}
-	setValues(e, attr, e.GetEqualFoldAttributeValues(attr)) // drops the attribute when no value is left
+	SetValues(e, attr, e.GetEqualFoldAttributeValues(attr)) // drops the attribute when no value is left
 }

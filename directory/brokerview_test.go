@@ -11,6 +11,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/broker"
+	"github.com/cpactl/cpactl/directory/internal/dirtest"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -61,7 +62,7 @@ func (c *countingClient) SearchEach(req *ldap.SearchRequest, each func(*ldap.Ent
 type ldifText struct{ b strings.Builder }
 
 func (l *ldifText) add(dn string, a ldapschema.Attrs) {
-	l.b.WriteString("dn:: " + b64(dn) + "\n")
+	l.b.WriteString("dn:: " + dirtest.B64(dn) + "\n")
 	names := make([]string, 0, len(a))
 	for name := range a {
 		names = append(names, name)
@@ -69,7 +70,7 @@ func (l *ldifText) add(dn string, a ldapschema.Attrs) {
 	sort.Strings(names)
 	for _, name := range names {
 		for _, v := range a[name] {
-			l.b.WriteString(name + ":: " + b64(v) + "\n")
+			l.b.WriteString(name + ":: " + dirtest.B64(v) + "\n")
 		}
 	}
 	l.b.WriteString("\n")

@@ -1,4 +1,4 @@
-package directory
+package snapshot
 
 import (
 	"cmp"
@@ -49,12 +49,13 @@ func keepAttrs(dst, from []*ldap.EntryAttribute, attrs []string) []*ldap.EntryAt
 	return dst
 }
 
-// matches evaluates a compiled filter against an entry.
-func matches(f *ber.Packet, e *ldap.Entry) (bool, error) {
+// Matches evaluates a compiled filter against an entry, as cpactl's
+// schema says a server would.
+func Matches(f *ber.Packet, e *ldap.Entry) (bool, error) {
 	switch f.Tag {
 	case ldap.FilterAnd:
 		for _, c := range f.Children {
-			ok, err := matches(c, e)
+			ok, err := Matches(c, e)
 			if err != nil || !ok {
 				return false, err
 			}
@@ -62,14 +63,14 @@ func matches(f *ber.Packet, e *ldap.Entry) (bool, error) {
 		return true, nil
 	case ldap.FilterOr:
 		for _, c := range f.Children {
-			ok, err := matches(c, e)
+			ok, err := Matches(c, e)
 			if err != nil || ok {
 				return ok, err
 			}
 		}
 		return false, nil
 	case ldap.FilterNot:
-		ok, err := matches(f.Children[0], e)
+		ok, err := Matches(f.Children[0], e)
 		return !ok, err
 	case ldap.FilterPresent:
 		name := packetString(f)

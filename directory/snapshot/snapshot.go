@@ -1,4 +1,4 @@
-package directory
+package snapshot
 
 import (
 	"encoding/binary"
@@ -16,6 +16,7 @@ import (
 	ber "github.com/go-asn1-ber/asn1-ber"
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/progress"
 )
@@ -155,22 +156,6 @@ func sizeHint(r io.Reader) int {
 	return 0
 }
 
-// parentKey returns the normalized DN of the parent of the entry with the
-// normalized DN key: what follows its first RDN. NormalizeDN escapes every
-// comma inside a value with a backslash, so the first comma that no
-// backslash escapes ends the first RDN.
-func parentKey(key string) string {
-	for i := 0; i < len(key); i++ {
-		switch key[i] {
-		case '\\':
-			i++
-		case ',':
-			return key[i+1:]
-		}
-	}
-	return ""
-}
-
 // decode turns entry i into an *ldap.Entry: one attribute per name
 // (compared ignoring case; the first spelling kept), in file order.
 func (s *Snapshot) decode(i int32) *ldap.Entry { return s.decodeIn(i, nil) }
@@ -303,9 +288,9 @@ func (s *Snapshot) Each(fn func(*ldap.Entry) error) error {
 	var stopped atomic.Bool
 	go func() {
 		defer close(batches)
-		for i := 0; i < len(s.entries) && !stopped.Load(); i += batchSize {
-			batch := make([]*ldap.Entry, 0, batchSize)
-			for j := i; j < min(i+batchSize, len(s.entries)); j++ {
+		for i := 0; i < len(s.entries) && !stopped.Load(); i += ldapclient.BatchSize {
+			batch := make([]*ldap.Entry, 0, ldapclient.BatchSize)
+			for j := i; j < min(i+ldapclient.BatchSize, len(s.entries)); j++ {
 				batch = append(batch, s.decode(int32(j)))
 			}
 			batches <- batch
@@ -324,6 +309,11 @@ func (s *Snapshot) Each(fn func(*ldap.Entry) error) error {
 	return err
 }
 
+// Decodes returns how many entries the snapshot has decoded since it was
+// read (loading decodes none; a search decodes the candidates its indexes
+// find): what a test of the indexes counts.
+func (s *Snapshot) Decodes() int64 { return s.decodes.Load() }
+
 // EachPrepared decodes every entry on workers goroutines, calls prepare
 // there (w is the goroutine's number, for its own caches) and calls commit
 // with the results in file order, on the caller's goroutine. prepare may
@@ -332,7 +322,7 @@ func (s *Snapshot) Each(fn func(*ldap.Entry) error) error {
 // of commit.
 func EachPrepared[T any](s *Snapshot, workers int, prepare func(w int, e *ldap.Entry) T, commit func(T)) {
 	n := len(s.entries)
-	batches := (n + batchSize - 1) / batchSize
+	batches := (n + ldapclient.BatchSize - 1) / ldapclient.BatchSize
 	slots := make([]chan []T, batches)
 	for i := range slots {
 		slots[i] = make(chan []T, 1)
@@ -352,8 +342,8 @@ func EachPrepared[T any](s *Snapshot, workers int, prepare func(w int, e *ldap.E
 					return
 				}
 				buf.reset()
-				out := make([]T, 0, batchSize)
-				for j := b * batchSize; j < min(n, (b+1)*batchSize); j++ {
+				out := make([]T, 0, ldapclient.BatchSize)
+				for j := b * ldapclient.BatchSize; j < min(n, (b+1)*ldapclient.BatchSize); j++ {
 					out = append(out, prepare(w, s.decodeIn(int32(j), buf)))
 				}
 				slots[b] <- out
@@ -408,7 +398,7 @@ func (s *Snapshot) Holds(base string) bool {
 // parentEnds reports whether the last n bytes of key are a whole
 // ancestor's DN: the comma before them is not escaped.
 func parentEnds(key string, n int) bool {
-	for k := key; k != ""; k = parentKey(k) {
+	for k := key; k != ""; k = ldapschema.ParentKey(k) {
 		if len(k) == n {
 			return true
 		}
@@ -420,19 +410,19 @@ func parentEnds(key string, n int) bool {
 func (s *Snapshot) Close() error { return nil }
 
 // Add refuses: a snapshot is read-only.
-func (s *Snapshot) Add(*ldap.AddRequest) error { return ErrReadOnly }
+func (s *Snapshot) Add(*ldap.AddRequest) error { return ldapclient.ErrReadOnly }
 
 // Modify refuses: a snapshot is read-only.
-func (s *Snapshot) Modify(*ldap.ModifyRequest) error { return ErrReadOnly }
+func (s *Snapshot) Modify(*ldap.ModifyRequest) error { return ldapclient.ErrReadOnly }
 
 // ModifyDN refuses: a snapshot is read-only.
-func (s *Snapshot) ModifyDN(*ldap.ModifyDNRequest) error { return ErrReadOnly }
+func (s *Snapshot) ModifyDN(*ldap.ModifyDNRequest) error { return ldapclient.ErrReadOnly }
 
 // Del refuses: a snapshot is read-only.
-func (s *Snapshot) Del(*ldap.DelRequest) error { return ErrReadOnly }
+func (s *Snapshot) Del(*ldap.DelRequest) error { return ldapclient.ErrReadOnly }
 
 // Transaction refuses: a snapshot is read-only.
-func (s *Snapshot) Transaction(func(Writer) error) error { return ErrReadOnly }
+func (s *Snapshot) Transaction(func(ldapclient.Writer) error) error { return ldapclient.ErrReadOnly }
 
 // Search answers a search like a server: noSuchObject (32) when the base does
 // not exist, entries in file order, only the requested attributes.
@@ -442,7 +432,7 @@ func (s *Snapshot) Search(req *ldap.SearchRequest) (*ldap.SearchResult, error) {
 		res.Entries = append(res.Entries, e)
 		return nil
 	})
-	if err != nil && !IsCode(err, ldap.LDAPResultSizeLimitExceeded) {
+	if err != nil && !ldapclient.IsCode(err, ldap.LDAPResultSizeLimitExceeded) {
 		return nil, err
 	}
 	return res, err
@@ -467,7 +457,7 @@ func (s *Snapshot) SearchEach(req *ldap.SearchRequest, each func(*ldap.Entry) er
 	found := 0
 	for _, i := range s.candidates(filter, root, req.Scope) {
 		e := s.decode(i)
-		ok, err := matches(filter, e)
+		ok, err := Matches(filter, e)
 		if err != nil {
 			return err
 		}
@@ -512,7 +502,7 @@ func (s *Snapshot) inScope(root int32, scope int) []int32 {
 		}
 		var out []int32
 		for i, e := range s.entries {
-			if parentKey(e.key) == "" {
+			if ldapschema.ParentKey(e.key) == "" {
 				out = append(out, int32(i))
 			}
 		}
@@ -557,7 +547,7 @@ func (s *Snapshot) candidates(f *ber.Packet, root int32, scope int) []int32 {
 				children = s.entries[parent].children
 			}
 			for _, c := range children {
-				if parentKey(s.entries[c].key) == key && s.within(c, root, scope) {
+				if ldapschema.ParentKey(s.entries[c].key) == key && s.within(c, root, scope) {
 					out = append(out, c)
 				}
 			}
@@ -579,7 +569,7 @@ func (s *Snapshot) within(i, root int32, scope int) bool {
 	case scope == ldap.ScopeBaseObject:
 		return i == root && root >= 0
 	case scope == ldap.ScopeSingleLevel && root < 0:
-		return parentKey(s.entries[i].key) == ""
+		return ldapschema.ParentKey(s.entries[i].key) == ""
 	case scope == ldap.ScopeSingleLevel:
 		return s.entries[i].parent == root
 	}
