@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 
 // nounFiles are the files of each noun's commands: what one defines no
 // other noun uses (issue 24). What several nouns share lives in the
-// shared files (write.go, words.go, skeleton.go, options.go, confirm.go
+// shared files (write.go, words.go, lookup.go, options.go, confirm.go
 // and the others that are no noun's).
 var nounFiles = map[string]string{
 	"site.go": "site", "preferred.go": "site", "pod.go": "pod", "cs.go": "cs", "pool.go": "pool",
@@ -90,4 +91,101 @@ func TestNounsShareNothing(t *testing.T) {
 	for _, b := range bad {
 		t.Error(b)
 	}
+}
+
+// writeSteps are the calls that write, plan or compare for a write, and
+// the files that may make them: write.go, the one road (createOrUnchanged,
+// updateOne and planUpdate, applyPlan, newNamedDeleteCommand and
+// runDelete), and the few writes that are no create, update or delete of
+// one object, each for its reason.
+var writeSteps = map[string][]string{
+	"ApplyPlan": {"write.go",
+		"apply.go",    // apply and horizon sync: reconcile's plan of a whole file
+		"history.go",  // history undo: the inverse of a run
+		"session.go",  // session end: many records, no question (record keeping)
+		"settings.go", // settings set and reset: one line per setting, not per write
+	},
+	"Update":       nil, // an update is a plan (planUpdate), which asserts what was read
+	"ApplyChanges": nil,
+	// An added or removed value does not depend on the others: no
+	// assertion, so two administrators adding members both succeed.
+	"AddValues":      {"entitlement_edit.go"},
+	"RemoveValues":   {"entitlement_edit.go"},
+	"PlanRename":     {"write.go"},
+	"PlanDelete":     {"write.go"},
+	"RepeatedCreate": {"write.go"},
+	"runDelete":      {"write.go"},
+	// Store.Add (three arguments; Plan.Add takes writes): a create is
+	// createOrUnchanged; session record and assignment set add a record
+	// where none is, and update the one there through planUpdate.
+	"Add": {"write.go", "session.go", "assignment.go"},
+}
+
+// TestOneWriteRoad: every create, update and delete goes through the
+// shared steps of write.go (writeSteps says who else may write, and why),
+// and every `NOUN delete` is a newNamedDeleteCommand.
+func TestOneWriteRoad(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	deletes := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CallExpr:
+				var called string
+				switch fn := n.Fun.(type) {
+				case *ast.SelectorExpr:
+					called = fn.Sel.Name
+				case *ast.Ident:
+					called = fn.Name
+				}
+				allowed, ok := writeSteps[called]
+				if !ok || (called == "Add" && len(n.Args) != 3) {
+					return true
+				}
+				if !slices.Contains(allowed, name) {
+					t.Errorf("%s: %s calls %s: go through write.go's steps (or say why not in writeSteps)",
+						fset.Position(n.Pos()), name, called)
+				}
+			case *ast.FuncDecl:
+				if !strings.HasPrefix(n.Name.Name, "new") || !strings.HasSuffix(n.Name.Name, "DeleteCommand") || n.Name.Name == "newNamedDeleteCommand" {
+					return true
+				}
+				deletes++
+				last, ok := n.Body.List[len(n.Body.List)-1].(*ast.ReturnStmt)
+				var call *ast.CallExpr
+				if ok && len(last.Results) == 1 {
+					call, _ = last.Results[0].(*ast.CallExpr)
+				}
+				if id, isIdent := callee(call); !isIdent || id != "newNamedDeleteCommand" {
+					t.Errorf("%s: %s does not return newNamedDeleteCommand(...)", name, n.Name.Name)
+				}
+			}
+			return true
+		})
+	}
+	if deletes < 11 {
+		t.Errorf("only %d delete commands found: site, pod, cs, pool, farm, host, entitlement, user, group, computer and assignment have one", deletes)
+	}
+}
+
+func callee(call *ast.CallExpr) (string, bool) {
+	if call == nil {
+		return "", false
+	}
+	id, ok := call.Fun.(*ast.Ident)
+	if !ok {
+		return "", false
+	}
+	return id.Name, true
 }

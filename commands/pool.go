@@ -359,24 +359,21 @@ func (o *poolCreateOptions) run() error {
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Pool]{
 		kind: directory.KindPool, name: o.Name, where: " in pod " + pod.Name, dn: want.DN, attrs: want.Attrs(),
 		read: func() (ldapschema.Pool, error) { return st.Pool(o.Name) },
-		same: func(existing ldapschema.Pool) (string, string, error) {
-			if !ldapschema.EqualDN(existing.DN, want.DN) {
-				return "", "", errorf("pool names are unique across the federation: pick another name",
-					"pool %q exists in pod %s", existing.Name, existing.Pod)
+		other: func(existing ldapschema.Pool) error {
+			switch {
+			case !ldapschema.EqualDN(existing.DN, want.DN):
+				return errorf("pool names are unique across the federation: pick another name",
+					"pool %s exists in pod %s", existing.Name, existing.Pod)
+			case existing.Kind != want.Kind:
+				return errorf(fmt.Sprintf("use `cpactl pool update %s` to change it", quote.Shell(existing.Name)),
+					"pool %s exists with a different kind (%s)", existing.Name, kindWord(existing.Kind))
 			}
-			// The configuration decides; the live counters (sessions,
-			// assigned), which a feed moves, are left as they are.
-			r := rules.RepeatedCreate(want.Attrs(), existing.Attrs(), ldapschema.PoolManaged, ldapschema.PoolCounters)
-			if existing.Kind != want.Kind || !r.Unchanged() {
-				what := attrWords(r.Different)
-				if existing.Kind != want.Kind {
-					what = "kind (" + kindWord(existing.Kind) + ")"
-				}
-				return "", "", errorf(fmt.Sprintf("use `cpactl pool update %s` to change it", quote.Shell(existing.Name)),
-					"pool %q exists with a different %s", existing.Name, what)
-			}
-			return existing.Name, countersNote(r), nil
+			return nil
 		},
+		// The configuration decides; the live counters (sessions,
+		// assigned), which a feed moves, are left as they are.
+		stored:   func(p ldapschema.Pool) (string, ldapschema.Attrs) { return p.Name, p.Attrs() },
+		compared: ldapschema.PoolManaged, counters: ldapschema.PoolCounters,
 		check: func() error { return checkFreeSlot(st, want.DN, directory.KindPool, o.Name, "pod "+pod.Name) },
 	})
 }

@@ -315,8 +315,8 @@ func (o *sessionRecordOptions) run() error {
 	}
 	existing, err := readSession(st, s.ID)
 	if err == nil {
-		return writeChanges(o.g, st, o.DryRun, directory.KindSession, s.ID, s.DN,
-			s.Attrs().Changes(existing.Attrs(), sessionManaged...))
+		return applyPlan(o.g, st, planUpdate(directory.KindSession, s.ID, s.DN, s.Attrs().Changes(existing.Attrs(), sessionManaged...), nil),
+			o.DryRun, directory.KindSession+" "+s.ID)
 	}
 	if !directory.IsNotFound(err) {
 		return err

@@ -403,39 +403,6 @@ func TestEntitlementKind(t *testing.T) {
 	}
 }
 
-func TestRepeatedFields(t *testing.T) {
-	site := ldapschema.Site{Description: "d", URL: "u"}
-	pod := ldapschema.Pod{SiteDN: "cn=UK,ou=Sites", Site: "UK", Description: "d", Online: true}
-	user := ldapschema.User{Domain: "EXAMPLE", FullName: "Alice"}
-	cs := ldapschema.ConnectionServer{Tags: []string{"dmz"}, Description: "d"}
-	tests := []struct {
-		name  string
-		diffs []string
-		want  string
-	}{
-		{"the same site is unchanged", RepeatedSite(site, site), ""},
-		{"a site's description and url decide", RepeatedSite(ldapschema.Site{}, site), "description,url"},
-		{"the same pod is unchanged, its site compared as a DN",
-			RepeatedPod(ldapschema.Pod{SiteDN: "CN=uk, ou=Sites", Description: "d", Online: true}, pod, true), ""},
-		{"a pod's site, description and given status decide",
-			RepeatedPod(ldapschema.Pod{SiteDN: "cn=US,ou=Sites"}, pod, true), "site (UK),description,status (" + ldapschema.PodOnline + ")"},
-		{"a pod's status decides only when given", RepeatedPod(ldapschema.Pod{SiteDN: pod.SiteDN, Description: "d"}, pod, false), ""},
-		{"a user's domain compares without regard to case", RepeatedUser(ldapschema.User{Domain: "example", FullName: "Alice"}, user), ""},
-		{"a user's domain and full name decide", RepeatedUser(ldapschema.User{Domain: "OTHER"}, user), "domain (EXAMPLE),full name (Alice)"},
-		{"a user without a domain shows a dash", RepeatedUser(user, ldapschema.User{FullName: "Alice"}), "domain (-)"},
-		{"a connection server's tags and description decide", RepeatedConnectionServer(ldapschema.ConnectionServer{}, cs), "tags,description"},
-		{"no tags are no tags", RepeatedConnectionServer(ldapschema.ConnectionServer{Tags: []string{}}, ldapschema.ConnectionServer{}), ""},
-		{"a computer's description decides", RepeatedComputer(ldapschema.Computer{Description: "x"}, ldapschema.Computer{}), "description"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := strings.Join(tt.diffs, ","); got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestGroupMembers(t *testing.T) {
 	const dn = "cn=Sales,ou=Groups,dc=x"
 	alice := GroupMember{Kind: "user", Name: "alice", DN: "uid=alice,ou=People,dc=x"}
