@@ -93,11 +93,11 @@ func (o *hostListOptions) run() error {
 		}
 		if o.Pod != "" && !strings.EqualFold(farm.Pod, o.Pod) {
 			return errorf("pass one of them, or a farm of that pod (`cpactl farm list --pod "+quote.Shell(o.Pod)+"`)",
-				"farm %q is not in pod %q (it is in %q)", farm.Name, o.Pod, farm.Pod)
+				"farm %s is not in pod %s (it is in %s)", farm.Name, o.Pod, farm.Pod)
 		}
 		if o.Site != "" && !sel.Keep(ldapschema.NormalizeDN(farm.DN)) {
 			return errorf("pass one of them, or a farm of that site (`cpactl farm list --site "+quote.Shell(o.Site)+"`)",
-				"farm %q is not in a pod of site %q (it is in pod %q)", farm.Name, o.Site, farm.Pod)
+				"farm %s is not in a pod of site %s (it is in pod %s)", farm.Name, o.Site, farm.Pod)
 		}
 		sel.Under = farm.DN
 	}

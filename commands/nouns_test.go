@@ -4,7 +4,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -188,4 +190,40 @@ func callee(call *ast.CallExpr) (string, bool) {
 		return "", false
 	}
 	return id.Name, true
+}
+
+// TestNamesUnquoted: the one quoting rule for names in messages
+// (docs/conventions.md#names): an object's name follows its kind as it is,
+// so no format string of commands or rules quotes a name after a kind
+// word ("pool %q"); a value that is itself wrong is quoted by the message
+// that says so (quote.Name, "--kind %q").
+func TestNamesUnquoted(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := filepath.Glob("../rules/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kindThenQuoted := regexp.MustCompile(`\b(site|pod|pool|farm|host|entitlement|user|group|computer|server|session|assignment|%s) %q`)
+	checked := 0
+	for _, name := range append(files, more...) {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		for i, line := range strings.Split(string(b), "\n") {
+			if kindThenQuoted.MatchString(line) {
+				t.Errorf("%s:%d quotes a name after its kind: %s", name, i+1, strings.TrimSpace(line))
+			}
+		}
+	}
+	if checked < 60 {
+		t.Fatalf("only %d files checked", checked)
+	}
 }

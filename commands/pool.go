@@ -249,7 +249,7 @@ func (f *poolFigureFlags) bindFarm(st *directory.Store, p *ldapschema.Pool) erro
 		return err
 	}
 	if v := rules.FarmFits(*p, farm); v != nil {
-		return errorf(v.Hint, "pool %q: %s", p.Name, v.Message)
+		return errorf(v.Hint, "pool %s: %s", p.Name, v.Message)
 	}
 	p.FarmDN, p.Farm = farm.DN, farm.Name
 	return nil
@@ -318,7 +318,7 @@ func (o *poolCreateOptions) build() (ldapschema.Pool, error) {
 		return p, errorf(fmt.Sprintf("cpactl pool create %s --pod POD --kind KIND", quote.Shell(o.Name)), "a pool needs a pod: pass --pod")
 	}
 	if o.Kind == "" {
-		return p, errorf("pass --kind desktop, --kind rds-desktop or --kind application", "pool %q needs --kind", o.Name)
+		return p, errorf("pass --kind desktop, --kind rds-desktop or --kind application", "pool %s needs --kind", o.Name)
 	}
 	kind, err := parseKind(o.Kind)
 	if err != nil {

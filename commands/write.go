@@ -315,7 +315,7 @@ func runDelete(g *Globals, st *directory.Store, kind, name, dn string, f deleteF
 			output.Fprintf(g.IO.Err, "  %s %s: %s\n", r.Kind, r.Name, r.Via)
 		}
 		n := len(plan.Children) + len(plan.Referrers)
-		return errorf(forceHint, "cannot delete %s %q: %d %s to it", kind, name, n, plural(n, "entry refers", "entries refer"))
+		return errorf(forceHint, "cannot delete %s %s: %d %s to it", kind, name, n, plural(n, "entry refers", "entries refer"))
 	}
 	if f.DryRun {
 		for _, w := range plan.Writes {
@@ -333,7 +333,7 @@ func runDelete(g *Globals, st *directory.Store, kind, name, dn string, f deleteF
 		}
 		question = fmt.Sprintf("Delete %s %s and make the %d changes listed?", kind, name, len(plan.Writes))
 	}
-	if err := confirm(g, f.Yes, fmt.Sprintf("deleting %s %q", kind, name), question); err != nil {
+	if err := confirm(g, f.Yes, fmt.Sprintf("deleting %s %s", kind, name), question); err != nil {
 		return err
 	}
 	if err := st.ApplyPlan(&plan.Plan); err != nil {
@@ -413,7 +413,7 @@ func checkFreeSlot(st *directory.Store, dn, kind, name, parent string) error {
 		return err
 	}
 	other, _ := directory.DescribeEntry(e)
-	return errorf("pick another name", "cannot create %s %q: %s already holds a %s of that name", kind, name, parent, other)
+	return errorf("pick another name", "cannot create %s %s: %s already holds a %s of that name", kind, name, parent, other)
 }
 
 func anyChanged(changed func(string) bool, names ...string) bool {
