@@ -25,16 +25,15 @@ var nounFiles = map[string]string{
 	"role.go": "role",
 }
 
-// TestNounsShareNothing: no function, type, variable or constant a noun's
-// file defines is used by another noun's file.
-func TestNounsShareNothing(t *testing.T) {
+// commandFiles parses the package's files but its tests, by file name.
+func commandFiles(t *testing.T) (*token.FileSet, map[string]*ast.File) {
+	t.Helper()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	fset := token.NewFileSet()
 	parsed := map[string]*ast.File{}
-	defined := map[string]string{} // top-level name -> the noun file that defines it
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
@@ -44,6 +43,16 @@ func TestNounsShareNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		parsed[name] = f
+	}
+	return fset, parsed
+}
+
+// TestNounsShareNothing: no function, type, variable or constant a noun's
+// file defines is used by another noun's file.
+func TestNounsShareNothing(t *testing.T) {
+	_, parsed := commandFiles(t)
+	defined := map[string]string{} // top-level name -> the noun file that defines it
+	for name, f := range parsed {
 		if _, ok := nounFiles[name]; !ok {
 			continue
 		}
@@ -127,20 +136,9 @@ var writeSteps = map[string][]string{
 // shared steps of write.go (writeSteps says who else may write, and why),
 // and every `NOUN delete` is a newNamedDeleteCommand.
 func TestOneWriteRoad(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
+	fset, parsed := commandFiles(t)
 	deletes := 0
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for name, f := range parsed {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.CallExpr:
