@@ -132,7 +132,7 @@ type modification[T any] struct {
 	kind string // directory.Kind*
 	// read finds the object; apply sets the flags on a copy of it and
 	// checks the rules (with any read they need), before anything is
-	// written. apply may be nil when only rename is given.
+	// written.
 	read  func() (T, error)
 	apply func(current T, next *T) error
 	// name, dn and attrs describe a record: its name as stored, its DN
@@ -158,10 +158,8 @@ func updateOne[T any](g *Globals, st *directory.Store, dryRun bool, m modificati
 		return err
 	}
 	next := current
-	if m.apply != nil {
-		if err := m.apply(current, &next); err != nil {
-			return err
-		}
+	if err := m.apply(current, &next); err != nil {
+		return err
 	}
 	name, dn := m.name(current), m.dn(current)
 	var rename *directory.Plan
