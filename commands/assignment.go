@@ -169,8 +169,9 @@ func (o *assignmentSetOptions) run() error {
 		if err != nil {
 			return err
 		}
-		return writeChanges(o.g, st, o.DryRun, "assignment of user", user.UID+" for entitlement "+ge.Name, a.DN,
-			a.Attrs().Changes(old.Attrs(), ldapschema.AssignmentManaged...))
+		kind, name := "assignment of user", user.UID+" for entitlement "+ge.Name
+		return applyPlan(o.g, st, planUpdate(kind, name, a.DN, a.Attrs().Changes(old.Attrs(), ldapschema.AssignmentManaged...), nil),
+			o.DryRun, kind+" "+name)
 	}
 	if o.DryRun {
 		o.g.report("would set %s to pod %s", what, pod.Name)
@@ -183,59 +184,50 @@ func (o *assignmentSetOptions) run() error {
 	return nil
 }
 
-type assignmentDeleteOptions struct {
-	g *Globals
-	deleteFlags
-	User, Entitlement string
-}
-
 func newAssignmentDeleteCommand(g *Globals) *cobra.Command {
-	o := &assignmentDeleteOptions{g: g}
-	cmd := &cobra.Command{
-		Use:   "delete --user U --entitlement E",
-		Short: "Delete a user's pod assignment (the next connection searches again)",
-		Long: `Deletes the pod assignment of a user for a dedicated entitlement. An
+	var user, entitlement string
+	return newNamedDeleteCommand(g, namedDelete{
+		kind:  objkind.Assignment,
+		use:   "delete --user U --entitlement E",
+		short: "Delete a user's pod assignment (the next connection searches again)",
+		long: `Deletes the pod assignment of a user for a dedicated entitlement. An
 assignment left behind by a deleted user or entitlement can still be deleted
 by name. On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
-		Example: `  cpactl assignment delete --user carol --entitlement "Engineering Workstations" --yes`,
-		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, args []string) error { return o.g.execute(o) },
-	}
-	cmd.Flags().StringVar(&o.User, "user", "", "the user (required)")
-	cmd.Flags().StringVar(&o.Entitlement, "entitlement", "", "the entitlement (required)")
-	o.deleteFlags.add(cmd, "")
-	return cmd
-}
-
-func (o *assignmentDeleteOptions) run() error {
-	if o.User == "" || o.Entitlement == "" {
-		return errorf("pass --user and --entitlement", "name the assignment to delete")
-	}
-	st, closeFn, err := o.g.Store()
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	// A user or entitlement deleted by another tool: its assignment can
-	// still be deleted by the name it had.
-	udn, _, err := userDN(st, o.User)
-	if err != nil {
-		return err
-	}
-	gdn, _, err := entitlementDN(st, o.Entitlement)
-	if err != nil {
-		return err
-	}
-	dn := st.DIT.Assignment(udn, gdn)
-	name := fmt.Sprintf("of user %s for entitlement %s", ldapschema.NameOf(udn), ldapschema.NameOf(gdn))
-	e, err := st.Entry(dn, "1.1")
-	if err != nil {
-		return err
-	}
-	if e == nil {
-		return &directory.NotFoundError{Kind: "assignment of user " + ldapschema.NameOf(udn) + " for entitlement",
-			Name: ldapschema.NameOf(gdn)}
-	}
-	return runDelete(o.g, st, objkind.Assignment, name, dn, o.deleteFlags,
-		fmt.Sprintf("cpactl assignment delete --user %s --entitlement %s --yes", quote.Shell(o.User), quote.Shell(o.Entitlement)))
+		example: `  cpactl assignment delete --user carol --entitlement "Engineering Workstations" --yes`,
+		flags: func(cmd *cobra.Command) func() error {
+			cmd.Flags().StringVar(&user, "user", "", "the user (required)")
+			cmd.Flags().StringVar(&entitlement, "entitlement", "", "the entitlement (required)")
+			return func() error {
+				if user == "" || entitlement == "" {
+					return errorf("pass --user and --entitlement", "name the assignment to delete")
+				}
+				return nil
+			}
+		},
+		hint: func(string) string {
+			return fmt.Sprintf("cpactl assignment delete --user %s --entitlement %s --yes", quote.Shell(user), quote.Shell(entitlement))
+		},
+		// A user or entitlement deleted by another tool: its assignment can
+		// still be deleted by the name it had.
+		lookup: func(st *directory.Store, _ string) (string, string, error) {
+			udn, _, err := userDN(st, user)
+			if err != nil {
+				return "", "", err
+			}
+			gdn, _, err := entitlementDN(st, entitlement)
+			if err != nil {
+				return "", "", err
+			}
+			dn := st.DIT.Assignment(udn, gdn)
+			e, err := st.Entry(dn, "1.1")
+			if err != nil {
+				return "", "", err
+			}
+			if e == nil {
+				return "", "", &directory.NotFoundError{Kind: "assignment of user " + ldapschema.NameOf(udn) + " for entitlement",
+					Name: ldapschema.NameOf(gdn)}
+			}
+			return fmt.Sprintf("of user %s for entitlement %s", ldapschema.NameOf(udn), ldapschema.NameOf(gdn)), dn, nil
+		},
+	})
 }

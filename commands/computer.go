@@ -10,7 +10,6 @@ import (
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
-	"github.com/cpactl/cpactl/rules"
 )
 
 func newComputerCommand(g *Globals) *cobra.Command {
@@ -167,14 +166,10 @@ func (o *computerCreateOptions) run() error {
 	defer closeFn()
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Computer]{
 		kind: objkind.Computer, name: o.Name, where: "", dn: st.DIT.Computer(o.Name), attrs: ldapschema.Computer{Name: o.Name, Description: o.Description}.Attrs(),
-		read: func() (ldapschema.Computer, error) { return st.Computer(o.Name) },
-		same: func(existing ldapschema.Computer) (string, string, error) {
-			if len(rules.RepeatedComputer(ldapschema.Computer{Description: o.Description}, existing)) > 0 {
-				return "", "", errorf("delete and create it again, or keep its description",
-					"computer %s exists with a different description", existing.Name)
-			}
-			return existing.Name, "", nil
-		},
+		read:     func() (ldapschema.Computer, error) { return st.Computer(o.Name) },
+		stored:   func(c ldapschema.Computer) (string, ldapschema.Attrs) { return c.Name, c.Attrs() },
+		compared: []string{ldapschema.AttrDescription},
+		fix:      "delete and create it again, or keep its description",
 	})
 }
 

@@ -3,7 +3,6 @@ package commands
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
-	"github.com/cpactl/cpactl/rules"
 )
 
 func newConnectionServerCommand(g *Globals) *cobra.Command {
@@ -198,17 +196,15 @@ func (o *csCreateOptions) run() error {
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.ConnectionServer]{
 		kind: objkind.ConnectionServer, name: o.Name, where: " in pod " + pod.Name, dn: st.DIT.ConnectionServer(pod.Name, o.Name), attrs: want.Attrs(),
 		read: func() (ldapschema.ConnectionServer, error) { return st.ConnectionServer(o.Name) },
-		same: func(existing ldapschema.ConnectionServer) (string, string, error) {
+		other: func(existing ldapschema.ConnectionServer) error {
 			if !ldapschema.EqualDN(ldapschema.ParentOf(existing.DN), pod.DN) {
-				return "", "", errorf("Connection Server names are unique across the federation: pick another name",
+				return errorf("Connection Server names are unique across the federation: pick another name",
 					"connection server %s exists in pod %s", existing.Name, existing.Pod)
 			}
-			if diffs := rules.RepeatedConnectionServer(want, existing); len(diffs) > 0 {
-				return "", "", errorf(fmt.Sprintf("use `cpactl cs update %s` to change it", existing.Name),
-					"connection server %s exists with different %s", existing.Name, strings.Join(diffs, " and "))
-			}
-			return existing.Name, "", nil
+			return nil
 		},
+		stored:   func(cs ldapschema.ConnectionServer) (string, ldapschema.Attrs) { return cs.Name, cs.Attrs() },
+		compared: ldapschema.ConnectionServerManaged,
 	})
 }
 
@@ -271,25 +267,25 @@ func (o *csUpdateOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	cs, err := st.ConnectionServer(o.Name)
-	if err != nil {
-		return err
-	}
-	next := cs
-	switch {
-	case o.NoTags:
-		next.Tags = nil
-	case o.tagsGiven:
-		next.Tags = sortedTags(o.Tags)
-	}
-	if o.Description != nil {
-		next.Description = *o.Description
-	}
-	plan := &directory.Plan{}
-	if changes := next.Attrs().Changes(cs.Attrs(), ldapschema.ConnectionServerManaged...); len(changes) > 0 {
-		plan.Add(directory.ModifyWrite("update", fmt.Sprintf("connection server %s (%s)", cs.Name, attrWords(changes.Attrs())), cs.DN, changes))
-	}
-	return applyPlan(o.g, st, plan, o.DryRun, "connection server "+cs.Name)
+	return updateOne(o.g, st, o.DryRun, modification[ldapschema.ConnectionServer]{
+		kind: objkind.ConnectionServer, managed: ldapschema.ConnectionServerManaged,
+		read: func() (ldapschema.ConnectionServer, error) { return st.ConnectionServer(o.Name) },
+		apply: func(_ ldapschema.ConnectionServer, next *ldapschema.ConnectionServer) error {
+			switch {
+			case o.NoTags:
+				next.Tags = nil
+			case o.tagsGiven:
+				next.Tags = sortedTags(o.Tags)
+			}
+			if o.Description != nil {
+				next.Description = *o.Description
+			}
+			return nil
+		},
+		name:  func(cs ldapschema.ConnectionServer) string { return cs.Name },
+		dn:    func(cs ldapschema.ConnectionServer) string { return cs.DN },
+		attrs: ldapschema.ConnectionServer.Attrs,
+	})
 }
 
 func newCSDeleteCommand(g *Globals) *cobra.Command {

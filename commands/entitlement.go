@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
-	"github.com/cpactl/cpactl/quote"
 	"github.com/cpactl/cpactl/rules"
 )
 
@@ -466,14 +464,9 @@ func (o *entitlementCreateOptions) run() error {
 	defer closeFn()
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Entitlement]{
 		kind: objkind.Entitlement, name: o.Name, where: "", dn: st.DIT.Entitlement(o.Name), attrs: ge.Attrs(),
-		read: func() (ldapschema.Entitlement, error) { return st.Entitlement(o.Name) },
-		same: func(existing ldapschema.Entitlement) (string, string, error) {
-			if r := rules.RepeatedCreate(ge.Attrs(), existing.Attrs(), entitlementCompared, nil); !r.Unchanged() {
-				return "", "", errorf(fmt.Sprintf("use `cpactl entitlement update %s` to change it", quote.Shell(existing.Name)),
-					"entitlement %q exists with a different %s", existing.Name, attrWords(r.Different))
-			}
-			return existing.Name, "", nil
-		},
+		read:     func() (ldapschema.Entitlement, error) { return st.Entitlement(o.Name) },
+		stored:   func(ge ldapschema.Entitlement) (string, ldapschema.Attrs) { return ge.Name, ge.Attrs() },
+		compared: entitlementCompared,
 	})
 }
 

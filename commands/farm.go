@@ -280,18 +280,16 @@ func (o *farmCreateOptions) run() error {
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Farm]{
 		kind: objkind.Farm, name: o.Name, where: " in pod " + pod.Name, dn: want.DN, attrs: want.Attrs(),
 		read: func() (ldapschema.Farm, error) { return st.Farm(o.Name) },
-		same: func(existing ldapschema.Farm) (string, string, error) {
+		other: func(existing ldapschema.Farm) error {
 			if !ldapschema.EqualDN(existing.DN, want.DN) {
-				return "", "", errorf("farm names are unique across the federation: pick another name",
-					"farm %q exists in pod %s", existing.Name, existing.Pod)
+				return errorf("farm names are unique across the federation: pick another name",
+					"farm %s exists in pod %s", existing.Name, existing.Pod)
 			}
-			if r := rules.RepeatedCreate(want.Attrs(), existing.Attrs(), ldapschema.FarmManaged, nil); !r.Unchanged() {
-				return "", "", errorf(fmt.Sprintf("use `cpactl farm update %s` to change it", quote.Shell(existing.Name)),
-					"farm %q exists with a different %s", existing.Name, attrWords(r.Different))
-			}
-			return existing.Name, "", nil
+			return nil
 		},
-		check: func() error { return checkFreeSlot(st, want.DN, objkind.Farm, o.Name, "pod "+pod.Name) },
+		stored:   func(f ldapschema.Farm) (string, ldapschema.Attrs) { return f.Name, f.Attrs() },
+		compared: ldapschema.FarmManaged,
+		check:    func() error { return checkFreeSlot(st, want.DN, objkind.Farm, o.Name, "pod "+pod.Name) },
 	})
 }
 

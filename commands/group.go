@@ -13,6 +13,7 @@ import (
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
+	"github.com/cpactl/cpactl/quote"
 	"github.com/cpactl/cpactl/rules"
 )
 
@@ -274,41 +275,34 @@ func (o *groupCreateOptions) run() error {
 		return err
 	}
 	defer closeFn()
+	// The group as it exists (or a *directory.NotFoundError), read once:
+	// a member may not be the group itself.
 	existing, err := st.Group(o.Name)
-	var nf *directory.NotFoundError
-	if err != nil && !errors.As(err, &nf) {
+	if err != nil && !directory.IsNotFound(err) {
 		return err
 	}
-	members, err := resolveMembers(st, o.Name, existing.DN, o.Members)
-	if err != nil {
-		return err
+	members, merr := resolveMembers(st, o.Name, existing.DN, o.Members)
+	if merr != nil {
+		return merr
 	}
 	want := ldapschema.Group{Name: o.Name, Description: o.Description}
 	for _, m := range members {
 		want.Members = append(want.Members, m.DN)
 	}
-	if existing.DN != "" {
-		changes := want.Attrs().Changes(existing.Attrs(), ldapschema.AttrDescription, ldapschema.AttrMember)
-		if len(changes) > 0 {
-			return errorf(fmt.Sprintf("use `cpactl group add-member %s` or `remove-member` to change its members", existing.Name),
-				"group %s exists with different %s", existing.Name, attrWords(changes.Attrs()))
-		}
-		o.g.report("group %s: unchanged", existing.Name)
-		return nil
-	}
-	if o.DryRun {
-		o.g.report("would create group %s with %s", o.Name, memberList(members))
-		return nil
-	}
 	dn := st.DIT.Group(o.Name)
-	if err := warnCycles(o.g, st, o.Name, dn, members); err != nil {
-		return err
-	}
-	if err := st.Add(st.Client, dn, want.Attrs()); err != nil {
-		return existsHint(err, objkind.Group, o.Name)
-	}
-	o.g.report("created group %s with %s", o.Name, memberList(members))
-	return nil
+	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Group]{
+		kind: objkind.Group, name: o.Name, where: " with " + memberList(members), dn: dn, attrs: want.Attrs(),
+		read:     func() (ldapschema.Group, error) { return existing, err },
+		stored:   func(gr ldapschema.Group) (string, ldapschema.Attrs) { return gr.Name, gr.Attrs() },
+		compared: []string{ldapschema.AttrDescription, ldapschema.AttrMember},
+		fix:      fmt.Sprintf("use `cpactl group add-member %s` or `remove-member` to change its members", quote.Shell(existing.Name)),
+		check: func() error {
+			if o.DryRun {
+				return nil // the cycles are read when the group is written
+			}
+			return warnCycles(o.g, st, o.Name, dn, members)
+		},
+	})
 }
 
 func memberList(ms []directory.Member) string {

@@ -94,11 +94,11 @@ func (o *hostListOptions) run() error {
 		}
 		if o.Pod != "" && !strings.EqualFold(farm.Pod, o.Pod) {
 			return errorf("pass one of them, or a farm of that pod (`cpactl farm list --pod "+quote.Shell(o.Pod)+"`)",
-				"farm %q is not in pod %q (it is in %q)", farm.Name, o.Pod, farm.Pod)
+				"farm %s is not in pod %s (it is in %s)", farm.Name, o.Pod, farm.Pod)
 		}
 		if o.Site != "" && !sel.Keep(ldapschema.NormalizeDN(farm.DN)) {
 			return errorf("pass one of them, or a farm of that site (`cpactl farm list --site "+quote.Shell(o.Site)+"`)",
-				"farm %q is not in a pod of site %q (it is in pod %q)", farm.Name, o.Site, farm.Pod)
+				"farm %s is not in a pod of site %s (it is in pod %s)", farm.Name, o.Site, farm.Pod)
 		}
 		sel.Under = farm.DN
 	}
@@ -326,20 +326,17 @@ func (o *hostCreateOptions) run() error {
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Host]{
 		kind: objkind.Host, name: o.Name, where: " in farm " + farm.Name, dn: want.DN, attrs: want.Attrs(),
 		read: func() (ldapschema.Host, error) { return st.Host(o.Name) },
-		same: func(existing ldapschema.Host) (string, string, error) {
+		other: func(existing ldapschema.Host) error {
 			if !ldapschema.EqualDN(existing.DN, want.DN) {
-				return "", "", errorf("RDS host names are unique across the federation: pick another name",
-					"rds host %q exists in farm %s", existing.Name, existing.Farm)
+				return errorf("RDS host names are unique across the federation: pick another name",
+					"rds host %s exists in farm %s", existing.Name, existing.Farm)
 			}
-			// The configuration decides; the live figures (load index,
-			// sessions, connecting), which a feed moves, are left as they are.
-			r := rules.RepeatedCreate(want.Attrs(), existing.Attrs(), ldapschema.HostManaged, ldapschema.HostCounters)
-			if !r.Unchanged() {
-				return "", "", errorf(fmt.Sprintf("use `cpactl host update %s` to change it", quote.Shell(existing.Name)),
-					"rds host %q exists with a different %s", existing.Name, attrWords(r.Different))
-			}
-			return existing.Name, countersNote(r), nil
+			return nil
 		},
+		// The configuration decides; the live figures (load index,
+		// sessions, connecting), which a feed moves, are left as they are.
+		stored:   func(h ldapschema.Host) (string, ldapschema.Attrs) { return h.Name, h.Attrs() },
+		compared: ldapschema.HostManaged, counters: ldapschema.HostCounters,
 	})
 }
 

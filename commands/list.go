@@ -188,7 +188,7 @@ func inPodOrSite(st *directory.Store, sel *directory.Selection, pod, site string
 			}
 			if !ldapschema.EqualDN(p.SiteDN, s.DN) {
 				return errorf("pass one of them, or a pod of that site (`cpactl pod list --site "+quote.Shell(s.Name)+"`)",
-					"pod %q is not in site %q (it is in %q)", p.Name, s.Name, p.Site)
+					"pod %s is not in site %s (it is in %s)", p.Name, s.Name, p.Site)
 			}
 		}
 		return nil

@@ -4,7 +4,10 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -12,7 +15,7 @@ import (
 
 // nounFiles are the files of each noun's commands: what one defines no
 // other noun uses (issue 24). What several nouns share lives in the
-// shared files (write.go, words.go, skeleton.go, options.go, confirm.go
+// shared files (write.go, words.go, lookup.go, options.go, confirm.go
 // and the others that are no noun's).
 var nounFiles = map[string]string{
 	"site.go": "site", "preferred.go": "site", "pod.go": "pod", "cs.go": "cs", "pool.go": "pool",
@@ -22,16 +25,15 @@ var nounFiles = map[string]string{
 	"role.go": "role",
 }
 
-// TestNounsShareNothing: no function, type, variable or constant a noun's
-// file defines is used by another noun's file.
-func TestNounsShareNothing(t *testing.T) {
+// commandFiles parses the package's files but its tests, by file name.
+func commandFiles(t *testing.T) (*token.FileSet, map[string]*ast.File) {
+	t.Helper()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	fset := token.NewFileSet()
 	parsed := map[string]*ast.File{}
-	defined := map[string]string{} // top-level name -> the noun file that defines it
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
@@ -41,6 +43,16 @@ func TestNounsShareNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		parsed[name] = f
+	}
+	return fset, parsed
+}
+
+// TestNounsShareNothing: no function, type, variable or constant a noun's
+// file defines is used by another noun's file.
+func TestNounsShareNothing(t *testing.T) {
+	_, parsed := commandFiles(t)
+	defined := map[string]string{} // top-level name -> the noun file that defines it
+	for name, f := range parsed {
 		if _, ok := nounFiles[name]; !ok {
 			continue
 		}
@@ -89,5 +101,127 @@ func TestNounsShareNothing(t *testing.T) {
 	sort.Strings(bad)
 	for _, b := range bad {
 		t.Error(b)
+	}
+}
+
+// writeSteps are the calls that write, plan or compare for a write, and
+// the files that may make them: write.go, the one road (createOrUnchanged,
+// updateOne and planUpdate, applyPlan, newNamedDeleteCommand and
+// runDelete), and the few writes that are no create, update or delete of
+// one object, each for its reason.
+var writeSteps = map[string][]string{
+	"ApplyPlan": {"write.go",
+		"apply.go",    // apply and horizon sync: reconcile's plan of a whole file
+		"history.go",  // history undo: the inverse of a run
+		"session.go",  // session end: many records, no question (record keeping)
+		"settings.go", // settings set and reset: one line per setting, not per write
+	},
+	"Update":       nil, // an update is a plan (planUpdate), which asserts what was read
+	"ApplyChanges": nil,
+	// An added or removed value does not depend on the others: no
+	// assertion, so two administrators adding members both succeed.
+	"AddValues":      {"entitlement_edit.go"},
+	"RemoveValues":   {"entitlement_edit.go"},
+	"PlanRename":     {"write.go"},
+	"PlanDelete":     {"write.go"},
+	"RepeatedCreate": {"write.go"},
+	"runDelete":      {"write.go"},
+	// Store.Add (three arguments; Plan.Add takes writes): a create is
+	// createOrUnchanged; session record and assignment set add a record
+	// where none is, and update the one there through planUpdate.
+	"Add": {"write.go", "session.go", "assignment.go"},
+}
+
+// TestOneWriteRoad: every create, update and delete goes through the
+// shared steps of write.go (writeSteps says who else may write, and why),
+// and every `NOUN delete` is a newNamedDeleteCommand.
+func TestOneWriteRoad(t *testing.T) {
+	fset, parsed := commandFiles(t)
+	deletes := 0
+	for name, f := range parsed {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CallExpr:
+				var called string
+				switch fn := n.Fun.(type) {
+				case *ast.SelectorExpr:
+					called = fn.Sel.Name
+				case *ast.Ident:
+					called = fn.Name
+				}
+				allowed, ok := writeSteps[called]
+				if !ok || (called == "Add" && len(n.Args) != 3) {
+					return true
+				}
+				if !slices.Contains(allowed, name) {
+					t.Errorf("%s: %s calls %s: go through write.go's steps (or say why not in writeSteps)",
+						fset.Position(n.Pos()), name, called)
+				}
+			case *ast.FuncDecl:
+				if !strings.HasPrefix(n.Name.Name, "new") || !strings.HasSuffix(n.Name.Name, "DeleteCommand") || n.Name.Name == "newNamedDeleteCommand" {
+					return true
+				}
+				deletes++
+				last, ok := n.Body.List[len(n.Body.List)-1].(*ast.ReturnStmt)
+				var call *ast.CallExpr
+				if ok && len(last.Results) == 1 {
+					call, _ = last.Results[0].(*ast.CallExpr)
+				}
+				if id, isIdent := callee(call); !isIdent || id != "newNamedDeleteCommand" {
+					t.Errorf("%s: %s does not return newNamedDeleteCommand(...)", name, n.Name.Name)
+				}
+			}
+			return true
+		})
+	}
+	if deletes < 11 {
+		t.Errorf("only %d delete commands found: site, pod, cs, pool, farm, host, entitlement, user, group, computer and assignment have one", deletes)
+	}
+}
+
+func callee(call *ast.CallExpr) (string, bool) {
+	if call == nil {
+		return "", false
+	}
+	id, ok := call.Fun.(*ast.Ident)
+	if !ok {
+		return "", false
+	}
+	return id.Name, true
+}
+
+// TestNamesUnquoted: the one quoting rule for names in messages
+// (docs/conventions.md#names): an object's name follows its kind as it is,
+// so no format string of commands or rules quotes a name after a kind
+// word ("pool %q"); a value that is itself wrong is quoted by the message
+// that says so (quote.Name, "--kind %q").
+func TestNamesUnquoted(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := filepath.Glob("../rules/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kindThenQuoted := regexp.MustCompile(`\b(site|pod|pool|farm|host|entitlement|user|group|computer|server|session|assignment|%s) %q`)
+	checked := 0
+	for _, name := range append(files, more...) {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		for i, line := range strings.Split(string(b), "\n") {
+			if kindThenQuoted.MatchString(line) {
+				t.Errorf("%s:%d quotes a name after its kind: %s", name, i+1, strings.TrimSpace(line))
+			}
+		}
+	}
+	if checked < 60 {
+		t.Fatalf("only %d files checked", checked)
 	}
 }

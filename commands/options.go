@@ -1,6 +1,6 @@
 // Helpers the entitlement, pool, farm, host, session and assignment
-// commands share: on/off flag pairs, enumerations, the words of changed
-// attributes, and checking and writing one object.
+// commands share: on/off flag pairs, enumerations, sorting, and the rules
+// an object must pass before it is written.
 
 package commands
 
@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cpactl/cpactl/directory"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/rules"
 )
@@ -137,24 +136,6 @@ func checkRules(g *Globals, kind, name string, vs []rules.Violation) error {
 	return nil
 }
 
-// writeChanges applies one modify of an object and reports it:
-// "updated pool P (capacity, sessions)", or "unchanged".
-func writeChanges(g *Globals, st *directory.Store, dryRun bool, kind, name, dn string, changes ldapschema.Changes) error {
-	if len(changes) == 0 {
-		g.report("%s %s: unchanged", kind, name)
-		return nil
-	}
-	if dryRun {
-		g.report("would update %s %s (%s)", kind, name, attrWords(changes.Attrs()))
-		return nil
-	}
-	if err := st.Update(dn, changes); err != nil {
-		return err
-	}
-	g.report("updated %s %s (%s)", kind, name, attrWords(changes.Attrs()))
-	return nil
-}
-
 // containsDN reports whether dns holds dn (compared as DNs).
 func containsDN(dns []string, dn string) bool {
 	if dn == "" {
@@ -166,72 +147,4 @@ func containsDN(dns []string, dn string) bool {
 		}
 	}
 	return false
-}
-
-// namedDelete describes `NOUN delete NAME`, the one delete every named
-// object (site, pod, Connection Server, pool, farm, RDS host, entitlement,
-// user, group, computer) shares: look the object up, refuse while entries
-// refer to it (listing them) or, with --force, remove them in the same
-// transaction (runDelete).
-type namedDelete struct {
-	kind                        string // directory.Kind*
-	use                         string // "delete NAME" unless set
-	short, long, example, force string // help texts; force documents --force
-	// hint says what to do when referrers block the delete of the object
-	// named stored (as the directory spells it).
-	hint func(stored string) string
-	// lookup finds the object: its name as stored and its DN. Unset, it is
-	// Store.NamedEntry of kind.
-	lookup func(st *directory.Store, name string) (stored, dn string, err error)
-}
-
-type namedDeleteOptions struct {
-	g *Globals
-	deleteFlags
-	spec namedDelete
-	Name string
-}
-
-func newNamedDeleteCommand(g *Globals, spec namedDelete) *cobra.Command {
-	o := &namedDeleteOptions{g: g, spec: spec}
-	use := spec.use
-	if use == "" {
-		use = "delete NAME"
-	}
-	cmd := &cobra.Command{
-		Use:     use,
-		Short:   spec.short,
-		Long:    spec.long,
-		Example: spec.example,
-		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
-			return o.g.execute(o)
-		},
-	}
-	o.deleteFlags.add(cmd, spec.force)
-	return cmd
-}
-
-func (o *namedDeleteOptions) run() error {
-	st, closeFn, err := o.g.Store()
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	lookup := o.spec.lookup
-	if lookup == nil {
-		lookup = func(st *directory.Store, name string) (string, string, error) {
-			e, err := st.NamedEntry(o.spec.kind, name)
-			if err != nil {
-				return "", "", err
-			}
-			return ldapschema.NameOf(e.DN), e.DN, nil
-		}
-	}
-	stored, dn, err := lookup(st, o.Name)
-	if err != nil {
-		return err
-	}
-	return runDelete(o.g, st, o.spec.kind, stored, dn, o.deleteFlags, o.spec.hint(stored))
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
-	"github.com/cpactl/cpactl/rules"
 )
 
 func newPodCommand(g *Globals) *cobra.Command {
@@ -196,7 +195,6 @@ status is compared only when --status is given).`,
 }
 
 func (o *podCreateOptions) run() error {
-	statusGiven := o.statusGiven
 	if err := checkName(objkind.Pod, o.Name, maxName); err != nil {
 		return err
 	}
@@ -219,17 +217,17 @@ func (o *podCreateOptions) run() error {
 	if err != nil {
 		return err
 	}
+	// A repeated create compares the site and description, and the status
+	// only when --status was given.
+	compared := []string{ldapschema.AttrSiteDN, ldapschema.AttrDescription}
+	if o.statusGiven {
+		compared = append(compared, ldapschema.AttrPodStatus)
+	}
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Pod]{
 		kind: objkind.Pod, name: o.Name, where: " in site " + site.Name, dn: st.DIT.Pod(o.Name), attrs: ldapschema.Pod{Name: o.Name, SiteDN: site.DN, Description: o.Description, Online: online}.Attrs(),
-		read: func() (ldapschema.Pod, error) { return st.Pod(o.Name) },
-		same: func(existing ldapschema.Pod) (string, string, error) {
-			want := ldapschema.Pod{SiteDN: site.DN, Description: o.Description, Online: online}
-			if diffs := rules.RepeatedPod(want, existing, statusGiven); len(diffs) > 0 {
-				return "", "", errorf(fmt.Sprintf("use `cpactl pod update %s` to change it", existing.Name),
-					"pod %s exists with a different %s", existing.Name, strings.Join(diffs, " and "))
-			}
-			return existing.Name, "", nil
-		},
+		read:     func() (ldapschema.Pod, error) { return st.Pod(o.Name) },
+		stored:   func(p ldapschema.Pod) (string, ldapschema.Attrs) { return p.Name, p.Attrs() },
+		compared: compared,
 	})
 }
 
@@ -298,43 +296,34 @@ func (o *podUpdateOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	pod, err := st.Pod(o.Name)
-	if err != nil {
-		return err
-	}
-	next := pod
-	if o.Site != "" {
-		site, err := st.Site(o.Site)
-		if err != nil {
-			return err
-		}
-		next.SiteDN, next.Site = site.DN, site.Name
-	}
-	if o.Status != "" {
-		next.Online = online
-	}
-	if o.Description != nil {
-		next.Description = *o.Description
-	}
-	plan := &directory.Plan{}
-	if changes := next.Attrs().Changes(pod.Attrs(), ldapschema.PodManaged...); len(changes) > 0 {
-		plan.Add(directory.ModifyWrite("update", fmt.Sprintf("pod %s (%s)", pod.Name, attrWords(changes.Attrs())), pod.DN, changes))
-	}
-	if o.Rename != "" && o.Rename != pod.Name {
-		if err := checkFreeName(o.Rename, pod.DN, func(n string) (string, error) {
+	return updateOne(o.g, st, o.DryRun, modification[ldapschema.Pod]{
+		kind: objkind.Pod, managed: ldapschema.PodManaged,
+		read: func() (ldapschema.Pod, error) { return st.Pod(o.Name) },
+		apply: func(_ ldapschema.Pod, next *ldapschema.Pod) error {
+			if o.Site != "" {
+				site, err := st.Site(o.Site)
+				if err != nil {
+					return err
+				}
+				next.SiteDN, next.Site = site.DN, site.Name
+			}
+			if o.Status != "" {
+				next.Online = online
+			}
+			if o.Description != nil {
+				next.Description = *o.Description
+			}
+			return nil
+		},
+		name:   func(p ldapschema.Pod) string { return p.Name },
+		dn:     func(p ldapschema.Pod) string { return p.DN },
+		attrs:  ldapschema.Pod.Attrs,
+		rename: o.Rename,
+		lookup: func(n string) (string, error) {
 			p, err := st.Pod(n)
 			return p.DN, err
-		}, objkind.Pod); err != nil {
-			return err
-		}
-		rename, err := st.PlanRename(objkind.Pod, pod.Name, pod.DN, o.Rename)
-		if err != nil {
-			return err
-		}
-		plan.Add(rename.Writes...)
-		plan.Conflict = rename.Conflict
-	}
-	return applyPlan(o.g, st, plan, o.DryRun, "pod "+pod.Name)
+		},
+	})
 }
 
 func newPodDeleteCommand(g *Globals) *cobra.Command {

@@ -250,7 +250,7 @@ func (f *poolFigureFlags) bindFarm(st *directory.Store, p *ldapschema.Pool) erro
 		return err
 	}
 	if v := rules.FarmFits(*p, farm); v != nil {
-		return errorf(v.Hint, "pool %q: %s", p.Name, v.Message)
+		return errorf(v.Hint, "pool %s: %s", p.Name, v.Message)
 	}
 	p.FarmDN, p.Farm = farm.DN, farm.Name
 	return nil
@@ -319,7 +319,7 @@ func (o *poolCreateOptions) build() (ldapschema.Pool, error) {
 		return p, errorf(fmt.Sprintf("cpactl pool create %s --pod POD --kind KIND", quote.Shell(o.Name)), "a pool needs a pod: pass --pod")
 	}
 	if o.Kind == "" {
-		return p, errorf("pass --kind desktop, --kind rds-desktop or --kind application", "pool %q needs --kind", o.Name)
+		return p, errorf("pass --kind desktop, --kind rds-desktop or --kind application", "pool %s needs --kind", o.Name)
 	}
 	kind, err := parseKind(o.Kind)
 	if err != nil {
@@ -360,24 +360,21 @@ func (o *poolCreateOptions) run() error {
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Pool]{
 		kind: objkind.Pool, name: o.Name, where: " in pod " + pod.Name, dn: want.DN, attrs: want.Attrs(),
 		read: func() (ldapschema.Pool, error) { return st.Pool(o.Name) },
-		same: func(existing ldapschema.Pool) (string, string, error) {
-			if !ldapschema.EqualDN(existing.DN, want.DN) {
-				return "", "", errorf("pool names are unique across the federation: pick another name",
-					"pool %q exists in pod %s", existing.Name, existing.Pod)
+		other: func(existing ldapschema.Pool) error {
+			switch {
+			case !ldapschema.EqualDN(existing.DN, want.DN):
+				return errorf("pool names are unique across the federation: pick another name",
+					"pool %s exists in pod %s", existing.Name, existing.Pod)
+			case existing.Kind != want.Kind:
+				return errorf(fmt.Sprintf("use `cpactl pool update %s` to change it", quote.Shell(existing.Name)),
+					"pool %s exists with a different kind (%s)", existing.Name, kindWord(existing.Kind))
 			}
-			// The configuration decides; the live counters (sessions,
-			// assigned), which a feed moves, are left as they are.
-			r := rules.RepeatedCreate(want.Attrs(), existing.Attrs(), ldapschema.PoolManaged, ldapschema.PoolCounters)
-			if existing.Kind != want.Kind || !r.Unchanged() {
-				what := attrWords(r.Different)
-				if existing.Kind != want.Kind {
-					what = "kind (" + kindWord(existing.Kind) + ")"
-				}
-				return "", "", errorf(fmt.Sprintf("use `cpactl pool update %s` to change it", quote.Shell(existing.Name)),
-					"pool %q exists with a different %s", existing.Name, what)
-			}
-			return existing.Name, countersNote(r), nil
+			return nil
 		},
+		// The configuration decides; the live counters (sessions,
+		// assigned), which a feed moves, are left as they are.
+		stored:   func(p ldapschema.Pool) (string, ldapschema.Attrs) { return p.Name, p.Attrs() },
+		compared: ldapschema.PoolManaged, counters: ldapschema.PoolCounters,
 		check: func() error { return checkFreeSlot(st, want.DN, objkind.Pool, o.Name, "pod "+pod.Name) },
 	})
 }

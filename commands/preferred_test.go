@@ -266,11 +266,11 @@ func mustDial(t *testing.T, srv *slapdtest.Server) *directory.Conn {
 func TestQuestionsBeforeAWriteDefaultToNo(t *testing.T) {
 	g := &Globals{IO: IOStreams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Interactive: func() bool { return true },
 		Prompter: &scriptedPrompter{answers: []string{"", "y"}}}
-	err := confirm(g, false, `deleting site "UK"`, "Delete site UK?")
-	if err == nil || ExitCode(err) != ExitError || err.Error() != `deleting site "UK": cancelled: nothing written` {
+	err := confirm(g, false, `deleting site UK`, "Delete site UK?")
+	if err == nil || ExitCode(err) != ExitError || err.Error() != `deleting site UK: cancelled: nothing written` {
 		t.Fatalf("Enter: %v (exit %d), want a cancel, exit 1", err, ExitCode(err))
 	}
-	if err := confirm(g, false, `deleting site "UK"`, "Delete site UK?"); err != nil {
+	if err := confirm(g, false, `deleting site UK`, "Delete site UK?"); err != nil {
 		t.Fatalf("y: %v", err)
 	}
 }

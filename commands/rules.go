@@ -16,12 +16,3 @@ func refused(err error) error {
 	}
 	return err
 }
-
-// countersNote says when a repeated create left different live counters
-// alone.
-func countersNote(r rules.Repeat) string {
-	if !r.CountersDiffer {
-		return ""
-	}
-	return " (live counters left as they are)"
-}

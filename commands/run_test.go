@@ -178,7 +178,7 @@ func TestRunTopology(t *testing.T) {
 			}}, Name: "Germany"}
 		err := o.run()
 		var f *Failure
-		if !errors.As(err, &f) || f.Code != ExitError || !strings.Contains(f.Error(), `deleting site "Germany" needs confirmation`) ||
+		if !errors.As(err, &f) || f.Code != ExitError || !strings.Contains(f.Error(), `deleting site Germany needs confirmation`) ||
 			!strings.Contains(f.Hint, "pass --yes") || out.Len() != 0 {
 			t.Fatalf("err %v, stdout %q: want a refusal that asks for --yes and nothing printed", err, out)
 		}

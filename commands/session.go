@@ -316,8 +316,8 @@ func (o *sessionRecordOptions) run() error {
 	}
 	existing, err := readSession(st, s.ID)
 	if err == nil {
-		return writeChanges(o.g, st, o.DryRun, objkind.Session, s.ID, s.DN,
-			s.Attrs().Changes(existing.Attrs(), sessionManaged...))
+		return applyPlan(o.g, st, planUpdate(objkind.Session, s.ID, s.DN, s.Attrs().Changes(existing.Attrs(), sessionManaged...), nil),
+			o.DryRun, objkind.Session+" "+s.ID)
 	}
 	if !directory.IsNotFound(err) {
 		return err

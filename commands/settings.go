@@ -309,10 +309,14 @@ func applySettings(g *Globals, st *directory.Store, dryRun bool, target settings
 		}
 		lines = append(lines, fmt.Sprintf("%s: %d -> %d%s", name, before, after, suffix))
 	}
+	// The one write of the write road (a plan), with the lines above
+	// instead of the plan's: the refusal and a conflict name the entry.
 	verb := "set"
+	plan := &directory.Plan{Conflict: st.DIT.Describe(e.DN)}
+	plan.Add(directory.ModifyWrite("change", st.DIT.Describe(e.DN), e.DN, changes))
 	if dryRun {
 		verb = "would set"
-	} else if err := st.Update(e.DN, changes); err != nil {
+	} else if err := st.ApplyPlan(plan); err != nil {
 		return err
 	}
 	for _, l := range lines {

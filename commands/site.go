@@ -11,7 +11,6 @@ import (
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
-	"github.com/cpactl/cpactl/rules"
 )
 
 func newSiteCommand(g *Globals) *cobra.Command {
@@ -201,16 +200,12 @@ func (o *siteCreateOptions) run() error {
 		return err
 	}
 	defer closeFn()
+	want := ldapschema.Site{Name: o.Name, Description: o.Description, URL: o.URL}
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.Site]{
-		kind: objkind.Site, name: o.Name, where: "", dn: st.DIT.Site(o.Name), attrs: ldapschema.Site{Name: o.Name, Description: o.Description, URL: o.URL}.Attrs(),
-		read: func() (ldapschema.Site, error) { return st.Site(o.Name) },
-		same: func(existing ldapschema.Site) (string, string, error) {
-			if diffs := rules.RepeatedSite(ldapschema.Site{Description: o.Description, URL: o.URL}, existing); len(diffs) > 0 {
-				return "", "", errorf(fmt.Sprintf("use `cpactl site update %s` to change it", existing.Name),
-					"site %s exists with a different %s", existing.Name, strings.Join(diffs, " and "))
-			}
-			return existing.Name, "", nil
-		},
+		kind: objkind.Site, name: o.Name, where: "", dn: st.DIT.Site(o.Name), attrs: want.Attrs(),
+		read:     func() (ldapschema.Site, error) { return st.Site(o.Name) },
+		stored:   func(s ldapschema.Site) (string, ldapschema.Attrs) { return s.Name, s.Attrs() },
+		compared: siteCompared,
 	})
 }
 
@@ -225,6 +220,10 @@ func checkSiteURLFlag(g *Globals) error {
 	}
 	return nil
 }
+
+// siteCompared are what a repeated site create compares, and what site
+// update changes besides the name.
+var siteCompared = []string{ldapschema.AttrDescription, ldapschema.AttrSiteURL}
 
 type siteUpdateOptions struct {
 	g *Globals
@@ -292,37 +291,27 @@ func (o *siteUpdateOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	site, err := st.Site(o.Name)
-	if err != nil {
-		return err
-	}
-	next := site
-	if o.Description != nil {
-		next.Description = *o.Description
-	}
-	if o.URL != nil {
-		next.URL = *o.URL
-	}
-	managed := []string{ldapschema.AttrDescription, ldapschema.AttrSiteURL}
-	plan := &directory.Plan{}
-	if changes := next.Attrs().Changes(site.Attrs(), managed...); len(changes) > 0 {
-		plan.Add(directory.ModifyWrite("update", fmt.Sprintf("site %s (%s)", site.Name, attrWords(changes.Attrs())), site.DN, changes))
-	}
-	if o.Rename != "" && o.Rename != site.Name {
-		if err := checkFreeName(o.Rename, site.DN, func(n string) (string, error) {
+	return updateOne(o.g, st, o.DryRun, modification[ldapschema.Site]{
+		kind: objkind.Site, managed: siteCompared,
+		read: func() (ldapschema.Site, error) { return st.Site(o.Name) },
+		apply: func(_ ldapschema.Site, next *ldapschema.Site) error {
+			if o.Description != nil {
+				next.Description = *o.Description
+			}
+			if o.URL != nil {
+				next.URL = *o.URL
+			}
+			return nil
+		},
+		name:   func(s ldapschema.Site) string { return s.Name },
+		dn:     func(s ldapschema.Site) string { return s.DN },
+		attrs:  ldapschema.Site.Attrs,
+		rename: o.Rename,
+		lookup: func(n string) (string, error) {
 			s, err := st.Site(n)
 			return s.DN, err
-		}, objkind.Site); err != nil {
-			return err
-		}
-		rename, err := st.PlanRename(objkind.Site, site.Name, site.DN, o.Rename)
-		if err != nil {
-			return err
-		}
-		plan.Add(rename.Writes...)
-		plan.Conflict = rename.Conflict
-	}
-	return applyPlan(o.g, st, plan, o.DryRun, "site "+site.Name)
+		},
+	})
 }
 
 func newSiteDeleteCommand(g *Globals) *cobra.Command {

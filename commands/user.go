@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/quote"
-	"github.com/cpactl/cpactl/rules"
 )
 
 const userForms = `User arguments take three forms: uid, DOMAIN\uid and uid@domain. A domain
@@ -229,13 +227,13 @@ func (o *userCreateOptions) run() error {
 	return createOrUnchanged(o.g, st, o.DryRun, creation[ldapschema.User]{
 		kind: objkind.User, name: want.UID, where: "", dn: st.DIT.User(want.UID), attrs: want.Attrs(),
 		read: func() (ldapschema.User, error) { return st.User(want.UID) },
-		same: func(existing ldapschema.User) (string, string, error) {
-			if diffs := rules.RepeatedUser(want, existing); len(diffs) > 0 {
-				return "", "", errorf(fmt.Sprintf("use `cpactl user update %s` to change it", existing.UID),
-					"user %s exists with a different %s", existing.UID, strings.Join(diffs, " and "))
+		stored: func(u ldapschema.User) (string, ldapschema.Attrs) {
+			if strings.EqualFold(u.Domain, want.Domain) {
+				u.Domain = want.Domain // a domain compares without regard to case
 			}
-			return existing.UID, "", nil
+			return u.UID, u.Attrs()
 		},
+		compared: ldapschema.UserManaged,
 	})
 }
 
@@ -282,46 +280,36 @@ func (o *userUpdateOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	u, err := st.User(o.Arg)
-	if err != nil {
-		return userError(err)
-	}
-	next := u
-	if o.Domain != nil {
-		next.Domain = strings.TrimSpace(*o.Domain)
-		if next.Domain != "" {
-			if err := checkName("domain", next.Domain, maxUserName); err != nil {
-				return err
+	return updateOne(o.g, st, o.DryRun, modification[ldapschema.User]{
+		kind: objkind.User, managed: ldapschema.UserManaged,
+		read: func() (ldapschema.User, error) {
+			u, err := st.User(o.Arg)
+			return u, userError(err)
+		},
+		apply: func(u ldapschema.User, next *ldapschema.User) error {
+			if o.Domain != nil {
+				next.Domain = strings.TrimSpace(*o.Domain)
+				if next.Domain != "" {
+					if err := checkName("domain", next.Domain, maxUserName); err != nil {
+						return err
+					}
+				}
 			}
-		}
-	}
-	if o.FullName != nil {
-		next.FullName = strings.TrimSpace(*o.FullName)
-		if err := checkDescription(objkind.User, u.UID, next.FullName); err != nil {
-			return err
-		}
-		if next.FullName == "" {
-			next.FullName = u.UID
-		}
-	}
-	plan := &directory.Plan{}
-	if changes := next.Attrs().Changes(u.Attrs(), ldapschema.UserManaged...); len(changes) > 0 {
-		plan.Add(directory.ModifyWrite("update", fmt.Sprintf("user %s (%s)", u.UID, attrWords(dedupChanges(changes).Attrs())), u.DN, changes))
-	}
-	return applyPlan(o.g, st, plan, o.DryRun, "user "+u.UID)
-}
-
-// dedupChanges keeps one change per word (cn and sn are both "name").
-func dedupChanges(changes ldapschema.Changes) ldapschema.Changes {
-	var out ldapschema.Changes
-	seen := map[string]bool{}
-	for i, a := range changes.Attrs() {
-		if w := attrWord(a); !seen[w] {
-			seen[w] = true
-			out = append(out, changes[i])
-		}
-	}
-	return out
+			if o.FullName != nil {
+				next.FullName = strings.TrimSpace(*o.FullName)
+				if err := checkDescription(objkind.User, u.UID, next.FullName); err != nil {
+					return err
+				}
+				if next.FullName == "" {
+					next.FullName = u.UID
+				}
+			}
+			return nil
+		},
+		name:  func(u ldapschema.User) string { return u.UID },
+		dn:    func(u ldapschema.User) string { return u.DN },
+		attrs: ldapschema.User.Attrs,
+	})
 }
 
 func newUserDeleteCommand(g *Globals) *cobra.Command {

@@ -125,11 +125,27 @@ func cliNoun(kind string) string {
 	return kind
 }
 
-// attrWords lists attributes as the flags name them: "capacity, description".
+// attrWords lists attributes as the flags name them, each word once (cn
+// and sn are both "name"): "capacity, description".
 func attrWords(attrs []string) string {
-	words := make([]string, len(attrs))
-	for i, a := range attrs {
-		words[i] = attrWord(a)
+	return differentWords(attrs, nil)
+}
+
+// differentWords lists attributes as attrWords does, a reference followed
+// by the name of the object it refers to in existing (the record of a
+// repeated create): "description, site (UK)".
+func differentWords(attrs []string, existing ldapschema.Attrs) string {
+	words := make([]string, 0, len(attrs))
+	for _, a := range attrs {
+		w := attrWord(a)
+		if at, ok := ldapschema.Attribute(a); ok && at.Syntax == ldapschema.DN {
+			if v := existing[a]; len(v) == 1 {
+				w += " (" + ldapschema.NameOf(v[0]) + ")"
+			}
+		}
+		if !slices.Contains(words, w) {
+			words = append(words, w)
+		}
 	}
 	return strings.Join(words, ", ")
 }

@@ -156,7 +156,7 @@ func TestCheck(t *testing.T) {
 				t.Fatalf("refused: %v", err)
 			case tc.rule != "" && (!errors.As(err, &re) || re.Rule != tc.rule):
 				t.Fatalf("err = %v, want rule %s", err, tc.rule)
-			case tc.rule != "" && (!strings.HasPrefix(re.Message, `desktop entitlement "Sales Desktops": `) || re.Hint == ""):
+			case tc.rule != "" && (!strings.HasPrefix(re.Message, `desktop entitlement Sales Desktops: `) || re.Hint == ""):
 				t.Errorf("message %q, hint %q", re.Message, re.Hint)
 			}
 		})

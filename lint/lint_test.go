@@ -149,18 +149,18 @@ func TestFindingClasses(t *testing.T) {
 			g := ge(d, "Dedicated")
 			g.Dedicated = false
 			g.PoolDNs = []string{dit.Pool("uk-pod", "uk-desk")}
-		}, objkind.Pool, "uk-desk", CheckPoolInTwoEntitlements, `pool "uk-desk" is in 2 entitlements (Dedicated, Desk)`,
+		}, objkind.Pool, "uk-desk", CheckPoolInTwoEntitlements, `pool uk-desk is in 2 entitlements (Dedicated, Desk)`,
 			"cpactl entitlement remove-pool Desk uk-desk"},
 		{"dedicated pool in a floating GE", func(d *Data) { d.Pools[0].Dedicated = true }, objkind.Entitlement, "Desk",
-			CheckDedicatedFloatingMismatch, `pool "uk-desk" is dedicated, entitlement "Desk" is floating`, "remove-pool Desk uk-desk"},
+			CheckDedicatedFloatingMismatch, `pool uk-desk is dedicated, entitlement Desk is floating`, "remove-pool Desk uk-desk"},
 		{"application pool in a desktop GE", func(d *Data) {
 			ge(d, "Desk").PoolDNs = append(ge(d, "Desk").PoolDNs, dit.Pool("us-pod", "us-apps"))
-		}, objkind.Entitlement, "Desk", CheckPoolTypeMismatch, `pool "us-apps" is an application pool`, "remove-pool Desk us-apps"},
+		}, objkind.Entitlement, "Desk", CheckPoolTypeMismatch, `pool us-apps is an application pool`, "remove-pool Desk us-apps"},
 		{"farm in another pod", func(d *Data) {
 			d.Farms[0].DN, d.Farms[0].Pod = dit.Farm("uk-pod", "us-farm"), "uk-pod"
 			d.Pools[2].FarmDN = d.Farms[0].DN
 			d.Hosts[0].Pod = "uk-pod"
-		}, objkind.Pool, "us-apps", CheckFarmInAnotherPod, `farm "us-farm" is in pod "uk-pod", but pool "us-apps" is in pod "us-pod"`,
+		}, objkind.Pool, "us-apps", CheckFarmInAnotherPod, `farm us-farm is in pod uk-pod, but pool us-apps is in pod us-pod`,
 			"cpactl pool update us-apps --farm FARM"},
 		{"farm threshold out of range", func(d *Data) { d.Farms[0].LoadIndexThreshold = 120 }, objkind.Farm, "us-farm", CheckOutOfRange,
 			"host-load-index-threshold=120 is out of range", "cpactl farm update us-farm --host-load-index-threshold with a value 0..100"},

@@ -323,7 +323,7 @@ func (l *refLinter) entitlements() {
 			fixes = append(fixes, fmt.Sprintf("cpactl entitlement remove-pool %s %s", quote.Shell(g), quote.Shell(name)))
 		}
 		l.add(objkind.Pool, name, CheckPoolInTwoEntitlements,
-			fmt.Sprintf("pool %q is in %d entitlements (%s): a pool belongs to at most one", name, len(ges), strings.Join(ges, ", ")),
+			fmt.Sprintf("pool %s is in %d entitlements (%s): a pool belongs to at most one", name, len(ges), strings.Join(ges, ", ")),
 			"keep one: "+strings.Join(fixes, "; "))
 	}
 }

@@ -11,7 +11,7 @@ import (
 // allowOvercommit (--allow-overcommit), which turns the violation into a
 // warning for the command to print. O(1).
 func PoolCapacity(p ldapschema.Pool, allowOvercommit bool) (warning *Violation, err error) {
-	return overcommit(PoolOvercommit(p), allowOvercommit, fmt.Sprintf("pool %q", p.Name),
+	return overcommit(PoolOvercommit(p), allowOvercommit, fmt.Sprintf("pool %s", p.Name),
 		"lower the figure, raise --capacity, or pass --allow-overcommit")
 }
 
@@ -20,7 +20,7 @@ func PoolCapacity(p ldapschema.Pool, allowOvercommit bool) (warning *Violation, 
 // (HostOvercommit) are refused, unless allowOvercommit, which turns the
 // violation into a warning. O(1).
 func HostCapacity(h ldapschema.Host, f ldapschema.Farm, allowOvercommit bool) (warning *Violation, err error) {
-	return overcommit(HostOvercommit(h, f), allowOvercommit, fmt.Sprintf("rds host %q", h.Name),
+	return overcommit(HostOvercommit(h, f), allowOvercommit, fmt.Sprintf("rds host %s", h.Name),
 		"lower --sessions, raise the farm's --max-sessions-per-host, or pass --allow-overcommit")
 }
 

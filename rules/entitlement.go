@@ -24,22 +24,22 @@ func EntitlementKind(ge ldapschema.Entitlement, creating bool, newType string, d
 	t := ge.Type
 	if newType != "" {
 		if !creating && newType != ge.Type {
-			return refuse(fixed, "entitlement %q is a %s entitlement: its type is fixed at creation", ge.Name, strings.ToLower(ge.Type))
+			return refuse(fixed, "entitlement %s is a %s entitlement: its type is fixed at creation", ge.Name, strings.ToLower(ge.Type))
 		}
 		t = newType
 	}
 	if creating && t == "" {
-		return refuse("pass --type desktop or --type application", "entitlement %q needs --type", ge.Name)
+		return refuse("pass --type desktop or --type application", "entitlement %s needs --type", ge.Name)
 	}
 	switch {
 	case (dedicated || floating) && t != ldapschema.TypeDesktop:
 		return refuse("drop --dedicated/--floating: application entitlements have no user assignment",
 			"--dedicated and --floating are for desktop entitlements only")
 	case (dedicated || floating) && !creating && dedicated != ge.Dedicated:
-		return refuse(fixed, "entitlement %q is %s: dedicated or floating is fixed at creation", ge.Name, assignmentWords(ge.Dedicated))
+		return refuse(fixed, "entitlement %s is %s: dedicated or floating is fixed at creation", ge.Name, assignmentWords(ge.Dedicated))
 	case !dedicated && !floating && creating && t == ldapschema.TypeDesktop:
 		return refuse("pass --dedicated or --floating (it cannot be changed later)",
-			"desktop entitlement %q needs --dedicated or --floating", ge.Name)
+			"desktop entitlement %s needs --dedicated or --floating", ge.Name)
 	}
 	return nil
 }

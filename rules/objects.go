@@ -180,9 +180,9 @@ func FarmFits(p ldapschema.Pool, f ldapschema.Farm) *Violation {
 		return nil
 	}
 	return &Violation{Check: CheckFarmInAnotherPod,
-		Message: fmt.Sprintf("farm %q is in pod %q, but pool %q is in pod %q: a farm-backed pool's farm must be in the same pod",
+		Message: fmt.Sprintf("farm %s is in pod %s, but pool %s is in pod %s: a farm-backed pool's farm must be in the same pod",
 			f.Name, f.Pod, p.Name, p.Pod),
-		Hint: fmt.Sprintf("pick a farm of pod %q (cpactl farm list)", p.Pod)}
+		Hint: fmt.Sprintf("pick a farm of pod %s (cpactl farm list)", p.Pod)}
 }
 
 // PoolFits checks that pool p may serve entitlement ge: desktop and
@@ -194,7 +194,7 @@ func PoolFits(ge ldapschema.Entitlement, p ldapschema.Pool) *Violation {
 	wantApp := ge.Type == ldapschema.TypeApplication
 	if (p.Kind == ldapschema.KindApplication) != wantApp {
 		return &Violation{Check: CheckPoolTypeMismatch,
-			Message: fmt.Sprintf("pool %q is %s, entitlement %q is %s: desktop and rds-desktop pools serve desktop entitlements, application pools serve application entitlements",
+			Message: fmt.Sprintf("pool %s is %s, entitlement %s is %s: desktop and rds-desktop pools serve desktop entitlements, application pools serve application entitlements",
 				p.Name, kindWords(p.Kind), ge.Name, typeWords(ge.Type)),
 			Hint: "associate the pool with an entitlement of its type"}
 	}
@@ -204,7 +204,7 @@ func PoolFits(ge ldapschema.Entitlement, p ldapschema.Pool) *Violation {
 	poolDedicated := p.Kind == ldapschema.KindDesktop && p.Dedicated
 	if poolDedicated != ge.Dedicated {
 		return &Violation{Check: CheckDedicatedFloatingMismatch,
-			Message: fmt.Sprintf("pool %q is %s, entitlement %q is %s: a dedicated entitlement holds only dedicated pools, a floating one only floating pools",
+			Message: fmt.Sprintf("pool %s is %s, entitlement %s is %s: a dedicated entitlement holds only dedicated pools, a floating one only floating pools",
 				p.Name, assignmentWords(poolDedicated), ge.Name, assignmentWords(ge.Dedicated)),
 			Hint: "associate the pool with an entitlement of the same user assignment"}
 	}

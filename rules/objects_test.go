@@ -155,7 +155,7 @@ func TestFarmFits(t *testing.T) {
 		t.Fatalf("same pod (other case) refused: %+v", v)
 	}
 	v := FarmFits(p, ldapschema.Farm{Name: "f", Pod: "pod2"})
-	if v == nil || v.Check != CheckFarmInAnotherPod || !strings.Contains(v.Message, `farm "f" is in pod "pod2", but pool "apps" is in pod "pod1"`) {
+	if v == nil || v.Check != CheckFarmInAnotherPod || !strings.Contains(v.Message, `farm f is in pod pod2, but pool apps is in pod pod1`) {
 		t.Fatalf("got %+v", v)
 	}
 }

@@ -21,12 +21,12 @@ func PoolKind(p ldapschema.Pool, dedicated, floating, farmGiven bool) error {
 	case dedicated && floating:
 		return refuse("pass one of --dedicated and --floating", "--dedicated and --floating contradict each other")
 	case desktop && !dedicated && !floating:
-		return refuse("pass --dedicated or --floating (it cannot be changed later)", "desktop pool %q needs --dedicated or --floating", p.Name)
+		return refuse("pass --dedicated or --floating (it cannot be changed later)", "desktop pool %s needs --dedicated or --floating", p.Name)
 	case !desktop && dedicated:
 		return refuse("drop --dedicated: rds-desktop and application pools are floating",
-			"--dedicated is for desktop pools; pool %q is %s", p.Name, kindFlag(p.Kind))
+			"--dedicated is for desktop pools; pool %s is %s", p.Name, kindFlag(p.Kind))
 	case !desktop && !farmGiven:
-		return refuse(fmt.Sprintf("pass --farm FARM, a farm of pod %s", quote.Shell(p.Pod)), "%s pool %q needs --farm", kindFlag(p.Kind), p.Name)
+		return refuse(fmt.Sprintf("pass --farm FARM, a farm of pod %s", quote.Shell(p.Pod)), "%s pool %s needs --farm", kindFlag(p.Kind), p.Name)
 	}
 	return nil
 }
@@ -43,7 +43,7 @@ func PoolOwners(pool string, entitlements []string) *Violation {
 		return nil
 	}
 	return &Violation{Check: CheckPoolInTwoEntitlements,
-		Message: fmt.Sprintf("pool %q is in %d entitlements (%s): a pool belongs to at most one",
+		Message: fmt.Sprintf("pool %s is in %d entitlements (%s): a pool belongs to at most one",
 			pool, len(entitlements), strings.Join(entitlements, ", "))}
 }
 
@@ -52,7 +52,7 @@ func PoolOwners(pool string, entitlements []string) *Violation {
 func AddPoolFits(ge ldapschema.Entitlement, pool ldapschema.Pool) error {
 	if v := PoolFits(ge, pool); v != nil {
 		return &Error{Rule: v.Check, Hint: v.Hint,
-			Message: fmt.Sprintf("cannot add pool %q to entitlement %q: %s", pool.Name, ge.Name, v.Message)}
+			Message: fmt.Sprintf("cannot add pool %s to entitlement %s: %s", pool.Name, ge.Name, v.Message)}
 	}
 	return nil
 }
@@ -76,7 +76,7 @@ func AddPoolOwner(ge ldapschema.Entitlement, pool ldapschema.Pool, holders []lda
 	}
 	return &Error{Rule: CheckPoolInTwoEntitlements,
 		Hint: fmt.Sprintf("remove it there first: cpactl entitlement remove-pool %s %s", quote.Shell(other), quote.Shell(pool.Name)),
-		Message: fmt.Sprintf("cannot add pool %q to entitlement %q: it belongs to entitlement %q, and a pool belongs to at most one",
+		Message: fmt.Sprintf("cannot add pool %s to entitlement %s: it belongs to entitlement %s, and a pool belongs to at most one",
 			pool.Name, ge.Name, other)}
 }
 
@@ -92,18 +92,18 @@ func PoolFigures(p ldapschema.Pool, given func(field string) bool) error {
 	if p.Kind == ldapschema.KindDesktop {
 		if given("farm") {
 			return refuse("drop --farm: desktop pools are virtual machines, not farm sessions",
-				"--farm is for rds-desktop and application pools; pool %q is a desktop pool", p.Name)
+				"--farm is for rds-desktop and application pools; pool %s is a desktop pool", p.Name)
 		}
 		if given("assigned") && !p.Dedicated {
 			return refuse("drop --assigned: floating pools assign no machines",
-				"--assigned is for dedicated desktop pools; pool %q is floating", p.Name)
+				"--assigned is for dedicated desktop pools; pool %s is floating", p.Name)
 		}
 		return nil
 	}
 	for _, name := range []string{"capacity", "sessions", "assigned"} {
 		if given(name) {
 			return refuse(fmt.Sprintf("drop --%s: the figures of a farm-backed pool come from its farm's hosts (cpactl host set-load)", name),
-				"--%s is for desktop pools; pool %q is %s", name, p.Name, kindFlag(p.Kind))
+				"--%s is for desktop pools; pool %s is %s", name, p.Name, kindFlag(p.Kind))
 		}
 	}
 	return nil

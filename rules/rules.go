@@ -109,5 +109,5 @@ func Refusal(kind, name string, vs []Violation) error {
 		msgs[i] = v.Message
 	}
 	return &Error{Rule: errs[0].Check, Hint: errs[0].FixText(),
-		Message: fmt.Sprintf("%s %q: %s", kind, name, strings.Join(msgs, "; "))}
+		Message: fmt.Sprintf("%s %s: %s", kind, name, strings.Join(msgs, "; "))}
 }

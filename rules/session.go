@@ -21,7 +21,7 @@ func SessionPool(ge ldapschema.Entitlement, pod ldapschema.Pod, pool ldapschema.
 	if !strings.EqualFold(pool.Pod, pod.Name) {
 		return &Error{Rule: RuleSessionPool,
 			Hint:    fmt.Sprintf("pass --pod %s, or a pool of pod %s", quote.Shell(pool.Pod), quote.Shell(pod.Name)),
-			Message: fmt.Sprintf("pool %q is in pod %s, not %s", pool.Name, pool.Pod, pod.Name)}
+			Message: fmt.Sprintf("pool %s is in pod %s, not %s", pool.Name, pool.Pod, pod.Name)}
 	}
 	for _, dn := range ge.PoolDNs {
 		if pool.DN != "" && ldapschema.EqualDN(dn, pool.DN) {
@@ -30,7 +30,7 @@ func SessionPool(ge ldapschema.Entitlement, pod ldapschema.Pod, pool ldapschema.
 	}
 	return &Error{Rule: RuleSessionPool,
 		Hint:    fmt.Sprintf("cpactl entitlement add-pool %s %s", quote.Shell(ge.Name), quote.Shell(pool.Name)),
-		Message: fmt.Sprintf("pool %q is not associated with entitlement %q", pool.Name, ge.Name)}
+		Message: fmt.Sprintf("pool %s is not associated with entitlement %s", pool.Name, ge.Name)}
 }
 
 // SessionHost checks the RDS host a session record names: its pool is
@@ -38,12 +38,12 @@ func SessionPool(ge ldapschema.Entitlement, pod ldapschema.Pod, pool ldapschema.
 func SessionHost(pool ldapschema.Pool, h ldapschema.Host) error {
 	if pool.Kind == ldapschema.KindDesktop {
 		return &Error{Rule: RuleSessionHost, Hint: "drop --host: desktop pools have no RDS hosts",
-			Message: fmt.Sprintf("pool %q is a desktop pool: a session there has no RDS host", pool.Name)}
+			Message: fmt.Sprintf("pool %s is a desktop pool: a session there has no RDS host", pool.Name)}
 	}
 	if !ldapschema.EqualDN(ldapschema.ParentOf(h.DN), pool.FarmDN) {
 		return &Error{Rule: RuleSessionHost,
 			Hint: fmt.Sprintf("pass a host of farm %s (cpactl host list --farm %s)", quote.Shell(pool.Farm), quote.Shell(pool.Farm)),
-			Message: fmt.Sprintf("rds host %q is in farm %s, but pool %q is served by farm %s",
+			Message: fmt.Sprintf("rds host %s is in farm %s, but pool %s is served by farm %s",
 				h.Name, h.Farm, pool.Name, pool.Farm)}
 	}
 	return nil
@@ -56,5 +56,5 @@ func AssignmentEntitlement(ge ldapschema.Entitlement) error {
 		return nil
 	}
 	return &Error{Rule: RuleAssignmentType, Hint: "pod assignments are made for dedicated desktop entitlements only",
-		Message: fmt.Sprintf("entitlement %q is not a dedicated desktop entitlement", ge.Name)}
+		Message: fmt.Sprintf("entitlement %s is not a dedicated desktop entitlement", ge.Name)}
 }

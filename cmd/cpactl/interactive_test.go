@@ -279,7 +279,7 @@ func TestInteractiveDeleteDefaultsToNo(t *testing.T) {
 	term.expect("Delete connection server cs-lon-1?")
 	term.expect("(y/N)")
 	term.send(keyEnter)
-	term.expect(`deleting connection server "cs-lon-1": cancelled: nothing written`)
+	term.expect(`deleting connection server cs-lon-1: cancelled: nothing written`)
 	if code := term.wait(); code != 1 {
 		t.Fatalf("exit %d, want 1; the terminal shows:\n%s", code, term.output())
 	}
