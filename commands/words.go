@@ -8,6 +8,7 @@ import (
 
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
+	"github.com/cpactl/cpactl/quote"
 )
 
 func orDash(s string) string {
@@ -131,21 +132,62 @@ func attrWords(attrs []string) string {
 	return differentWords(attrs, nil)
 }
 
-// differentWords lists attributes as attrWords does, a reference followed
-// by the name of the object it refers to in existing (the record of a
-// repeated create): "description, site (UK)".
+// differentWords lists attributes as attrWords does; with existing (the
+// record of a repeated create) each single value the object holds follows
+// its word (storedWord): "description, site (UK), capacity (50)".
 func differentWords(attrs []string, existing ldapschema.Attrs) string {
+	seen := make([]string, 0, len(attrs))
 	words := make([]string, 0, len(attrs))
 	for _, a := range attrs {
 		w := attrWord(a)
-		if at, ok := ldapschema.Attribute(a); ok && at.Syntax == ldapschema.DN {
-			if v := existing[a]; len(v) == 1 {
-				w += " (" + ldapschema.NameOf(v[0]) + ")"
+		if slices.Contains(seen, w) { // cn and sn are both "name": the first says it
+			continue
+		}
+		seen = append(seen, w)
+		if existing != nil {
+			if v, ok := storedWord(a, existing[a]); ok {
+				w += " (" + v + ")"
 			}
 		}
-		if !slices.Contains(words, w) {
-			words = append(words, w)
-		}
+		words = append(words, w)
 	}
 	return strings.Join(words, ", ")
+}
+
+// storedWord is how a repeated create's refusal shows the value an object
+// holds: a single value (none when it has none), a reference by name, a
+// boolean as its flag takes it, at most 40 characters; not a description
+// nor a list (tags, members: the refusal names them only).
+func storedWord(attr string, values []string) (string, bool) {
+	at, known := ldapschema.Attribute(attr)
+	switch {
+	case strings.EqualFold(attr, ldapschema.AttrDescription), known && !at.Single, len(values) > 1:
+		return "", false
+	case len(values) == 0:
+		return "none", true
+	case known && at.Syntax == ldapschema.DN:
+		return ldapschema.NameOf(values[0]), true
+	case known && at.Syntax == ldapschema.Boolean:
+		return strings.ToLower(values[0]), true
+	}
+	v := quote.Visible(values[0])
+	if r := []rune(v); len(r) > 40 {
+		v = string(r[:39]) + "…"
+	}
+	return v, true
+}
+
+// pluralWords are the attribute words that name a list: "exists with
+// different tags", not "a different tags".
+var pluralWords = []string{"tags", "members", "features"}
+
+// aDifferent is "a different WORDS", or "different WORDS" when the first
+// word names a list.
+func aDifferent(words string) string {
+	first, _, _ := strings.Cut(words, ",")
+	first, _, _ = strings.Cut(first, " ")
+	if slices.Contains(pluralWords, first) {
+		return "different " + words
+	}
+	return "a different " + words
 }

@@ -32,7 +32,7 @@ func TestRepeatedCreates(t *testing.T) {
 		{"a pod's status given is compared",
 			func(g *Globals) error {
 				return (&podCreateOptions{g: g, Name: "London-1", Site: "UK", Status: "offline", statusGiven: true}).run()
-			}, "pod London-1 exists with a different status"},
+			}, "pod London-1 exists with a different status (ONLINE)"},
 		{"a user's domain compares without regard to case",
 			func(g *Globals) error {
 				return (&userCreateOptions{g: g, Arg: "alice", Domain: "corp", FullName: "Alice Martin"}).run()
@@ -40,15 +40,23 @@ func TestRepeatedCreates(t *testing.T) {
 		{"a user's full name is --name, once for cn and sn",
 			func(g *Globals) error {
 				return (&userCreateOptions{g: g, Arg: "alice", Domain: "CORP", FullName: "Alice Other"}).run()
-			}, "user alice exists with a different name"},
+			}, "user alice exists with a different name (Alice Martin)"},
 		{"a Connection Server's tags compare as a set",
 			func(g *Globals) error {
 				return (&csCreateOptions{g: g, Name: "cs-lon-1", Pod: "London-1", Tags: []string{"external", "contractors"}}).run()
 			}, "connection server cs-lon-1: unchanged"},
+		{"a Connection Server's tags that differ are named as a list, without their values",
+			func(g *Globals) error {
+				return (&csCreateOptions{g: g, Name: "cs-lon-1", Pod: "London-1", Tags: []string{"external"}}).run()
+			}, "connection server cs-lon-1 exists with different tags"},
+		{"a user's domain that differs shows the one stored",
+			func(g *Globals) error {
+				return (&userCreateOptions{g: g, Arg: "alice", Domain: "OTHER", FullName: "Alice Martin"}).run()
+			}, "user alice exists with a different domain (CORP)"},
 		{"a site's URL is --site-url",
 			func(g *Globals) error {
 				return (&siteCreateOptions{g: g, Name: "UK", Description: "London and Manchester", URL: "https://x.example.com"}).run()
-			}, "site UK exists with a different site-url"},
+			}, "site UK exists with a different site-url (https://vdi.uk.example.com)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g, out, _ := snapshotGlobals(t)
