@@ -209,27 +209,27 @@ func (e *berBuf) controls(ctls []ldap.Control, extra []byte) {
 	e.end(c)
 }
 
-// encodeWrite encodes the message of a write with message ID id, its own
-// controls followed by extra. It returns the response tag the write
-// expects, or 0 when the write holds no request.
-func (e *berBuf) encodeWrite(id int64, w Write, extra []byte) byte {
+// encodeWrite encodes the message of a write request with message ID id,
+// its own controls followed by extra. It returns the response tag the
+// write expects, or 0 when w holds no request.
+func (e *berBuf) encodeWrite(id int64, w Request, extra []byte) byte {
 	msg := e.begin(tagSequence)
 	e.integer(tagInteger, id)
 	var ctls []ldap.Control
 	var answer byte
 	switch {
-	case w.add != nil:
-		e.addRequest(w.add)
-		ctls, answer = w.add.Controls, tagAddResponse
-	case w.modify != nil:
-		e.modifyRequest(w.modify)
-		ctls, answer = w.modify.Controls, tagModifyResponse
-	case w.rename != nil:
-		e.modifyDNRequest(w.rename)
-		ctls, answer = w.rename.Controls, tagModDNResponse
-	case w.del != nil:
-		e.delRequest(w.del)
-		ctls, answer = w.del.Controls, tagDelResponse
+	case w.Add != nil:
+		e.addRequest(w.Add)
+		ctls, answer = w.Add.Controls, tagAddResponse
+	case w.Modify != nil:
+		e.modifyRequest(w.Modify)
+		ctls, answer = w.Modify.Controls, tagModifyResponse
+	case w.Rename != nil:
+		e.modifyDNRequest(w.Rename)
+		ctls, answer = w.Rename.Controls, tagModDNResponse
+	case w.Del != nil:
+		e.delRequest(w.Del)
+		ctls, answer = w.Del.Controls, tagDelResponse
 	default:
 		*e = (*e)[:msg-2]
 		return 0
@@ -422,7 +422,7 @@ func (t *bulkTxn) fail(err error) error {
 //
 // On StopChanges it sends no more writes either: once those in flight are
 // answered it returns the first write not sent with errStopped.
-func (t *bulkTxn) sendWave(wave []Write, sent *progress.Counter) (int, error) {
+func (t *bulkTxn) sendWave(wave []Request, sent *progress.Counter) (int, error) {
 	s := waveState{txn: t, wave: wave, sent: sent, first: t.b.nextID + 1, failed: -1}
 	s.run()
 	if s.failed < 0 && s.next < len(wave) {
@@ -434,7 +434,7 @@ func (t *bulkTxn) sendWave(wave []Write, sent *progress.Counter) (int, error) {
 // waveState is one wave being sent.
 type waveState struct {
 	txn      *bulkTxn
-	wave     []Write
+	wave     []Request
 	sent     *progress.Counter
 	first    int64  // the message ID of the first write sent
 	order    []int  // the index in wave of each write sent, by message ID
@@ -484,7 +484,7 @@ func (s *waveState) fill() error {
 		i := s.next
 		s.next++
 		w := s.wave[i]
-		if w.rename != nil && w.rename.NewSuperior != "" {
+		if w.Rename != nil && w.Rename.NewSuperior != "" {
 			s.note(i, ErrMoveInTransaction)
 			return nil
 		}
@@ -548,15 +548,15 @@ func (s *waveState) lose(err error) {
 
 // The Writer methods send one write and wait for its answer.
 
-func (t *bulkTxn) Add(req *ldap.AddRequest) error { return t.one(Write{add: req}) }
+func (t *bulkTxn) Add(req *ldap.AddRequest) error { return t.one(Request{Add: req}) }
 
-func (t *bulkTxn) Modify(req *ldap.ModifyRequest) error { return t.one(Write{modify: req}) }
+func (t *bulkTxn) Modify(req *ldap.ModifyRequest) error { return t.one(Request{Modify: req}) }
 
-func (t *bulkTxn) ModifyDN(req *ldap.ModifyDNRequest) error { return t.one(Write{rename: req}) }
+func (t *bulkTxn) ModifyDN(req *ldap.ModifyDNRequest) error { return t.one(Request{Rename: req}) }
 
-func (t *bulkTxn) Del(req *ldap.DelRequest) error { return t.one(Write{del: req}) }
+func (t *bulkTxn) Del(req *ldap.DelRequest) error { return t.one(Request{Del: req}) }
 
-func (t *bulkTxn) one(w Write) error {
-	_, err := t.sendWave([]Write{w}, nil)
+func (t *bulkTxn) one(w Request) error {
+	_, err := t.sendWave([]Request{w}, nil)
 	return err
 }

@@ -102,21 +102,21 @@ func TestTxnEncodingMatchesGoLDAP(t *testing.T) {
 	mod.Increment("uidNumber", "1")
 	tests := []struct {
 		name   string
-		w      Write
+		w      Request
 		answer byte
 		send   func(*ldap.Conn, []ldap.Control) error
 	}{
-		{"add", Write{add: add}, tagAddResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
+		{"add", Request{Add: add}, tagAddResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
 			r := *add
 			r.Controls = ctls
 			return c.Add(&r)
 		}},
-		{"add of a value over 64 KiB", Write{add: big}, tagAddResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
+		{"add of a value over 64 KiB", Request{Add: big}, tagAddResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
 			r := *big
 			r.Controls = ctls
 			return c.Add(&r)
 		}},
-		{"modify: add, delete, replace, increment, with an assertion", Write{modify: mod}, tagModifyResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
+		{"modify: add, delete, replace, increment, with an assertion", Request{Modify: mod}, tagModifyResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
 			r := *mod
 			r.Controls = append([]ldap.Control{assertion}, ctls...)
 			return c.Modify(&r)
@@ -129,11 +129,11 @@ func TestTxnEncodingMatchesGoLDAP(t *testing.T) {
 	} {
 		tests = append(tests, struct {
 			name   string
-			w      Write
+			w      Request
 			answer byte
 			send   func(*ldap.Conn, []ldap.Control) error
 		}{fmt.Sprintf("modrdn deleteoldrdn %v newSuperior %q", rename.DeleteOldRDN, rename.NewSuperior),
-			Write{rename: rename}, tagModDNResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
+			Request{Rename: rename}, tagModDNResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
 				r := *rename
 				r.Controls = ctls
 				return c.ModifyDN(&r)
@@ -142,10 +142,10 @@ func TestTxnEncodingMatchesGoLDAP(t *testing.T) {
 	del := ldap.NewDelRequest("cn=a,ou=Sites,dc=x", nil)
 	tests = append(tests, struct {
 		name   string
-		w      Write
+		w      Request
 		answer byte
 		send   func(*ldap.Conn, []ldap.Control) error
-	}{"delete", Write{del: del}, tagDelResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
+	}{"delete", Request{Del: del}, tagDelResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
 		r := *del
 		r.Controls = ctls
 		return c.Del(&r)

@@ -159,29 +159,29 @@ func (w Write) inPlace(c Client) (bool, error) {
 		return res.Entries[0], nil
 	}
 	switch {
-	case w.add != nil:
+	case w.req.Add != nil:
 		e, err := exists(w.DN)
 		return e != nil, err
-	case w.del != nil:
+	case w.req.Del != nil:
 		e, err := exists(w.DN)
 		return e == nil, err
-	case w.rename != nil:
+	case w.req.Rename != nil:
 		e, err := exists(w.DN)
 		if err != nil || e != nil {
 			return false, err
 		}
-		parent := w.rename.NewSuperior
+		parent := w.req.Rename.NewSuperior
 		if parent == "" {
 			parent = ldapschema.ParentOf(w.DN)
 		}
-		moved, err := exists(w.rename.NewRDN + "," + parent)
+		moved, err := exists(w.req.Rename.NewRDN + "," + parent)
 		return moved != nil, err
-	case w.modify != nil:
+	case w.req.Modify != nil:
 		e, err := exists(w.DN)
 		if err != nil || e == nil {
 			return false, err
 		}
-		for _, ch := range w.modify.Changes {
+		for _, ch := range w.req.Modify.Changes {
 			name := ch.Modification.Type
 			have := ldapschema.ValueKeys(name, e.GetEqualFoldAttributeValues(name))
 			want := ldapschema.ValueKeys(name, ch.Modification.Vals)

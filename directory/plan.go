@@ -15,6 +15,17 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
+// Request is one write request as the transport sends it: exactly one of
+// its fields is set (none: nothing to send). A plan's Write turns into
+// one; a transaction's sender encodes and sends requests and reports a
+// result for each, knowing nothing of plans.
+type Request struct {
+	Add    *ldap.AddRequest
+	Modify *ldap.ModifyRequest
+	Rename *ldap.ModifyDNRequest
+	Del    *ldap.DelRequest
+}
+
 // Write is one planned change of a Plan, described for people.
 type Write struct {
 	// Verb is the present tense of what the write does: "delete", "remove",
@@ -28,10 +39,8 @@ type Write struct {
 	// dn is DN read once, by the constructors (see normal).
 	dn ldapschema.NormalDN
 
-	add    *ldap.AddRequest
-	modify *ldap.ModifyRequest
-	rename *ldap.ModifyDNRequest
-	del    *ldap.DelRequest
+	// req is what the write sends: the transport sees only this.
+	req Request
 
 	// refs, when refsGiven, are the entries the write makes its entry
 	// refer to (Referring); else they are read from its values.
@@ -68,20 +77,20 @@ func (w Write) Planned() string { return "would " + w.Verb + " " + w.Object }
 // transaction adds its control to them: a plan can be applied again.
 func (w Write) apply(c Writer) error {
 	switch {
-	case w.add != nil:
-		req := *w.add
+	case w.req.Add != nil:
+		req := *w.req.Add
 		req.Controls = slices.Clone(req.Controls)
 		return c.Add(&req)
-	case w.modify != nil:
-		req := *w.modify
+	case w.req.Modify != nil:
+		req := *w.req.Modify
 		req.Controls = slices.Clone(req.Controls)
 		return c.Modify(&req)
-	case w.rename != nil:
-		req := *w.rename
+	case w.req.Rename != nil:
+		req := *w.req.Rename
 		req.Controls = slices.Clone(req.Controls)
 		return c.ModifyDN(&req)
-	case w.del != nil:
-		req := *w.del
+	case w.req.Del != nil:
+		req := *w.req.Del
 		req.Controls = slices.Clone(req.Controls)
 		return c.Del(&req)
 	}
@@ -97,29 +106,29 @@ func (w Write) Asserting(filter string) (Write, error) {
 		return w, err
 	}
 	switch {
-	case w.add != nil:
-		req := *w.add
+	case w.req.Add != nil:
+		req := *w.req.Add
 		req.Controls = append(slices.Clone(req.Controls), ctl)
-		w.add = &req
-	case w.modify != nil:
-		req := *w.modify
+		w.req.Add = &req
+	case w.req.Modify != nil:
+		req := *w.req.Modify
 		req.Controls = append(slices.Clone(req.Controls), ctl)
-		w.modify = &req
-	case w.rename != nil:
-		req := *w.rename
+		w.req.Modify = &req
+	case w.req.Rename != nil:
+		req := *w.req.Rename
 		req.Controls = append(slices.Clone(req.Controls), ctl)
-		w.rename = &req
-	case w.del != nil:
-		req := *w.del
+		w.req.Rename = &req
+	case w.req.Del != nil:
+		req := *w.req.Del
 		req.Controls = append(slices.Clone(req.Controls), ctl)
-		w.del = &req
+		w.req.Del = &req
 	}
 	return w, nil
 }
 
 // AddWrite plans adding an entry.
 func AddWrite(verb, object, dn string, a ldapschema.Attrs) Write {
-	return Write{Verb: verb, Object: object, DN: dn, dn: ldapschema.NormalDNOf(dn), add: a.AddRequest(dn)}
+	return Write{Verb: verb, Object: object, DN: dn, dn: ldapschema.NormalDNOf(dn), req: Request{Add: a.AddRequest(dn)}}
 }
 
 // ModifyWrite plans modifying an entry; controls (an assertion) go with it.
@@ -131,14 +140,14 @@ func ModifyWrite(verb, object, dn string, changes []ldap.Change, controls ...lda
 func modifyWrite(verb, object string, dn ldapschema.NormalDN, changes []ldap.Change, controls ...ldap.Control) Write {
 	req := ldap.NewModifyRequest(dn.String(), controls)
 	req.Changes = changes
-	return Write{Verb: verb, Object: object, DN: dn.String(), dn: dn, modify: req}
+	return Write{Verb: verb, Object: object, DN: dn.String(), dn: dn, req: Request{Modify: req}}
 }
 
 // RenameWrite plans renaming an entry (and its subtree) to newRDN under
 // the same parent.
 func RenameWrite(verb, object, dn, newRDN string) Write {
 	return Write{Verb: verb, Object: object, DN: dn, dn: ldapschema.NormalDNOf(dn),
-		rename: ldap.NewModifyDNRequest(dn, newRDN, true, "")}
+		req: Request{Rename: ldap.NewModifyDNRequest(dn, newRDN, true, "")}}
 }
 
 // DeleteWrite plans deleting a leaf entry.
@@ -148,7 +157,7 @@ func DeleteWrite(verb, object, dn string) Write {
 
 // deleteWrite is DeleteWrite for a DN read.
 func deleteWrite(verb, object string, dn ldapschema.NormalDN) Write {
-	return Write{Verb: verb, Object: object, DN: dn.String(), dn: dn, del: ldap.NewDelRequest(dn.String(), nil)}
+	return Write{Verb: verb, Object: object, DN: dn.String(), dn: dn, req: Request{Del: ldap.NewDelRequest(dn.String(), nil)}}
 }
 
 // Plan is a list of writes that belong together: Store.ApplyPlan runs them
@@ -199,12 +208,12 @@ func (s *Store) assertRead(p *Plan) {
 		csn, ok := s.read[key]
 		var controls *[]ldap.Control
 		switch {
-		case w.modify != nil:
-			controls = &w.modify.Controls
-		case w.rename != nil:
-			controls = &w.rename.Controls
-		case w.del != nil:
-			controls = &w.del.Controls
+		case w.req.Modify != nil:
+			controls = &w.req.Modify.Controls
+		case w.req.Rename != nil:
+			controls = &w.req.Rename.Controls
+		case w.req.Del != nil:
+			controls = &w.req.Del.Controls
 		}
 		if !ok || controls == nil || hasAssertion(*controls) {
 			continue

@@ -182,19 +182,19 @@ func (s *Store) FindOne(kind, name, base string, scope int, filter string) (*lda
 func (s *Store) Add(w Writer, dn string, a ldapschema.Attrs) error {
 	req := a.AddRequest(dn)
 	if s.direct(w) {
-		if ok, err := s.guarded(Write{Verb: "create", Object: s.DIT.Describe(dn), DN: dn, add: req}); ok {
+		if ok, err := s.guarded(Write{Verb: "create", Object: s.DIT.Describe(dn), DN: dn, req: Request{Add: req}}); ok {
 			return err
 		}
 	}
 	if err := w.Add(req); err != nil {
 		if s.direct(w) && unanswered(err) {
-			return s.settle(err, "adding "+dn, []Write{{DN: dn, add: req}})
+			return s.settle(err, "adding "+dn, []Write{{DN: dn, req: Request{Add: req}}})
 		}
 		if s.direct(w) && IsNoSuchObject(err) {
 			// Its parent was read, so it is gone since.
 			return s.readFromReplica(&ConflictError{What: ldapschema.ParentOf(dn), Err: err})
 		}
-		if refused, ok := s.writeRefused(err, []Write{{Verb: "create", Object: s.DIT.Describe(dn), DN: dn, add: req}}, false); ok {
+		if refused, ok := s.writeRefused(err, []Write{{Verb: "create", Object: s.DIT.Describe(dn), DN: dn, req: Request{Add: req}}}, false); ok {
 			return refused
 		}
 		return ldapclient.OpErrorf(err, "adding %s", dn)
@@ -228,7 +228,7 @@ func (s *Store) guarded(w Write) (bool, error) {
 		}
 	}
 	what := strings.Join(names, ", ") + " (which " + w.DN + " refers to)"
-	if w.add == nil {
+	if w.req.Add == nil {
 		what = w.DN + ", or " + what
 	}
 	return true, s.applyPlan(&Plan{Writes: []Write{w}, Conflict: what})
@@ -247,7 +247,7 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 	req := ldap.NewModifyRequest(dn, controls)
 	req.Changes = changes
 	if s.direct(w) {
-		if ok, err := s.guarded(Write{Verb: "change", Object: s.DIT.Describe(dn), DN: dn, modify: req}); ok {
+		if ok, err := s.guarded(Write{Verb: "change", Object: s.DIT.Describe(dn), DN: dn, req: Request{Modify: req}}); ok {
 			return err
 		}
 	}
@@ -256,9 +256,9 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 			return s.readFromReplica(&ConflictError{What: dn})
 		}
 		if s.direct(w) && unanswered(err) {
-			return s.settle(err, "modifying "+dn, []Write{{DN: dn, modify: req}})
+			return s.settle(err, "modifying "+dn, []Write{{DN: dn, req: Request{Modify: req}}})
 		}
-		if refused, ok := s.writeRefused(err, []Write{{Verb: "change", Object: s.DIT.Describe(dn), DN: dn, modify: req}}, false); ok {
+		if refused, ok := s.writeRefused(err, []Write{{Verb: "change", Object: s.DIT.Describe(dn), DN: dn, req: Request{Modify: req}}}, false); ok {
 			return refused
 		}
 		return ldapclient.OpErrorf(err, "modifying %s", dn)

@@ -40,13 +40,13 @@ func (s *Store) applyOne(p *Plan) error {
 			// layout at once.
 			req := s.toTrash(st.move.DN, fmt.Sprintf("%s-%d", run, moved))
 			// The root's delete asserted it is as read: so does its move.
-			req.Controls = slices.Clone(st.move.del.Controls)
+			req.Controls = slices.Clone(st.move.req.Del.Controls)
 			err := s.Client.ModifyDN(req)
 			moved++
 			s.Progress.Add(1)
 			if unanswered(err) {
 				err = s.settle(err, fmt.Sprintf("the %s of %s", st.move.Verb, st.move.Object),
-					[]Write{{DN: st.move.DN, rename: req}})
+					[]Write{{DN: st.move.DN, req: Request{Rename: req}}})
 			}
 			if IsAssertionFailed(err) {
 				err = p.failure("", err)
@@ -95,7 +95,7 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 	parents := map[string]bool{}
 	var placeholders []Write
 	for _, w := range writes {
-		if w.del == nil {
+		if w.req.Del == nil {
 			continue
 		}
 		parent := ldapschema.ParentOf(w.DN)
@@ -103,7 +103,7 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 			parents[k] = true
 			dn := ldapschema.RDN(ldapschema.AttrOU, run) + "," + parent
 			placeholders = append(placeholders, Write{Verb: "add", Object: "placeholder " + dn, DN: dn,
-				add: placeholder(dn).AddRequest(dn)})
+				req: Request{Add: placeholder(dn).AddRequest(dn)}})
 		}
 	}
 	touches := s.touches(writes, p.scope)

@@ -104,7 +104,7 @@ type step struct {
 func deleteSteps(writes []Write) []step {
 	deleted := map[string]bool{}
 	for _, w := range writes {
-		if w.del != nil {
+		if w.req.Del != nil {
 			deleted[w.normal().Key()] = true
 		}
 	}
@@ -112,7 +112,7 @@ func deleteSteps(writes []Write) []step {
 	hasChildren := map[string]bool{}
 	rootOf := map[string]string{}
 	for _, w := range writes {
-		if w.del == nil {
+		if w.req.Del == nil {
 			continue
 		}
 		dn := w.normal()
@@ -132,7 +132,7 @@ func deleteSteps(writes []Write) []step {
 	var out []step
 	var group []Write
 	for _, w := range writes {
-		if w.del == nil {
+		if w.req.Del == nil {
 			group = append(group, w)
 			continue
 		}
@@ -169,7 +169,7 @@ func (s *Store) chunks(writes []Write) [][]Write {
 	}
 	future := map[string]bool{} // entries a later write adds
 	for _, w := range writes {
-		if w.add != nil {
+		if w.req.Add != nil {
 			future[w.normal().Key()] = true
 		}
 	}
@@ -177,7 +177,7 @@ func (s *Store) chunks(writes []Write) [][]Write {
 	var out [][]Write
 	start, safe := 0, -1 // safe: the last index after which a cut is safe
 	for i, w := range writes {
-		if w.add != nil {
+		if w.req.Add != nil {
 			k := w.normal().Key()
 			delete(future, k)
 			delete(pending, k)
@@ -258,12 +258,12 @@ func waves(writes []Write) [][]Write {
 // rename the new DN), the entry's key followed by its ancestors' keys.
 func touchedDNs(w Write) [][]string {
 	dns := []string{w.DN}
-	if w.rename != nil {
-		parent := w.rename.NewSuperior
+	if w.req.Rename != nil {
+		parent := w.req.Rename.NewSuperior
 		if parent == "" {
 			parent = ldapschema.ParentOf(w.DN)
 		}
-		dns = append(dns, w.rename.NewRDN+","+parent)
+		dns = append(dns, w.req.Rename.NewRDN+","+parent)
 	}
 	out := make([][]string, 0, len(dns))
 	for _, dn := range dns {
@@ -289,7 +289,7 @@ func touchedDNs(w Write) [][]string {
 // when it returns.
 type waveSender interface {
 	Writer
-	sendWave(wave []Write, sent *progress.Counter) (int, error)
+	sendWave(wave []Request, sent *progress.Counter) (int, error)
 }
 
 // sendAll queues writes in the transaction tx, wave by wave when tx takes
@@ -312,9 +312,18 @@ func sendAll(tx Writer, writes []Write, fail func(Write, error) error, sent *pro
 		return nil
 	}
 	for _, wave := range waves(writes) {
-		if i, err := p.sendWave(wave, sent); err != nil {
+		if i, err := p.sendWave(requests(wave), sent); err != nil {
 			return fail(wave[i], err)
 		}
 	}
 	return nil
+}
+
+// requests returns the requests writes send, in order.
+func requests(writes []Write) []Request {
+	out := make([]Request, len(writes))
+	for i, w := range writes {
+		out[i] = w.req
+	}
+	return out
 }
