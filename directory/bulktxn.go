@@ -412,7 +412,7 @@ func (t *bulkTxn) fail(err error) error {
 }
 
 // sendWave sends the writes of a wave, independent of each other, with up
-// to pipelineDepth of them unanswered: it encodes writes into the buffer
+// to PipelineDepth of them unanswered: it encodes writes into the buffer
 // while the window has room, flushes, reads one answer and those already
 // arrived, and goes on. After a failure it sends no more writes but waits
 // for those in flight. It returns the first failing write in plan order
@@ -421,12 +421,12 @@ func (t *bulkTxn) fail(err error) error {
 // has been answered when it returns, unless the connection failed.
 //
 // On StopChanges it sends no more writes either: once those in flight are
-// answered it returns the first write not sent with errStopped.
+// answered it returns the first write not sent with ErrStopped.
 func (t *bulkTxn) sendWave(wave []Request, sent *progress.Counter) (int, error) {
 	s := waveState{txn: t, wave: wave, sent: sent, first: t.b.nextID + 1, failed: -1}
 	s.run()
 	if s.failed < 0 && s.next < len(wave) {
-		s.note(s.next, errStopped)
+		s.note(s.next, ErrStopped)
 	}
 	return s.failed, s.err
 }
@@ -480,7 +480,7 @@ func (s *waveState) run() {
 // write failed and no stop was asked for.
 func (s *waveState) fill() error {
 	t := s.txn
-	for s.failed < 0 && s.next < len(s.wave) && s.inFlight < pipelineDepth && !stopAsked.Load() {
+	for s.failed < 0 && s.next < len(s.wave) && s.inFlight < PipelineDepth && !stopAsked.Load() {
 		i := s.next
 		s.next++
 		w := s.wave[i]

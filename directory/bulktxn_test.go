@@ -224,10 +224,10 @@ func TestFailingWriteInAWave(t *testing.T) {
 	_, st := topology(t)
 	d := st.DIT
 	p := &Plan{}
-	for i := range 3 * pipelineDepth {
+	for i := range 3 * PipelineDepth {
 		uid := fmt.Sprintf("wave-%d", i)
 		dn := d.User(uid)
-		if i == pipelineDepth+5 || i == pipelineDepth+9 {
+		if i == PipelineDepth+5 || i == PipelineDepth+9 {
 			dn = "not a DN " + uid
 		}
 		p.Add(AddWrite("add", "user "+uid, dn, ldapschema.User{UID: uid}.Attrs()))
@@ -247,7 +247,7 @@ func TestFailingWriteInAWave(t *testing.T) {
 			failed = append(failed, we.What)
 		}
 	}
-	first := fmt.Sprintf("cannot add user wave-%d", pipelineDepth+5)
+	first := fmt.Sprintf("cannot add user wave-%d", PipelineDepth+5)
 	if !slices.Contains(failed, first) || !IsCode(err, ldap.LDAPResultInvalidDNSyntax) {
 		t.Errorf("error %q (writes %q), want the failure of %s (invalid DN syntax)", err, failed, first)
 	}
@@ -256,11 +256,11 @@ func TestFailingWriteInAWave(t *testing.T) {
 			t.Fatalf("%s was written", w.DN)
 		}
 	}
-	good := &Plan{Writes: p.Writes[:pipelineDepth]}
+	good := &Plan{Writes: p.Writes[:PipelineDepth]}
 	if err := st.ApplyPlan(good); err != nil {
 		t.Fatalf("the next transaction: %v", err)
 	}
-	if e, err := st.Entry(good.Writes[pipelineDepth-1].DN); err != nil || e == nil {
+	if e, err := st.Entry(good.Writes[PipelineDepth-1].DN); err != nil || e == nil {
 		t.Fatalf("after the next transaction: %v, %v", e, err)
 	}
 }
@@ -353,7 +353,7 @@ func TestTxnWriteDeadline(t *testing.T) {
 		})
 		elapsed := time.Since(began)
 		want := fmt.Sprintf("no answer within %v, the connection was closed and the transaction dropped", timeout)
-		if writeErr == nil || !strings.Contains(writeErr.Error(), want) || !unanswered(writeErr) || !errors.Is(err, writeErr) {
+		if writeErr == nil || !strings.Contains(writeErr.Error(), want) || !Unanswered(writeErr) || !errors.Is(err, writeErr) {
 			t.Fatalf("write: %v, transaction: %v; want %q, unanswered", writeErr, err, want)
 		}
 		if elapsed < timeout || elapsed > 10*timeout {

@@ -633,7 +633,7 @@ var ErrMoveInTransaction = errors.New("slapd cannot move an entry to another par
 // connection (bulktxn.go), opened to the server the writes go to, which
 // it holds to itself until it ends.
 func (c *Conn) Transaction(fn func(w Writer) error) error {
-	if err := c.toWritable(); err != nil {
+	if err := c.ToWritable(); err != nil {
 		return err
 	}
 	settle := c.endSettle()
@@ -652,7 +652,7 @@ func (c *Conn) Transaction(fn func(w Writer) error) error {
 	defer openTxns.Add(-1)
 	err = fn(t)
 	if err == nil && stopAsked.Load() {
-		err = errStopped // an interrupt: abort rather than commit
+		err = ErrStopped // an interrupt: abort rather than commit
 	}
 	var ended error
 	if t.lost == nil {
@@ -663,7 +663,7 @@ func (c *Conn) Transaction(fn func(w Writer) error) error {
 		// had not ended: the next use opens a fresh one.
 		c.dropBulk(b)
 	}
-	if errors.Is(err, errStopped) {
+	if errors.Is(err, ErrStopped) {
 		return &InterruptedError{Transaction: true, Abort: cmp.Or(ended, t.lost)}
 	}
 	return cmp.Or(err, ended, t.lost)
@@ -703,7 +703,7 @@ func (c *Conn) startRefused(err error) error {
 		IsCode(err, ldap.LDAPResultUnwillingToPerform):
 		return fmt.Errorf("the server needs back-mdb with transactions (RFC 5805): %w", err)
 	}
-	return authRequired(err, c.anonymous())
+	return authRequired(err, c.Anonymous())
 }
 
 func (c *Conn) requestTimeout() time.Duration {
@@ -757,6 +757,17 @@ func (c *Conn) slapdThreads(root *ldap.Entry) int {
 	return 0
 }
 
+// BaseEntry reads one entry; nil when it does not exist or may not be
+// read. A read that gets no answer in time is a *NoAnswerError.
+func (c *Conn) BaseEntry(dn string, attrs ...string) (*ldap.Entry, error) {
+	start := time.Now()
+	e, err := c.baseEntry(dn, attrs...)
+	if err != nil {
+		return nil, c.answered(err, start, "search")
+	}
+	return e, nil
+}
+
 // baseEntry reads one entry; nil when it does not exist or may not be
 // read.
 func (c *Conn) baseEntry(dn string, attrs ...string) (*ldap.Entry, error) {
@@ -796,8 +807,8 @@ func (e *OutcomeUnknownError) Error() string {
 
 func (e *OutcomeUnknownError) Unwrap() error { return e.Err }
 
-// oidAssertion is the assertion control (RFC 4528).
-const oidAssertion = "1.3.6.1.1.12"
+// OIDAssertion is the assertion control (RFC 4528).
+const OIDAssertion = "1.3.6.1.1.12"
 
 // AssertionControl returns the RFC 4528 assertion control for filter: the
 // server applies the operation only if the entry matches the filter, and
@@ -807,5 +818,5 @@ func AssertionControl(filter string) (ldap.Control, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ldap.NewControlString(oidAssertion, true, string(p.Bytes())), nil
+	return ldap.NewControlString(OIDAssertion, true, string(p.Bytes())), nil
 }

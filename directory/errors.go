@@ -19,7 +19,7 @@ import (
 // or confidentiality required (13). A failed bind is an *AuthError, which
 // the exit-code mapper also counts as refused whatever its result code.
 func IsAccessRefused(err error) bool {
-	code, ok := resultCode(err)
+	code, ok := ResultCode(err)
 	if !ok {
 		return false
 	}
@@ -44,8 +44,8 @@ func IsAssertionFailed(err error) bool { return IsCode(err, ldap.LDAPResultAsser
 // (68): someone else created it meanwhile.
 func IsAlreadyExists(err error) bool { return IsCode(err, ldap.LDAPResultEntryAlreadyExists) }
 
-// resultCode returns the LDAP result code err carries, if any.
-func resultCode(err error) (uint16, bool) {
+// ResultCode returns the LDAP result code err carries, if any.
+func ResultCode(err error) (uint16, bool) {
 	var le *ldap.Error
 	if !errors.As(err, &le) {
 		return 0, false
@@ -93,7 +93,7 @@ func authRequired(err error, anonymous bool) error {
 	if errors.As(err, &ar) {
 		return err
 	}
-	code, ok := resultCode(err)
+	code, ok := ResultCode(err)
 	switch {
 	case !ok:
 		return err

@@ -25,12 +25,12 @@ func (e *NotWrittenError) Error() string {
 
 func (e *NotWrittenError) Unwrap() error { return e.Err }
 
-// unanswered reports whether err says a request was sent and no answer
+// Unanswered reports whether err says a request was sent and no answer
 // came: a timeout, a connection lost with the request in flight, or any
 // failure that is not a result from the server (go-ldap reports a
 // connection read error as a plain error). Such a write may or may not
 // have been applied.
-func unanswered(err error) bool {
+func Unanswered(err error) bool {
 	if err == nil {
 		return false
 	}
@@ -69,7 +69,7 @@ type reconnecter interface {
 // re-read fails or finds some in place and others not. Any other err is
 // returned as is.
 func (s *Store) settle(err error, what string, writes []Write) error {
-	if err == nil || !unanswered(err) {
+	if err == nil || !Unanswered(err) {
 		return err
 	}
 	unknown := &OutcomeUnknownError{What: what, Err: err}

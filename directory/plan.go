@@ -226,7 +226,7 @@ func (s *Store) assertRead(p *Plan) {
 
 func hasAssertion(controls []ldap.Control) bool {
 	for _, c := range controls {
-		if c.GetControlType() == oidAssertion {
+		if c.GetControlType() == OIDAssertion {
 			return true
 		}
 	}
@@ -278,11 +278,11 @@ func (p *Plan) Empty() bool { return len(p.Writes) == 0 }
 // (OneTransaction) takes up to MaxTxnWrites writes in one, and refuses
 // any other plan with a *NotAtomicError before writing anything.
 func (s *Store) ApplyPlan(p *Plan) error {
-	changes.Add(1)
-	defer changes.Add(-1)
+	StartChange()
+	defer EndChange()
 	err := s.applyChecked(p)
 	if err == nil && len(p.Writes) > 0 {
-		changesDone.Store(true)
+		ChangeDone()
 	}
 	var interrupted *InterruptedError
 	var partial *PartialError
@@ -314,7 +314,7 @@ func (s *Store) applyPlan(p *Plan) (err error) {
 	if len(p.Writes) == 0 {
 		return nil
 	}
-	if err := stopBefore("step", 0, 1); err != nil {
+	if err := StopBefore("step", 0, 1); err != nil {
 		return err
 	}
 	if p.scope == nil {
@@ -323,7 +323,7 @@ func (s *Store) applyPlan(p *Plan) (err error) {
 	if len(p.Writes) == 1 && len(s.touches(p.Writes, p.scope)) == 0 {
 		w := p.Writes[0]
 		if err := w.apply(s.Client); err != nil {
-			if unanswered(err) {
+			if Unanswered(err) {
 				return s.settle(err, fmt.Sprintf("the %s of %s", w.Verb, w.Object), p.Writes)
 			}
 			if refused, ok := s.writeRefused(err, p.Writes, false); ok {
@@ -340,7 +340,7 @@ func (s *Store) applyPlan(p *Plan) (err error) {
 	}
 	p.Split = true
 	for i, c := range chunks {
-		if err := stopBefore("transaction", i, len(chunks)); err != nil {
+		if err := StopBefore("transaction", i, len(chunks)); err != nil {
 			return err
 		}
 		part := &Plan{Writes: c, Conflict: p.Conflict, scope: p.scope}
@@ -348,7 +348,7 @@ func (s *Store) applyPlan(p *Plan) (err error) {
 		p.Transactions += part.Transactions
 		p.Stepwise = p.Stepwise || part.Stepwise
 		if err != nil {
-			return stepFailed(err, "transaction", i, len(chunks))
+			return StepFailed(err, "transaction", i, len(chunks))
 		}
 	}
 	return nil

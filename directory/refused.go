@@ -108,7 +108,7 @@ func shellWord(s string) string {
 
 // isRefusal reports whether err is slapd's refusal because of who the
 // connection is, not yet explained: insufficient access (50), or an
-// anonymous connection's *AuthRequiredError (8, or 50).
+// Anonymous connection's *AuthRequiredError (8, or 50).
 func isRefusal(err error) bool {
 	var already *RefusedError
 	var auth *AuthRequiredError

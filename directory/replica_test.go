@@ -75,8 +75,8 @@ func TestSameServer(t *testing.T) {
 		{"ldap://127.0.0.1:3389", "ldap://evil.example.com:3389", false},
 		{"ldapi://%2Frun%2Fslapd%2Fldapi", "ldapi://%2Frun%2Fslapd%2Fldapi", true},
 	} {
-		if got := sameServer(tc.a, tc.b); got != tc.same {
-			t.Errorf("sameServer(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.same)
+		if got := SameServer(tc.a, tc.b); got != tc.same {
+			t.Errorf("SameServer(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.same)
 		}
 	}
 }

@@ -187,7 +187,7 @@ func (s *Store) Add(w Writer, dn string, a ldapschema.Attrs) error {
 		}
 	}
 	if err := w.Add(req); err != nil {
-		if s.direct(w) && unanswered(err) {
+		if s.direct(w) && Unanswered(err) {
 			return s.settle(err, "adding "+dn, []Write{{DN: dn, req: Request{Add: req}}})
 		}
 		if s.direct(w) && IsNoSuchObject(err) {
@@ -255,7 +255,7 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 		if IsCode(err, ldap.LDAPResultAssertionFailed) {
 			return s.readFromReplica(&ConflictError{What: dn})
 		}
-		if s.direct(w) && unanswered(err) {
+		if s.direct(w) && Unanswered(err) {
 			return s.settle(err, "modifying "+dn, []Write{{DN: dn, req: Request{Modify: req}}})
 		}
 		if refused, ok := s.writeRefused(err, []Write{{Verb: "change", Object: s.DIT.Describe(dn), DN: dn, req: Request{Modify: req}}}, false); ok {
@@ -392,10 +392,10 @@ func (s *Store) layoutError(searchBase string, err error) error {
 	}
 	exists := matched != "" && ldapschema.IsUnder(matched, s.DIT.Base)
 	if conn, ok := s.Client.(*Conn); ok && matched == "" {
-		if contexts, err := conn.NamingContexts(); err == nil && len(contexts) > 0 && !underAny(s.DIT.Base, contexts) {
+		if contexts, err := conn.NamingContexts(); err == nil && len(contexts) > 0 && !UnderAny(s.DIT.Base, contexts) {
 			return &LayoutError{Base: s.DIT.Base, DN: searchBase, Contexts: contexts}
 		}
-		if conn.anonymous() {
+		if conn.Anonymous() {
 			return hiddenRefusal(s.DIT, searchBase, err)
 		}
 	}
@@ -446,10 +446,10 @@ func hiddenRefusal(dit ldapschema.DIT, dn string, err error) error {
 func (s *Store) hiddenFromAnonymous(dn string, err error) error {
 	conn, ok := s.Client.(*Conn)
 	var le *ldap.Error
-	if !ok || !conn.anonymous() || !errors.As(err, &le) || le.MatchedDN != "" {
+	if !ok || !conn.Anonymous() || !errors.As(err, &le) || le.MatchedDN != "" {
 		return nil
 	}
-	if contexts, cerr := conn.NamingContexts(); cerr != nil || !underAny(dn, contexts) {
+	if contexts, cerr := conn.NamingContexts(); cerr != nil || !UnderAny(dn, contexts) {
 		return nil
 	}
 	return hiddenRefusal(s.DIT, dn, err)

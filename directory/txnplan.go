@@ -46,14 +46,14 @@ func (s *Store) txnLimit() int {
 	return txnWrites
 }
 
-// pipelineDepth is how many writes of a transaction are in flight at once
+// PipelineDepth is how many writes of a transaction are in flight at once
 // (sent and not yet answered; bulkTxn sends them from one goroutine, in
 // batches, and reads the answers as they come). slapd queues each one when
 // it arrives, in the order its worker threads reach the connection, which
 // is not the order they were sent: only writes that do not depend on each
 // other (see waves) travel together. Measured here with go-ldap, 10,000
 // adds queued: 2.8 s one at a time, 1.2 s with 64 in flight.
-const pipelineDepth = 32
+const PipelineDepth = 32
 
 // Atomic reports whether ApplyPlan writes p in one transaction (or one
 // request), and when not, why, in words for a warning.
@@ -296,13 +296,13 @@ type waveSender interface {
 // waves, else one at a time. fail turns the error of a write into the one
 // returned; with several failing writes in a wave, the first in plan
 // order counts. Every write sent has been answered when it returns. On
-// StopChanges it sends no more writes and fails with errStopped.
+// StopChanges it sends no more writes and fails with ErrStopped.
 func sendAll(tx Writer, writes []Write, fail func(Write, error) error, sent *progress.Counter) error {
 	p, ok := tx.(waveSender)
 	if !ok {
 		for _, w := range writes {
-			if stopAsked.Load() {
-				return fail(w, errStopped)
+			if Stopped() {
+				return fail(w, ErrStopped)
 			}
 			if err := w.apply(tx); err != nil {
 				return fail(w, err)
