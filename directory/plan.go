@@ -12,19 +12,9 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/ldapschema"
 )
-
-// Request is one write request as the transport sends it: exactly one of
-// its fields is set (none: nothing to send). A plan's Write turns into
-// one; a transaction's sender encodes and sends requests and reports a
-// result for each, knowing nothing of plans.
-type Request struct {
-	Add    *ldap.AddRequest
-	Modify *ldap.ModifyRequest
-	Rename *ldap.ModifyDNRequest
-	Del    *ldap.DelRequest
-}
 
 // Write is one planned change of a Plan, described for people.
 type Write struct {
@@ -226,7 +216,7 @@ func (s *Store) assertRead(p *Plan) {
 
 func hasAssertion(controls []ldap.Control) bool {
 	for _, c := range controls {
-		if c.GetControlType() == OIDAssertion {
+		if c.GetControlType() == ldapconn.OIDAssertion {
 			return true
 		}
 	}
@@ -274,15 +264,15 @@ func (p *Plan) Empty() bool { return len(p.Writes) == 0 }
 // *PartialError when steps before the failing one were written); Atomic
 // tells beforehand. An interrupt (StopChanges) stops it where the
 // directory is consistent: between steps, or by aborting the transaction
-// being sent (stop.go). A store that asks for one transaction
+// being sent (ldapconn/stop.go). A store that asks for one transaction
 // (OneTransaction) takes up to MaxTxnWrites writes in one, and refuses
 // any other plan with a *NotAtomicError before writing anything.
 func (s *Store) ApplyPlan(p *Plan) error {
-	StartChange()
-	defer EndChange()
+	ldapconn.StartChange()
+	defer ldapconn.EndChange()
 	err := s.applyChecked(p)
 	if err == nil && len(p.Writes) > 0 {
-		ChangeDone()
+		ldapconn.ChangeDone()
 	}
 	var interrupted *InterruptedError
 	var partial *PartialError
@@ -314,7 +304,7 @@ func (s *Store) applyPlan(p *Plan) (err error) {
 	if len(p.Writes) == 0 {
 		return nil
 	}
-	if err := StopBefore("step", 0, 1); err != nil {
+	if err := ldapconn.StopBefore("step", 0, 1); err != nil {
 		return err
 	}
 	if p.scope == nil {
@@ -323,7 +313,7 @@ func (s *Store) applyPlan(p *Plan) (err error) {
 	if len(p.Writes) == 1 && len(s.touches(p.Writes, p.scope)) == 0 {
 		w := p.Writes[0]
 		if err := w.apply(s.Client); err != nil {
-			if Unanswered(err) {
+			if ldapconn.Unanswered(err) {
 				return s.settle(err, fmt.Sprintf("the %s of %s", w.Verb, w.Object), p.Writes)
 			}
 			if refused, ok := s.writeRefused(err, p.Writes, false); ok {
@@ -340,7 +330,7 @@ func (s *Store) applyPlan(p *Plan) (err error) {
 	}
 	p.Split = true
 	for i, c := range chunks {
-		if err := StopBefore("transaction", i, len(chunks)); err != nil {
+		if err := ldapconn.StopBefore("transaction", i, len(chunks)); err != nil {
 			return err
 		}
 		part := &Plan{Writes: c, Conflict: p.Conflict, scope: p.scope}
@@ -348,7 +338,7 @@ func (s *Store) applyPlan(p *Plan) (err error) {
 		p.Transactions += part.Transactions
 		p.Stepwise = p.Stepwise || part.Stepwise
 		if err != nil {
-			return StepFailed(err, "transaction", i, len(chunks))
+			return ldapconn.StepFailed(err, "transaction", i, len(chunks))
 		}
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -191,7 +192,7 @@ func readsBase(c *Conn, base string) error {
 	if err != nil || e != nil || !c.Anonymous() {
 		return err
 	}
-	if contexts, err := c.NamingContexts(); err == nil && !UnderAny(base, contexts) {
+	if contexts, err := c.NamingContexts(); err == nil && !ldapconn.UnderAny(base, contexts) {
 		return nil
 	}
 	return &RefusedError{Who: Identity{Anonymous: true}, Action: "read", Object: st.DIT.Describe(base),

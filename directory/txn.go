@@ -16,6 +16,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -27,13 +28,13 @@ func (s *Store) applyOne(p *Plan) error {
 	run := trashRunName()
 	moved := 0
 	for i, st := range steps {
-		if err := StopBefore("step", i, len(steps)); err != nil {
+		if err := ldapconn.StopBefore("step", i, len(steps)); err != nil {
 			return err
 		}
 		if st.move != nil {
 			if moved == 0 {
 				if err := s.ensureTrash(); err != nil {
-					return StepFailed(err, "step", i, len(steps))
+					return ldapconn.StepFailed(err, "step", i, len(steps))
 				}
 			}
 			// One modrdn outside a transaction: the subtree leaves the
@@ -44,7 +45,7 @@ func (s *Store) applyOne(p *Plan) error {
 			err := s.Client.ModifyDN(req)
 			moved++
 			s.Progress.Add(1)
-			if Unanswered(err) {
+			if ldapconn.Unanswered(err) {
 				err = s.settle(err, fmt.Sprintf("the %s of %s", st.move.Verb, st.move.Object),
 					[]Write{{DN: st.move.DN, req: Request{Rename: req}}})
 			}
@@ -56,16 +57,16 @@ func (s *Store) applyOne(p *Plan) error {
 				return err
 			}
 			if refused, ok := s.writeRefused(err, []Write{*st.move}, false); ok {
-				return StepFailed(refused, "step", i, len(steps))
+				return ldapconn.StepFailed(refused, "step", i, len(steps))
 			}
 			if err != nil && !IsCode(err, ldap.LDAPResultNoSuchObject) {
-				return StepFailed(&WriteError{What: fmt.Sprintf("cannot %s %s", st.move.Verb, st.move.Object), Err: err},
+				return ldapconn.StepFailed(&WriteError{What: fmt.Sprintf("cannot %s %s", st.move.Verb, st.move.Object), Err: err},
 					"step", i, len(steps))
 			}
 			continue
 		}
 		if err := s.applyTransaction(p, st.writes, run); err != nil {
-			return StepFailed(err, "step", i, len(steps))
+			return ldapconn.StepFailed(err, "step", i, len(steps))
 		}
 		p.Transactions++
 	}
@@ -108,7 +109,7 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 	}
 	touches := s.touches(writes, p.scope)
 	fail := func(w Write, err error) error {
-		if errors.Is(err, ErrStopped) {
+		if errors.Is(err, ldapconn.ErrStopped) {
 			return err // Transaction aborts and says so
 		}
 		return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)

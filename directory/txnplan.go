@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/progress"
 )
@@ -30,7 +31,7 @@ const TxnWrites = 4000
 // MaxTxnWrites is the largest transaction ApplyPlan sends, even for a
 // store that asks for one transaction: slapd holds every queued write in
 // memory until the commit, and a commit that outlasts the client's
-// deadline crashes slapd (MinCommitTimeout); 20,000 adds commit in about
+// deadline crashes slapd (ldapconn.MinCommitTimeout); 20,000 adds commit in about
 // 4 s, 50,000 in 19 s.
 const MaxTxnWrites = 20000
 
@@ -45,15 +46,6 @@ func (s *Store) txnLimit() int {
 	}
 	return txnWrites
 }
-
-// PipelineDepth is how many writes of a transaction are in flight at once
-// (sent and not yet answered; bulkTxn sends them from one goroutine, in
-// batches, and reads the answers as they come). slapd queues each one when
-// it arrives, in the order its worker threads reach the connection, which
-// is not the order they were sent: only writes that do not depend on each
-// other (see waves) travel together. Measured here with go-ldap, 10,000
-// adds queued: 2.8 s one at a time, 1.2 s with 64 in flight.
-const PipelineDepth = 32
 
 // Atomic reports whether ApplyPlan writes p in one transaction (or one
 // request), and when not, why, in words for a warning.
@@ -283,7 +275,7 @@ func touchedDNs(w Write) [][]string {
 }
 
 // waveSender is a transaction's Writer that sends the writes of a wave
-// together, pipelined (bulkTxn). It returns the first failing write in
+// together, pipelined (ldapconn's bulkTxn). It returns the first failing write in
 // plan order (its index in wave) and its error, adds 1 to sent for each
 // write answered with success, and has had every write it sent answered
 // when it returns.
@@ -302,7 +294,7 @@ func sendAll(tx Writer, writes []Write, fail func(Write, error) error, sent *pro
 	if !ok {
 		for _, w := range writes {
 			if Stopped() {
-				return fail(w, ErrStopped)
+				return fail(w, ldapconn.ErrStopped)
 			}
 			if err := w.apply(tx); err != nil {
 				return fail(w, err)

@@ -21,6 +21,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -105,7 +106,7 @@ func (s *Store) WaitReplicas(opts Options, wait time.Duration) ([]ReplicaCheck, 
 	}
 	var replicas []string
 	for _, u := range opts.URLs {
-		if !SameServer(u, provider.URL) {
+		if !ldapconn.SameServer(u, provider.URL) {
 			replicas = append(replicas, u)
 		}
 	}

@@ -1,4 +1,4 @@
-package directory
+package ldapconn
 
 // Stopping a change on an interrupt (Ctrl-C, SIGTERM). Exiting with a
 // transaction open closes its connection with writes queued, which
@@ -203,3 +203,9 @@ func StopBefore(unit string, i, n int) error {
 	}
 	return StepFailed(&InterruptedError{}, unit, i, n)
 }
+
+// SettleWait is how long a write whose answer was lost is read back before
+// it is called not written: a request the server received just before the
+// connection broke may still be running. slapd finishes such a request in
+// milliseconds; two seconds leaves room for a loaded server.
+var SettleWait = 2 * time.Second

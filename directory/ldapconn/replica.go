@@ -1,4 +1,4 @@
-package directory
+package ldapconn
 
 // Replicated directories (docs/replication.md): writes go to the provider,
 // reads to any replica, with one failover.
@@ -60,7 +60,7 @@ func (c *Conn) sendWrite(dn, op string, send func(*ldap.Conn) error) error {
 		start = time.Now()
 		return c.answered(send(conn), start, op)
 	}
-	if IsCode(err, ldap.LDAPResultUnwillingToPerform) {
+	if ldapclient.IsCode(err, ldap.LDAPResultUnwillingToPerform) {
 		if outside := c.outsideContexts(dn); outside != nil {
 			return outside
 		}
@@ -82,9 +82,9 @@ func (c *Conn) sendWrite(dn, op string, send func(*ldap.Conn) error) error {
 // that takes writes answers the probe otherwise).
 func (c *Conn) refusedAsReplica(err error, dn string) ([]string, bool) {
 	switch {
-	case IsCode(err, ldap.LDAPResultReferral):
+	case ldapclient.IsCode(err, ldap.LDAPResultReferral):
 		return referrals(err), true
-	case IsCode(err, ldap.LDAPResultUnwillingToPerform) && !c.writable.Load() && !c.onProvider.Load():
+	case ldapclient.IsCode(err, ldap.LDAPResultUnwillingToPerform) && !c.writable.Load() && !c.onProvider.Load():
 		refs, shadow, perr := c.Probe(dn)
 		return refs, perr == nil && shadow
 	}
@@ -115,9 +115,9 @@ func (c *Conn) Probe(dn string) (refs []string, shadow bool, err error) {
 	switch {
 	case perr == nil:
 		return nil, false, nil
-	case IsCode(perr, ldap.LDAPResultReferral):
+	case ldapclient.IsCode(perr, ldap.LDAPResultReferral):
 		return referrals(perr), true, nil
-	case IsCode(perr, ldap.LDAPResultUnwillingToPerform):
+	case ldapclient.IsCode(perr, ldap.LDAPResultUnwillingToPerform):
 		if outside := c.outsideContexts(dn); outside != nil {
 			return nil, false, outside
 		}
@@ -151,9 +151,9 @@ func (c *Conn) outsideContexts(dn string) error {
 func (c *Conn) NamingContexts() ([]string, error) {
 	conn, _ := c.live()
 	res, err := conn.Search(ldap.NewSearchRequest("", ldap.ScopeBaseObject, ldap.NeverDerefAliases, 1, 0, false,
-		AnyEntry, []string{ldapschema.AttrNamingContexts}, nil))
+		ldapclient.AnyEntry, []string{ldapschema.AttrNamingContexts}, nil))
 	switch {
-	case IsCode(err, ldap.LDAPResultNoSuchObject), IsCode(err, ldap.LDAPResultInsufficientAccessRights):
+	case ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject), ldapclient.IsCode(err, ldap.LDAPResultInsufficientAccessRights):
 		return nil, nil
 	case err != nil:
 		return nil, err
@@ -237,21 +237,21 @@ func (c *Conn) moveToProvider(conn *ldap.Conn, refs []string) error {
 	}
 	switch {
 	case target == "" && len(refs) > 0:
-		return &ReplicaError{Replica: replica, Referral: ldapclient.ServerOf(refs[0])}
+		return &ldapclient.ReplicaError{Replica: replica, Referral: ldapclient.ServerOf(refs[0])}
 	case target == "" && c.opts.WriteURL != "":
 		target = c.opts.WriteURL
 	case target == "":
-		return &ReplicaError{Replica: replica}
+		return &ldapclient.ReplicaError{Replica: replica}
 	}
 	if c.onProvider.Load() || SameServer(target, replica) {
 		// The provider itself refused: follow no second referral.
-		return &ReplicaError{Replica: replica, Provider: target, Err: errors.New("it refused the write as a replica too")}
+		return &ldapclient.ReplicaError{Replica: replica, Provider: target, Err: errors.New("it refused the write as a replica too")}
 	}
 	opts := c.opts
 	opts.URLs = []string{target}
 	fresh, err := Dial(opts)
 	if err != nil {
-		return &ReplicaError{Replica: replica, Provider: target, Err: err}
+		return &ldapclient.ReplicaError{Replica: replica, Provider: target, Err: err}
 	}
 	c.mu.Lock()
 	c.replica, c.replicaURL = current, replica
