@@ -1,10 +1,10 @@
 // Package directory is cpactl's access to the LDAP directory: a narrow
 // Client interface (search, add, modify, rename, delete and transactions;
 // package ldapclient's) with three implementations, a live connection
-// (Dial, here), a read-only LDIF snapshot (LoadSnapshot) and a what-if
-// overlay (NewOverlay), both package snapshot's; and a Store that reads and
-// writes cpactl's objects through any of them, with its write plans and
-// transactions.
+// (Dial, package ldapconn's), a read-only LDIF snapshot (LoadSnapshot) and
+// a what-if overlay (NewOverlay), both package snapshot's; and a Store that
+// reads and writes cpactl's objects through any of them, with its write
+// plans and transactions.
 //
 // Nothing here imports cobra; nothing above it imports go-ldap's Conn.
 package directory

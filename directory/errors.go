@@ -1,11 +1,12 @@
 package directory
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/go-ldap/ldap/v3"
+
+	"github.com/cpactl/cpactl/directory/ldapconn"
 )
 
 // What an error from this package or the server means, for the exit-code
@@ -19,7 +20,7 @@ import (
 // or confidentiality required (13). A failed bind is an *AuthError, which
 // the exit-code mapper also counts as refused whatever its result code.
 func IsAccessRefused(err error) bool {
-	code, ok := resultCode(err)
+	code, ok := ldapconn.ResultCode(err)
 	if !ok {
 		return false
 	}
@@ -43,15 +44,6 @@ func IsAssertionFailed(err error) bool { return IsCode(err, ldap.LDAPResultAsser
 // IsAlreadyExists reports whether an add found the entry there already
 // (68): someone else created it meanwhile.
 func IsAlreadyExists(err error) bool { return IsCode(err, ldap.LDAPResultEntryAlreadyExists) }
-
-// resultCode returns the LDAP result code err carries, if any.
-func resultCode(err error) (uint16, bool) {
-	var le *ldap.Error
-	if !errors.As(err, &le) {
-		return 0, false
-	}
-	return le.ResultCode, true
-}
 
 // AmbiguousError says a name matches more than one object (exit code 1):
 // several entries of one kind carry it (Store.FindOne; names are unique
@@ -82,24 +74,4 @@ type UserNameError struct {
 
 func (e *UserNameError) Error() string {
 	return fmt.Sprintf("user %q: write uid, DOMAIN\\uid or uid@domain", e.Arg)
-}
-
-// authRequired returns err as an *AuthRequiredError when it is the
-// server's refusal of a write because of who the connection is (by result
-// code and whether the connection is anonymous, never by the wording);
-// otherwise err itself.
-func authRequired(err error, anonymous bool) error {
-	var ar *AuthRequiredError
-	if errors.As(err, &ar) {
-		return err
-	}
-	code, ok := resultCode(err)
-	switch {
-	case !ok:
-		return err
-	case code == ldap.LDAPResultStrongAuthRequired,
-		code == ldap.LDAPResultInsufficientAccessRights && anonymous:
-		return &AuthRequiredError{Anonymous: anonymous, Err: err}
-	}
-	return err
 }

@@ -69,12 +69,12 @@ func (s *Store) referredDNs(w Write) []string {
 		}
 	}
 	switch {
-	case w.add != nil:
-		for _, a := range w.add.Attributes {
+	case w.req.Add != nil:
+		for _, a := range w.req.Add.Attributes {
 			collect(a.Type, a.Vals)
 		}
-	case w.modify != nil:
-		for _, c := range w.modify.Changes {
+	case w.req.Modify != nil:
+		for _, c := range w.req.Modify.Changes {
 			if c.Operation == ldap.AddAttribute || c.Operation == ldap.ReplaceAttribute {
 				collect(c.Modification.Type, c.Modification.Vals)
 			}
@@ -97,14 +97,14 @@ func scopeOf(writes []Write) *guardScope {
 		k := dn.Key()
 		g.written[k] = true
 		switch {
-		case w.add != nil:
+		case w.req.Add != nil:
 			g.created[k] = true
-		case w.rename != nil:
-			parent := w.rename.NewSuperior
+		case w.req.Rename != nil:
+			parent := w.req.Rename.NewSuperior
 			if parent == "" {
 				parent = dn.Parent().String()
 			}
-			g.created[ldapschema.NormalizeDN(w.rename.NewRDN+","+parent)] = true
+			g.created[ldapschema.NormalizeDN(w.req.Rename.NewRDN+","+parent)] = true
 		}
 	}
 	return g

@@ -81,11 +81,11 @@ func TestTouches(t *testing.T) {
 			}
 			var got []string
 			for _, w := range st.touches(tc.writes, scopeOf(append(append([]Write(nil), tc.writes...), tc.plan...))) {
-				if len(w.modify.Changes) != 0 {
-					t.Errorf("touch of %s changes %v", w.DN, w.modify.Changes)
+				if len(w.req.Modify.Changes) != 0 {
+					t.Errorf("touch of %s changes %v", w.DN, w.req.Modify.Changes)
 				}
 				line := w.DN
-				if hasAssertion(w.modify.Controls) {
+				if hasAssertion(w.req.Modify.Controls) {
 					line += " asserted"
 				}
 				got = append(got, line)

@@ -58,11 +58,11 @@ func logFilter(base string, q LogQuery) string {
 func (s *Store) EachLogRecord(q LogQuery, each func(history.Record) error) error {
 	err := s.eachLogRecord(q, each)
 	var none *NoHistoryError
-	if c, ok := s.Client.(*Conn); ok && errors.As(err, &none) && !c.onProvider.Load() {
+	if c, ok := s.Client.(*Conn); ok && errors.As(err, &none) && !c.OnProvider() {
 		// A read-only replica has no log: the provider has. The
 		// connection moves there (as a write would), and the federation
 		// read next is the provider's too, as the log describes it.
-		if moved, merr := c.toProvider(); merr != nil {
+		if moved, merr := c.ToProvider(); merr != nil {
 			return &NoHistoryError{Server: none.Server, Replica: true, Err: merr}
 		} else if moved {
 			return s.eachLogRecord(q, each)
@@ -106,8 +106,7 @@ func (s *Store) eachLogRecord(q LogQuery, each func(history.Record) error) error
 // server names the server a store reads, for messages.
 func (s *Store) server() string {
 	if c, ok := s.Client.(*Conn); ok {
-		_, url := c.live()
-		return url
+		return c.Server()
 	}
 	return "the snapshot"
 }

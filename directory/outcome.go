@@ -1,13 +1,13 @@
 package directory
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -20,42 +20,10 @@ type NotWrittenError struct {
 }
 
 func (e *NotWrittenError) Error() string {
-	return fmt.Sprintf("%s was not written: %s, and reading it again for %s shows the server did not apply it", e.What, ldapclient.Describe(e.Err), SettleWait)
+	return fmt.Sprintf("%s was not written: %s, and reading it again for %s shows the server did not apply it", e.What, ldapclient.Describe(e.Err), ldapconn.SettleWait)
 }
 
 func (e *NotWrittenError) Unwrap() error { return e.Err }
-
-// unanswered reports whether err says a request was sent and no answer
-// came: a timeout, a connection lost with the request in flight, or any
-// failure that is not a result from the server (go-ldap reports a
-// connection read error as a plain error). Such a write may or may not
-// have been applied.
-func unanswered(err error) bool {
-	if err == nil {
-		return false
-	}
-	var replica *ReplicaError
-	if errors.As(err, &replica) {
-		return false // refused by a replica, not sent to the provider
-	}
-	var layout *LayoutError
-	if errors.As(err, &layout) {
-		return false // refused where the server holds no database
-	}
-	var na *NoAnswerError
-	var unknown *OutcomeUnknownError
-	if errors.As(err, &na) || errors.As(err, &unknown) {
-		return true
-	}
-	var le *ldap.Error
-	if errors.As(err, &le) {
-		// Codes from 200 on are go-ldap's own (network, unexpected
-		// message, ...), not the server's.
-		return le.ResultCode >= ldap.ErrorNetwork
-	}
-	var conflict *ConflictError
-	return !errors.As(err, &conflict)
-}
 
 // reconnecter is a client that can replace its connection with a fresh
 // one to the same server.
@@ -69,7 +37,7 @@ type reconnecter interface {
 // re-read fails or finds some in place and others not. Any other err is
 // returned as is.
 func (s *Store) settle(err error, what string, writes []Write) error {
-	if err == nil || !unanswered(err) {
+	if err == nil || !ldapconn.Unanswered(err) {
 		return err
 	}
 	unknown := &OutcomeUnknownError{What: what, Err: err}
@@ -84,7 +52,7 @@ func (s *Store) settle(err error, what string, writes []Write) error {
 	// A request that reached the server just before the connection broke
 	// may still be running there: a write not in place yet is read again
 	// until SettleWait has passed before it is called not written.
-	deadline := time.Now().Add(SettleWait)
+	deadline := time.Now().Add(ldapconn.SettleWait)
 	for {
 		applied, missing := 0, 0
 		for _, w := range lastWrites(writes) {
@@ -114,12 +82,6 @@ func (s *Store) settle(err error, what string, writes []Write) error {
 		time.Sleep(settlePoll)
 	}
 }
-
-// SettleWait is how long a write whose answer was lost is read back before
-// it is called not written: a request the server received just before the
-// connection broke may still be running. slapd finishes such a request in
-// milliseconds; two seconds leaves room for a loaded server.
-var SettleWait = 2 * time.Second
 
 const settlePoll = 50 * time.Millisecond
 
@@ -159,29 +121,29 @@ func (w Write) inPlace(c Client) (bool, error) {
 		return res.Entries[0], nil
 	}
 	switch {
-	case w.add != nil:
+	case w.req.Add != nil:
 		e, err := exists(w.DN)
 		return e != nil, err
-	case w.del != nil:
+	case w.req.Del != nil:
 		e, err := exists(w.DN)
 		return e == nil, err
-	case w.rename != nil:
+	case w.req.Rename != nil:
 		e, err := exists(w.DN)
 		if err != nil || e != nil {
 			return false, err
 		}
-		parent := w.rename.NewSuperior
+		parent := w.req.Rename.NewSuperior
 		if parent == "" {
 			parent = ldapschema.ParentOf(w.DN)
 		}
-		moved, err := exists(w.rename.NewRDN + "," + parent)
+		moved, err := exists(w.req.Rename.NewRDN + "," + parent)
 		return moved != nil, err
-	case w.modify != nil:
+	case w.req.Modify != nil:
 		e, err := exists(w.DN)
 		if err != nil || e == nil {
 			return false, err
 		}
-		for _, ch := range w.modify.Changes {
+		for _, ch := range w.req.Modify.Changes {
 			name := ch.Modification.Type
 			have := ldapschema.ValueKeys(name, e.GetEqualFoldAttributeValues(name))
 			want := ldapschema.ValueKeys(name, ch.Modification.Vals)

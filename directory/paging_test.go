@@ -14,24 +14,12 @@ import (
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
-// manyUsers is the sample directory with n more users, one of them
-// ("reader", a user like the others).
-func manyUsers(n int) string {
-	var b strings.Builder
-	b.WriteString(dirtest.Sample())
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "\ndn: %s\nobjectClass: inetOrgPerson\nuid: u%05d\ncn: User %d\nsn: %d\n", dit.User(fmt.Sprintf("u%05d", i)), i, i, i)
-	}
-	fmt.Fprintf(&b, "\ndn: %s\nobjectClass: inetOrgPerson\nuid: reader\ncn: Reader\nsn: Reader\nuserPassword: reader-secret\n", dit.User("reader"))
-	return b.String()
-}
-
 // TestSearchEachPages: a streamed search returns every entry of a
 // container larger than a page, in pages, and an error from the callback
 // stops it and leaves the connection usable.
 func TestSearchEachPages(t *testing.T) {
 	n := 2*PageSize + 345
-	srv := slapdtest.Start(t, slapdtest.Config{LDIF: manyUsers(n)})
+	srv := slapdtest.Start(t, slapdtest.Config{LDIF: dirtest.ManyUsers(n)})
 	c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +73,7 @@ func TestSearchEachSizeLimit(t *testing.T) {
 		{"sizelimit 500", false},
 		{"sizelimit 500\nlimits users size.soft=500 size.hard=500 size.prtotal=unlimited", true},
 	} {
-		srv := slapdtest.Start(t, slapdtest.Config{LDIF: manyUsers(n), Limits: tc.limits})
+		srv := slapdtest.Start(t, slapdtest.Config{LDIF: dirtest.ManyUsers(n), Limits: tc.limits})
 		// The help desk: a bind that reads everything, not the root DN.
 		reader := srv.Account(slapdtest.Helpdesk)
 		c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: reader.DN, Password: reader.Password})

@@ -12,6 +12,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -28,10 +29,8 @@ type Write struct {
 	// dn is DN read once, by the constructors (see normal).
 	dn ldapschema.NormalDN
 
-	add    *ldap.AddRequest
-	modify *ldap.ModifyRequest
-	rename *ldap.ModifyDNRequest
-	del    *ldap.DelRequest
+	// req is what the write sends: the transport sees only this.
+	req Request
 
 	// refs, when refsGiven, are the entries the write makes its entry
 	// refer to (Referring); else they are read from its values.
@@ -68,20 +67,20 @@ func (w Write) Planned() string { return "would " + w.Verb + " " + w.Object }
 // transaction adds its control to them: a plan can be applied again.
 func (w Write) apply(c Writer) error {
 	switch {
-	case w.add != nil:
-		req := *w.add
+	case w.req.Add != nil:
+		req := *w.req.Add
 		req.Controls = slices.Clone(req.Controls)
 		return c.Add(&req)
-	case w.modify != nil:
-		req := *w.modify
+	case w.req.Modify != nil:
+		req := *w.req.Modify
 		req.Controls = slices.Clone(req.Controls)
 		return c.Modify(&req)
-	case w.rename != nil:
-		req := *w.rename
+	case w.req.Rename != nil:
+		req := *w.req.Rename
 		req.Controls = slices.Clone(req.Controls)
 		return c.ModifyDN(&req)
-	case w.del != nil:
-		req := *w.del
+	case w.req.Del != nil:
+		req := *w.req.Del
 		req.Controls = slices.Clone(req.Controls)
 		return c.Del(&req)
 	}
@@ -97,29 +96,29 @@ func (w Write) Asserting(filter string) (Write, error) {
 		return w, err
 	}
 	switch {
-	case w.add != nil:
-		req := *w.add
+	case w.req.Add != nil:
+		req := *w.req.Add
 		req.Controls = append(slices.Clone(req.Controls), ctl)
-		w.add = &req
-	case w.modify != nil:
-		req := *w.modify
+		w.req.Add = &req
+	case w.req.Modify != nil:
+		req := *w.req.Modify
 		req.Controls = append(slices.Clone(req.Controls), ctl)
-		w.modify = &req
-	case w.rename != nil:
-		req := *w.rename
+		w.req.Modify = &req
+	case w.req.Rename != nil:
+		req := *w.req.Rename
 		req.Controls = append(slices.Clone(req.Controls), ctl)
-		w.rename = &req
-	case w.del != nil:
-		req := *w.del
+		w.req.Rename = &req
+	case w.req.Del != nil:
+		req := *w.req.Del
 		req.Controls = append(slices.Clone(req.Controls), ctl)
-		w.del = &req
+		w.req.Del = &req
 	}
 	return w, nil
 }
 
 // AddWrite plans adding an entry.
 func AddWrite(verb, object, dn string, a ldapschema.Attrs) Write {
-	return Write{Verb: verb, Object: object, DN: dn, dn: ldapschema.NormalDNOf(dn), add: a.AddRequest(dn)}
+	return Write{Verb: verb, Object: object, DN: dn, dn: ldapschema.NormalDNOf(dn), req: Request{Add: a.AddRequest(dn)}}
 }
 
 // ModifyWrite plans modifying an entry; controls (an assertion) go with it.
@@ -131,14 +130,14 @@ func ModifyWrite(verb, object, dn string, changes []ldap.Change, controls ...lda
 func modifyWrite(verb, object string, dn ldapschema.NormalDN, changes []ldap.Change, controls ...ldap.Control) Write {
 	req := ldap.NewModifyRequest(dn.String(), controls)
 	req.Changes = changes
-	return Write{Verb: verb, Object: object, DN: dn.String(), dn: dn, modify: req}
+	return Write{Verb: verb, Object: object, DN: dn.String(), dn: dn, req: Request{Modify: req}}
 }
 
 // RenameWrite plans renaming an entry (and its subtree) to newRDN under
 // the same parent.
 func RenameWrite(verb, object, dn, newRDN string) Write {
 	return Write{Verb: verb, Object: object, DN: dn, dn: ldapschema.NormalDNOf(dn),
-		rename: ldap.NewModifyDNRequest(dn, newRDN, true, "")}
+		req: Request{Rename: ldap.NewModifyDNRequest(dn, newRDN, true, "")}}
 }
 
 // DeleteWrite plans deleting a leaf entry.
@@ -148,7 +147,7 @@ func DeleteWrite(verb, object, dn string) Write {
 
 // deleteWrite is DeleteWrite for a DN read.
 func deleteWrite(verb, object string, dn ldapschema.NormalDN) Write {
-	return Write{Verb: verb, Object: object, DN: dn.String(), dn: dn, del: ldap.NewDelRequest(dn.String(), nil)}
+	return Write{Verb: verb, Object: object, DN: dn.String(), dn: dn, req: Request{Del: ldap.NewDelRequest(dn.String(), nil)}}
 }
 
 // Plan is a list of writes that belong together: Store.ApplyPlan runs them
@@ -199,12 +198,12 @@ func (s *Store) assertRead(p *Plan) {
 		csn, ok := s.read[key]
 		var controls *[]ldap.Control
 		switch {
-		case w.modify != nil:
-			controls = &w.modify.Controls
-		case w.rename != nil:
-			controls = &w.rename.Controls
-		case w.del != nil:
-			controls = &w.del.Controls
+		case w.req.Modify != nil:
+			controls = &w.req.Modify.Controls
+		case w.req.Rename != nil:
+			controls = &w.req.Rename.Controls
+		case w.req.Del != nil:
+			controls = &w.req.Del.Controls
 		}
 		if !ok || controls == nil || hasAssertion(*controls) {
 			continue
@@ -217,7 +216,7 @@ func (s *Store) assertRead(p *Plan) {
 
 func hasAssertion(controls []ldap.Control) bool {
 	for _, c := range controls {
-		if c.GetControlType() == oidAssertion {
+		if c.GetControlType() == ldapconn.OIDAssertion {
 			return true
 		}
 	}
@@ -265,15 +264,15 @@ func (p *Plan) Empty() bool { return len(p.Writes) == 0 }
 // *PartialError when steps before the failing one were written); Atomic
 // tells beforehand. An interrupt (StopChanges) stops it where the
 // directory is consistent: between steps, or by aborting the transaction
-// being sent (stop.go). A store that asks for one transaction
+// being sent (ldapconn/stop.go). A store that asks for one transaction
 // (OneTransaction) takes up to MaxTxnWrites writes in one, and refuses
 // any other plan with a *NotAtomicError before writing anything.
 func (s *Store) ApplyPlan(p *Plan) error {
-	changes.Add(1)
-	defer changes.Add(-1)
+	ldapconn.StartChange()
+	defer ldapconn.EndChange()
 	err := s.applyChecked(p)
 	if err == nil && len(p.Writes) > 0 {
-		changesDone.Store(true)
+		ldapconn.ChangeDone()
 	}
 	var interrupted *InterruptedError
 	var partial *PartialError
@@ -305,7 +304,7 @@ func (s *Store) applyPlan(p *Plan) (err error) {
 	if len(p.Writes) == 0 {
 		return nil
 	}
-	if err := stopBefore("step", 0, 1); err != nil {
+	if err := ldapconn.StopBefore("step", 0, 1); err != nil {
 		return err
 	}
 	if p.scope == nil {
@@ -314,7 +313,7 @@ func (s *Store) applyPlan(p *Plan) (err error) {
 	if len(p.Writes) == 1 && len(s.touches(p.Writes, p.scope)) == 0 {
 		w := p.Writes[0]
 		if err := w.apply(s.Client); err != nil {
-			if unanswered(err) {
+			if ldapconn.Unanswered(err) {
 				return s.settle(err, fmt.Sprintf("the %s of %s", w.Verb, w.Object), p.Writes)
 			}
 			if refused, ok := s.writeRefused(err, p.Writes, false); ok {
@@ -331,7 +330,7 @@ func (s *Store) applyPlan(p *Plan) (err error) {
 	}
 	p.Split = true
 	for i, c := range chunks {
-		if err := stopBefore("transaction", i, len(chunks)); err != nil {
+		if err := ldapconn.StopBefore("transaction", i, len(chunks)); err != nil {
 			return err
 		}
 		part := &Plan{Writes: c, Conflict: p.Conflict, scope: p.scope}
@@ -339,7 +338,7 @@ func (s *Store) applyPlan(p *Plan) (err error) {
 		p.Transactions += part.Transactions
 		p.Stepwise = p.Stepwise || part.Stepwise
 		if err != nil {
-			return stepFailed(err, "transaction", i, len(chunks))
+			return ldapconn.StepFailed(err, "transaction", i, len(chunks))
 		}
 	}
 	return nil

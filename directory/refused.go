@@ -108,7 +108,7 @@ func shellWord(s string) string {
 
 // isRefusal reports whether err is slapd's refusal because of who the
 // connection is, not yet explained: insufficient access (50), or an
-// anonymous connection's *AuthRequiredError (8, or 50).
+// Anonymous connection's *AuthRequiredError (8, or 50).
 func isRefusal(err error) bool {
 	var already *RefusedError
 	var auth *AuthRequiredError
@@ -196,11 +196,11 @@ func verbRank(verb string) int {
 
 // attrs returns the attributes a modify writes (none for other writes).
 func (w Write) attrs() []string {
-	if w.modify == nil {
+	if w.req.Modify == nil {
 		return nil
 	}
 	var out []string
-	for _, c := range w.modify.Changes {
+	for _, c := range w.req.Modify.Changes {
 		if !containsFold(out, c.Modification.Type) {
 			out = append(out, c.Modification.Type)
 		}

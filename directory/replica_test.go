@@ -62,25 +62,6 @@ func TestReadFailsOver(t *testing.T) {
 	_ = frozen.Thaw()
 }
 
-func TestSameServer(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		same bool
-	}{
-		{"ldap://127.0.0.1:3389", "ldap://127.0.0.1:3389/dc=x,dc=y??base", true},
-		{"ldap://LDAP1.example.com", "ldap://ldap1.example.com:389", true},
-		{"ldaps://ldap1.example.com", "ldaps://ldap1.example.com:636/", true},
-		{"ldap://ldap1.example.com", "ldaps://ldap1.example.com", false},
-		{"ldap://127.0.0.1:3389", "ldap://127.0.0.1:3390", false},
-		{"ldap://127.0.0.1:3389", "ldap://evil.example.com:3389", false},
-		{"ldapi://%2Frun%2Fslapd%2Fldapi", "ldapi://%2Frun%2Fslapd%2Fldapi", true},
-	} {
-		if got := sameServer(tc.a, tc.b); got != tc.same {
-			t.Errorf("sameServer(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.same)
-		}
-	}
-}
-
 func TestParseCSN(t *testing.T) {
 	c, ok := ParseCSN("20261202042100.123456Z#000000#00a#000000")
 	if !ok || c.ServerID != 10 || c.Time != time.Date(2026, 12, 2, 4, 21, 0, 123456000, time.UTC) {

@@ -14,6 +14,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -163,11 +164,10 @@ func sameCSNs(a, b []CSN) bool {
 }
 
 // contextCSNs reads the base's contextCSN values, sorted by server ID.
-func (c *Conn) contextCSNs(base string) ([]CSN, error) {
-	start := time.Now()
-	e, err := c.baseEntry(base, "contextCSN")
+func contextCSNs(c *Conn, base string) ([]CSN, error) {
+	e, err := c.BaseEntry(base, "contextCSN")
 	if err != nil {
-		return nil, c.answered(err, start, "search")
+		return nil, err
 	}
 	var out []CSN
 	if e != nil {
@@ -186,13 +186,13 @@ func (c *Conn) contextCSNs(base string) ([]CSN, error) {
 // nothing of a base inside its naming contexts. A base that is missing
 // for a bound identity, or outside every naming context, is not its
 // business: the caller reports those.
-func (c *Conn) readsBase(base string) error {
+func readsBase(c *Conn, base string) error {
 	st := NewStore(c, base)
 	e, err := st.Entry(base, "1.1")
-	if err != nil || e != nil || !c.anonymous() {
+	if err != nil || e != nil || !c.Anonymous() {
 		return err
 	}
-	if contexts, err := c.NamingContexts(); err == nil && !underAny(base, contexts) {
+	if contexts, err := c.NamingContexts(); err == nil && !ldapconn.UnderAny(base, contexts) {
 		return nil
 	}
 	return &RefusedError{Who: Identity{Anonymous: true}, Action: "read", Object: st.DIT.Describe(base),
@@ -215,19 +215,19 @@ func serverStatus(opts Options, u, base string, content bool) ServerStatus {
 	}
 	defer c.Close()
 	st.Reachable, st.Bound = true, true
-	if err := c.readsBase(base); err != nil {
+	if err := readsBase(c, base); err != nil {
 		// An identity that cannot read the base sees no contextCSN: it
 		// cannot tell whether the server is healthy, so it is not.
 		st.Err = err
 		return st
 	}
-	if st.ContextCSN, err = c.contextCSNs(base); err != nil {
+	if st.ContextCSN, err = contextCSNs(c, base); err != nil {
 		st.Err = err
 		return st
 	}
 	// The role first: a base the server does not hold (outside its naming
 	// contexts) is said by the probe, before the content is read.
-	refs, shadow, err := c.probe(base)
+	refs, shadow, err := c.Probe(base)
 	switch {
 	case err != nil:
 		st.Err = err
@@ -245,7 +245,7 @@ func serverStatus(opts Options, u, base string, content bool) ServerStatus {
 			st.Err = err
 			return st
 		}
-		after, err := c.contextCSNs(base)
+		after, err := contextCSNs(c, base)
 		if err != nil {
 			st.Err = err
 			return st

@@ -64,37 +64,31 @@ func (id Identity) RolesText() string {
 // more.
 func (id Identity) Holds(r ldapschema.Role) bool { return ldapschema.Highest(id.Roles).Allows(r) }
 
-// WhoAmI asks the server who the connection is (RFC 4532 "Who am I?").
-func (c *Conn) WhoAmI() (Identity, error) {
-	conn, _ := c.live()
-	res, err := conn.WhoAmI(nil)
+// whoAmI asks the server who the connection is (RFC 4532 "Who am I?").
+func whoAmI(c *Conn) (Identity, error) {
+	authzID, err := c.WhoAmI()
 	if err != nil {
 		return Identity{}, fmt.Errorf("who am I: %s", ldapclient.Describe(err))
 	}
-	dn, isDN := strings.CutPrefix(res.AuthzID, "dn:")
+	dn, isDN := strings.CutPrefix(authzID, "dn:")
 	switch {
-	case res.AuthzID == "":
+	case authzID == "":
 		return Identity{Anonymous: true}, nil
 	case isDN:
 		return Identity{DN: dn}, nil
 	}
-	return Identity{DN: res.AuthzID}, nil
-}
-
-// whoAmI is what a client that knows who it is answers (a live Conn).
-type whoAmI interface {
-	WhoAmI() (Identity, error)
+	return Identity{DN: authzID}, nil
 }
 
 // WhoAmI returns who the store's connection is and the roles it holds.
 // Roles that cannot be read (an anonymous connection reads no role group)
 // are said in Identity.Unknown, not as an error.
 func (s *Store) WhoAmI() (Identity, error) {
-	w, ok := s.Client.(whoAmI)
+	c, ok := s.Client.(*Conn)
 	if !ok {
 		return Identity{}, errors.New("who the connection is needs a server, not an LDIF snapshot")
 	}
-	id, err := w.WhoAmI()
+	id, err := whoAmI(c)
 	if err != nil {
 		return id, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/progress"
 )
@@ -182,19 +183,19 @@ func (s *Store) FindOne(kind, name, base string, scope int, filter string) (*lda
 func (s *Store) Add(w Writer, dn string, a ldapschema.Attrs) error {
 	req := a.AddRequest(dn)
 	if s.direct(w) {
-		if ok, err := s.guarded(Write{Verb: "create", Object: s.DIT.Describe(dn), DN: dn, add: req}); ok {
+		if ok, err := s.guarded(Write{Verb: "create", Object: s.DIT.Describe(dn), DN: dn, req: Request{Add: req}}); ok {
 			return err
 		}
 	}
 	if err := w.Add(req); err != nil {
-		if s.direct(w) && unanswered(err) {
-			return s.settle(err, "adding "+dn, []Write{{DN: dn, add: req}})
+		if s.direct(w) && ldapconn.Unanswered(err) {
+			return s.settle(err, "adding "+dn, []Write{{DN: dn, req: Request{Add: req}}})
 		}
 		if s.direct(w) && IsNoSuchObject(err) {
 			// Its parent was read, so it is gone since.
 			return s.readFromReplica(&ConflictError{What: ldapschema.ParentOf(dn), Err: err})
 		}
-		if refused, ok := s.writeRefused(err, []Write{{Verb: "create", Object: s.DIT.Describe(dn), DN: dn, add: req}}, false); ok {
+		if refused, ok := s.writeRefused(err, []Write{{Verb: "create", Object: s.DIT.Describe(dn), DN: dn, req: Request{Add: req}}}, false); ok {
 			return refused
 		}
 		return ldapclient.OpErrorf(err, "adding %s", dn)
@@ -228,7 +229,7 @@ func (s *Store) guarded(w Write) (bool, error) {
 		}
 	}
 	what := strings.Join(names, ", ") + " (which " + w.DN + " refers to)"
-	if w.add == nil {
+	if w.req.Add == nil {
 		what = w.DN + ", or " + what
 	}
 	return true, s.applyPlan(&Plan{Writes: []Write{w}, Conflict: what})
@@ -247,7 +248,7 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 	req := ldap.NewModifyRequest(dn, controls)
 	req.Changes = changes
 	if s.direct(w) {
-		if ok, err := s.guarded(Write{Verb: "change", Object: s.DIT.Describe(dn), DN: dn, modify: req}); ok {
+		if ok, err := s.guarded(Write{Verb: "change", Object: s.DIT.Describe(dn), DN: dn, req: Request{Modify: req}}); ok {
 			return err
 		}
 	}
@@ -255,10 +256,10 @@ func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, control
 		if IsCode(err, ldap.LDAPResultAssertionFailed) {
 			return s.readFromReplica(&ConflictError{What: dn})
 		}
-		if s.direct(w) && unanswered(err) {
-			return s.settle(err, "modifying "+dn, []Write{{DN: dn, modify: req}})
+		if s.direct(w) && ldapconn.Unanswered(err) {
+			return s.settle(err, "modifying "+dn, []Write{{DN: dn, req: Request{Modify: req}}})
 		}
-		if refused, ok := s.writeRefused(err, []Write{{Verb: "change", Object: s.DIT.Describe(dn), DN: dn, modify: req}}, false); ok {
+		if refused, ok := s.writeRefused(err, []Write{{Verb: "change", Object: s.DIT.Describe(dn), DN: dn, req: Request{Modify: req}}}, false); ok {
 			return refused
 		}
 		return ldapclient.OpErrorf(err, "modifying %s", dn)
@@ -332,54 +333,6 @@ func (s *Store) Settings() (ldapschema.SettingsRecord, error) {
 	return rec, err
 }
 
-// LayoutError says a search's base does not exist (exit 3): the base DN
-// itself (a wrong -b), or a container `cpactl init` creates. A base
-// outside every naming context of the server (it holds no database for
-// it: no read finds it, and a write there is refused with 53) is one too,
-// with the server's naming contexts in Contexts.
-type LayoutError struct {
-	Base       string   // the federation's base DN
-	DN         string   // the search base (or the entry written) that does not exist
-	BaseExists bool     // the server holds the base DN (so init has not run)
-	Contexts   []string // the server's naming contexts, when the base lies under none
-	// Enclosing is the base of a cpactl layout that holds the base inside
-	// it (-b ou=Sites,dc=example: dc=example), when there is one.
-	Enclosing string
-	Roles     bool // what is missing is the role groups (init --roles has not run)
-}
-
-func (e *LayoutError) Error() string {
-	switch {
-	case e.Enclosing != "":
-		return fmt.Sprintf("the base %s lies inside the cpactl layout under %s: it is not a federation's base", e.Base, e.Enclosing)
-	case len(e.Contexts) > 0:
-		return fmt.Sprintf("the base %s is outside every naming context of the server: it holds %s", e.Base, strings.Join(e.Contexts, "; "))
-	case !e.BaseExists:
-		return fmt.Sprintf("the base %s does not exist on the server", e.Base)
-	}
-	if e.Roles {
-		return fmt.Sprintf("%s does not exist: the directory has no role groups under %s", e.DN, e.Base)
-	}
-	return fmt.Sprintf("%s does not exist: the directory has no cpactl layout under %s", e.DN, e.Base)
-}
-
-// Hint says what to do about it.
-func (e *LayoutError) Hint() string {
-	switch {
-	case e.Enclosing != "" && ldapschema.EqualDN(e.Enclosing, ldapschema.DefaultBase):
-		return "pass -b " + e.Enclosing + ", the entry that holds ou=Sites and ou=Pods (or leave -b out: it is the default)"
-	case e.Enclosing != "":
-		return "pass -b " + e.Enclosing + ", the entry that holds ou=Sites and ou=Pods"
-	case len(e.Contexts) > 0:
-		return "check -b/--base (or CPACTL_BASE): the base must be one of the server's naming contexts or lie under one"
-	case !e.BaseExists:
-		return "check -b/--base (or CPACTL_BASE); `cpactl init` creates the base when it is the suffix of the server's database"
-	case e.Roles:
-		return "run `cpactl init --roles` (as an admin, or the root DN on a new server) to create the role groups"
-	}
-	return "run `cpactl init` to create the layout"
-}
-
 // layoutError explains a search whose base is missing, from the deepest
 // existing entry the server matched. With none matched, a live server's
 // naming contexts (one more read, on this error only) tell a base it
@@ -392,10 +345,10 @@ func (s *Store) layoutError(searchBase string, err error) error {
 	}
 	exists := matched != "" && ldapschema.IsUnder(matched, s.DIT.Base)
 	if conn, ok := s.Client.(*Conn); ok && matched == "" {
-		if contexts, err := conn.NamingContexts(); err == nil && len(contexts) > 0 && !underAny(s.DIT.Base, contexts) {
+		if contexts, err := conn.NamingContexts(); err == nil && len(contexts) > 0 && !ldapconn.UnderAny(s.DIT.Base, contexts) {
 			return &LayoutError{Base: s.DIT.Base, DN: searchBase, Contexts: contexts}
 		}
-		if conn.anonymous() {
+		if conn.Anonymous() {
 			return hiddenRefusal(s.DIT, searchBase, err)
 		}
 	}
@@ -446,10 +399,10 @@ func hiddenRefusal(dit ldapschema.DIT, dn string, err error) error {
 func (s *Store) hiddenFromAnonymous(dn string, err error) error {
 	conn, ok := s.Client.(*Conn)
 	var le *ldap.Error
-	if !ok || !conn.anonymous() || !errors.As(err, &le) || le.MatchedDN != "" {
+	if !ok || !conn.Anonymous() || !errors.As(err, &le) || le.MatchedDN != "" {
 		return nil
 	}
-	if contexts, cerr := conn.NamingContexts(); cerr != nil || !underAny(dn, contexts) {
+	if contexts, cerr := conn.NamingContexts(); cerr != nil || !ldapconn.UnderAny(dn, contexts) {
 		return nil
 	}
 	return hiddenRefusal(s.DIT, dn, err)

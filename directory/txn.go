@@ -16,6 +16,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -27,26 +28,26 @@ func (s *Store) applyOne(p *Plan) error {
 	run := trashRunName()
 	moved := 0
 	for i, st := range steps {
-		if err := stopBefore("step", i, len(steps)); err != nil {
+		if err := ldapconn.StopBefore("step", i, len(steps)); err != nil {
 			return err
 		}
 		if st.move != nil {
 			if moved == 0 {
 				if err := s.ensureTrash(); err != nil {
-					return stepFailed(err, "step", i, len(steps))
+					return ldapconn.StepFailed(err, "step", i, len(steps))
 				}
 			}
 			// One modrdn outside a transaction: the subtree leaves the
 			// layout at once.
 			req := s.toTrash(st.move.DN, fmt.Sprintf("%s-%d", run, moved))
 			// The root's delete asserted it is as read: so does its move.
-			req.Controls = slices.Clone(st.move.del.Controls)
+			req.Controls = slices.Clone(st.move.req.Del.Controls)
 			err := s.Client.ModifyDN(req)
 			moved++
 			s.Progress.Add(1)
-			if unanswered(err) {
+			if ldapconn.Unanswered(err) {
 				err = s.settle(err, fmt.Sprintf("the %s of %s", st.move.Verb, st.move.Object),
-					[]Write{{DN: st.move.DN, rename: req}})
+					[]Write{{DN: st.move.DN, req: Request{Rename: req}}})
 			}
 			if IsAssertionFailed(err) {
 				err = p.failure("", err)
@@ -56,16 +57,16 @@ func (s *Store) applyOne(p *Plan) error {
 				return err
 			}
 			if refused, ok := s.writeRefused(err, []Write{*st.move}, false); ok {
-				return stepFailed(refused, "step", i, len(steps))
+				return ldapconn.StepFailed(refused, "step", i, len(steps))
 			}
 			if err != nil && !IsCode(err, ldap.LDAPResultNoSuchObject) {
-				return stepFailed(&WriteError{What: fmt.Sprintf("cannot %s %s", st.move.Verb, st.move.Object), Err: err},
+				return ldapconn.StepFailed(&WriteError{What: fmt.Sprintf("cannot %s %s", st.move.Verb, st.move.Object), Err: err},
 					"step", i, len(steps))
 			}
 			continue
 		}
 		if err := s.applyTransaction(p, st.writes, run); err != nil {
-			return stepFailed(err, "step", i, len(steps))
+			return ldapconn.StepFailed(err, "step", i, len(steps))
 		}
 		p.Transactions++
 	}
@@ -95,7 +96,7 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 	parents := map[string]bool{}
 	var placeholders []Write
 	for _, w := range writes {
-		if w.del == nil {
+		if w.req.Del == nil {
 			continue
 		}
 		parent := ldapschema.ParentOf(w.DN)
@@ -103,12 +104,12 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 			parents[k] = true
 			dn := ldapschema.RDN(ldapschema.AttrOU, run) + "," + parent
 			placeholders = append(placeholders, Write{Verb: "add", Object: "placeholder " + dn, DN: dn,
-				add: placeholder(dn).AddRequest(dn)})
+				req: Request{Add: placeholder(dn).AddRequest(dn)}})
 		}
 	}
 	touches := s.touches(writes, p.scope)
 	fail := func(w Write, err error) error {
-		if errors.Is(err, errStopped) {
+		if errors.Is(err, ldapconn.ErrStopped) {
 			return err // Transaction aborts and says so
 		}
 		return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/progress"
 )
@@ -30,7 +31,7 @@ const TxnWrites = 4000
 // MaxTxnWrites is the largest transaction ApplyPlan sends, even for a
 // store that asks for one transaction: slapd holds every queued write in
 // memory until the commit, and a commit that outlasts the client's
-// deadline crashes slapd (MinCommitTimeout); 20,000 adds commit in about
+// deadline crashes slapd (ldapconn.MinCommitTimeout); 20,000 adds commit in about
 // 4 s, 50,000 in 19 s.
 const MaxTxnWrites = 20000
 
@@ -45,15 +46,6 @@ func (s *Store) txnLimit() int {
 	}
 	return txnWrites
 }
-
-// pipelineDepth is how many writes of a transaction are in flight at once
-// (sent and not yet answered; bulkTxn sends them from one goroutine, in
-// batches, and reads the answers as they come). slapd queues each one when
-// it arrives, in the order its worker threads reach the connection, which
-// is not the order they were sent: only writes that do not depend on each
-// other (see waves) travel together. Measured here with go-ldap, 10,000
-// adds queued: 2.8 s one at a time, 1.2 s with 64 in flight.
-const pipelineDepth = 32
 
 // Atomic reports whether ApplyPlan writes p in one transaction (or one
 // request), and when not, why, in words for a warning.
@@ -104,7 +96,7 @@ type step struct {
 func deleteSteps(writes []Write) []step {
 	deleted := map[string]bool{}
 	for _, w := range writes {
-		if w.del != nil {
+		if w.req.Del != nil {
 			deleted[w.normal().Key()] = true
 		}
 	}
@@ -112,7 +104,7 @@ func deleteSteps(writes []Write) []step {
 	hasChildren := map[string]bool{}
 	rootOf := map[string]string{}
 	for _, w := range writes {
-		if w.del == nil {
+		if w.req.Del == nil {
 			continue
 		}
 		dn := w.normal()
@@ -132,7 +124,7 @@ func deleteSteps(writes []Write) []step {
 	var out []step
 	var group []Write
 	for _, w := range writes {
-		if w.del == nil {
+		if w.req.Del == nil {
 			group = append(group, w)
 			continue
 		}
@@ -169,7 +161,7 @@ func (s *Store) chunks(writes []Write) [][]Write {
 	}
 	future := map[string]bool{} // entries a later write adds
 	for _, w := range writes {
-		if w.add != nil {
+		if w.req.Add != nil {
 			future[w.normal().Key()] = true
 		}
 	}
@@ -177,7 +169,7 @@ func (s *Store) chunks(writes []Write) [][]Write {
 	var out [][]Write
 	start, safe := 0, -1 // safe: the last index after which a cut is safe
 	for i, w := range writes {
-		if w.add != nil {
+		if w.req.Add != nil {
 			k := w.normal().Key()
 			delete(future, k)
 			delete(pending, k)
@@ -258,12 +250,12 @@ func waves(writes []Write) [][]Write {
 // rename the new DN), the entry's key followed by its ancestors' keys.
 func touchedDNs(w Write) [][]string {
 	dns := []string{w.DN}
-	if w.rename != nil {
-		parent := w.rename.NewSuperior
+	if w.req.Rename != nil {
+		parent := w.req.Rename.NewSuperior
 		if parent == "" {
 			parent = ldapschema.ParentOf(w.DN)
 		}
-		dns = append(dns, w.rename.NewRDN+","+parent)
+		dns = append(dns, w.req.Rename.NewRDN+","+parent)
 	}
 	out := make([][]string, 0, len(dns))
 	for _, dn := range dns {
@@ -283,26 +275,26 @@ func touchedDNs(w Write) [][]string {
 }
 
 // waveSender is a transaction's Writer that sends the writes of a wave
-// together, pipelined (bulkTxn). It returns the first failing write in
+// together, pipelined (ldapconn's bulkTxn). It returns the first failing write in
 // plan order (its index in wave) and its error, adds 1 to sent for each
 // write answered with success, and has had every write it sent answered
 // when it returns.
 type waveSender interface {
 	Writer
-	sendWave(wave []Write, sent *progress.Counter) (int, error)
+	sendWave(wave []Request, sent *progress.Counter) (int, error)
 }
 
 // sendAll queues writes in the transaction tx, wave by wave when tx takes
 // waves, else one at a time. fail turns the error of a write into the one
 // returned; with several failing writes in a wave, the first in plan
 // order counts. Every write sent has been answered when it returns. On
-// StopChanges it sends no more writes and fails with errStopped.
+// StopChanges it sends no more writes and fails with ErrStopped.
 func sendAll(tx Writer, writes []Write, fail func(Write, error) error, sent *progress.Counter) error {
 	p, ok := tx.(waveSender)
 	if !ok {
 		for _, w := range writes {
-			if stopAsked.Load() {
-				return fail(w, errStopped)
+			if Stopped() {
+				return fail(w, ldapconn.ErrStopped)
 			}
 			if err := w.apply(tx); err != nil {
 				return fail(w, err)
@@ -312,9 +304,18 @@ func sendAll(tx Writer, writes []Write, fail func(Write, error) error, sent *pro
 		return nil
 	}
 	for _, wave := range waves(writes) {
-		if i, err := p.sendWave(wave, sent); err != nil {
+		if i, err := p.sendWave(requests(wave), sent); err != nil {
 			return fail(wave[i], err)
 		}
 	}
 	return nil
+}
+
+// requests returns the requests writes send, in order.
+func requests(writes []Write) []Request {
+	out := make([]Request, len(writes))
+	for i, w := range writes {
+		out[i] = w.req
+	}
+	return out
 }

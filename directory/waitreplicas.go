@@ -21,6 +21,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -100,12 +101,12 @@ func (s *Store) WaitReplicas(opts Options, wait time.Duration) ([]ReplicaCheck, 
 	if !ok {
 		return nil, errors.New("--wait-replicas needs a server, not a snapshot")
 	}
-	if err := provider.toWritable(); err != nil {
+	if err := provider.ToWritable(); err != nil {
 		return nil, err
 	}
 	var replicas []string
 	for _, u := range opts.URLs {
-		if !sameServer(u, provider.URL) {
+		if !ldapconn.SameServer(u, provider.URL) {
 			replicas = append(replicas, u)
 		}
 	}
@@ -198,11 +199,11 @@ func waitReplica(opts Options, provider *Conn, base, u string, deadline time.Tim
 // content was read) but not the same entries.
 func compareOnce(provider, replica *Conn, base string, check *ReplicaCheck) (bool, error) {
 	check.Differs = nil
-	want, err := provider.contextCSNs(base)
+	want, err := contextCSNs(provider, base)
 	if err != nil {
 		return false, err
 	}
-	got, err := replica.contextCSNs(base)
+	got, err := contextCSNs(replica, base)
 	if err != nil {
 		return false, err
 	}
@@ -218,10 +219,10 @@ func compareOnce(provider, replica *Conn, base string, check *ReplicaCheck) (boo
 		return false, err
 	}
 	check.Entries = ContentTotal(rc)
-	if after, err := provider.contextCSNs(base); err != nil || !sameCSNs(want, after) {
+	if after, err := contextCSNs(provider, base); err != nil || !sameCSNs(want, after) {
 		return false, err // written to meanwhile: compare again
 	}
-	if after, err := replica.contextCSNs(base); err != nil || !sameCSNs(want, after) {
+	if after, err := contextCSNs(replica, base); err != nil || !sameCSNs(want, after) {
 		return false, err
 	}
 	check.Differs = CompareContent(pc, rc)

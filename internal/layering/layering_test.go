@@ -32,6 +32,7 @@ func TestLayers(t *testing.T) {
 		{"directory", "the directory package knows no command line, and reads what the rules need without applying them (the broker decides the backup rule)", [][]string{cobra, {"github.com/cpactl/cpactl/rules"}}},
 		{"directory/ldapclient", "the client seam knows no command line and no rule", [][]string{cobra, {"github.com/cpactl/cpactl/rules"}}},
 		{"directory/snapshot", "the in-memory server knows no command line and no rule", [][]string{cobra, {"github.com/cpactl/cpactl/rules"}}},
+		{"directory/ldapconn", "the transport knows no command line and no rule", [][]string{cobra, {"github.com/cpactl/cpactl/rules"}}},
 		{"reconcile", "reconcile knows no command line", [][]string{cobra}},
 		{"lint", "lint reads records, not the directory", [][]string{ldap, cobra}},
 		{"internal/nesting", "the walker is generic over its nodes", [][]string{ldap, cobra, {"github.com/cpactl/"}}},

@@ -138,3 +138,15 @@ func Flatten(entries []*ldap.Entry) string {
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
 }
+
+// ManyUsers is the sample directory with n more users, one of them
+// ("reader", a user like the others).
+func ManyUsers(n int) string {
+	var b strings.Builder
+	b.WriteString(Sample())
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "\ndn: %s\nobjectClass: inetOrgPerson\nuid: u%05d\ncn: User %d\nsn: %d\n", DIT.User(fmt.Sprintf("u%05d", i)), i, i, i)
+	}
+	fmt.Fprintf(&b, "\ndn: %s\nobjectClass: inetOrgPerson\nuid: reader\ncn: Reader\nsn: Reader\nuserPassword: reader-secret\n", DIT.User("reader"))
+	return b.String()
+}

@@ -1,4 +1,4 @@
-package directory
+package ldapconn
 
 // Transactions on the bulk connection: Start Transaction, the writes and
 // End Transaction run on one goroutine, the requests encoded by hand into
@@ -209,27 +209,27 @@ func (e *berBuf) controls(ctls []ldap.Control, extra []byte) {
 	e.end(c)
 }
 
-// encodeWrite encodes the message of a write with message ID id, its own
-// controls followed by extra. It returns the response tag the write
-// expects, or 0 when the write holds no request.
-func (e *berBuf) encodeWrite(id int64, w Write, extra []byte) byte {
+// encodeWrite encodes the message of a write request with message ID id,
+// its own controls followed by extra. It returns the response tag the
+// write expects, or 0 when w holds no request.
+func (e *berBuf) encodeWrite(id int64, w Request, extra []byte) byte {
 	msg := e.begin(tagSequence)
 	e.integer(tagInteger, id)
 	var ctls []ldap.Control
 	var answer byte
 	switch {
-	case w.add != nil:
-		e.addRequest(w.add)
-		ctls, answer = w.add.Controls, tagAddResponse
-	case w.modify != nil:
-		e.modifyRequest(w.modify)
-		ctls, answer = w.modify.Controls, tagModifyResponse
-	case w.rename != nil:
-		e.modifyDNRequest(w.rename)
-		ctls, answer = w.rename.Controls, tagModDNResponse
-	case w.del != nil:
-		e.delRequest(w.del)
-		ctls, answer = w.del.Controls, tagDelResponse
+	case w.Add != nil:
+		e.addRequest(w.Add)
+		ctls, answer = w.Add.Controls, tagAddResponse
+	case w.Modify != nil:
+		e.modifyRequest(w.Modify)
+		ctls, answer = w.Modify.Controls, tagModifyResponse
+	case w.Rename != nil:
+		e.modifyDNRequest(w.Rename)
+		ctls, answer = w.Rename.Controls, tagModDNResponse
+	case w.Del != nil:
+		e.delRequest(w.Del)
+		ctls, answer = w.Del.Controls, tagDelResponse
 	default:
 		*e = (*e)[:msg-2]
 		return 0
@@ -258,6 +258,15 @@ func parseExtended(op []byte) (result, []byte, error) {
 	}
 	return r, nil, nil
 }
+
+// PipelineDepth is how many writes of a transaction are in flight at once
+// (sent and not yet answered; bulkTxn sends them from one goroutine, in
+// batches, and reads the answers as they come). slapd queues each one when
+// it arrives, in the order its worker threads reach the connection, which
+// is not the order they were sent: only writes that do not depend on each
+// other (directory's waves) travel together. Measured here with go-ldap, 10,000
+// adds queued: 2.8 s one at a time, 1.2 s with 64 in flight.
+const PipelineDepth = 32
 
 // bulkTxn is an open transaction on a bulk connection, and the Writer
 // Conn.Transaction hands out. Its mutex is held by the transaction.
@@ -412,7 +421,7 @@ func (t *bulkTxn) fail(err error) error {
 }
 
 // sendWave sends the writes of a wave, independent of each other, with up
-// to pipelineDepth of them unanswered: it encodes writes into the buffer
+// to PipelineDepth of them unanswered: it encodes writes into the buffer
 // while the window has room, flushes, reads one answer and those already
 // arrived, and goes on. After a failure it sends no more writes but waits
 // for those in flight. It returns the first failing write in plan order
@@ -421,12 +430,12 @@ func (t *bulkTxn) fail(err error) error {
 // has been answered when it returns, unless the connection failed.
 //
 // On StopChanges it sends no more writes either: once those in flight are
-// answered it returns the first write not sent with errStopped.
-func (t *bulkTxn) sendWave(wave []Write, sent *progress.Counter) (int, error) {
+// answered it returns the first write not sent with ErrStopped.
+func (t *bulkTxn) sendWave(wave []Request, sent *progress.Counter) (int, error) {
 	s := waveState{txn: t, wave: wave, sent: sent, first: t.b.nextID + 1, failed: -1}
 	s.run()
 	if s.failed < 0 && s.next < len(wave) {
-		s.note(s.next, errStopped)
+		s.note(s.next, ErrStopped)
 	}
 	return s.failed, s.err
 }
@@ -434,7 +443,7 @@ func (t *bulkTxn) sendWave(wave []Write, sent *progress.Counter) (int, error) {
 // waveState is one wave being sent.
 type waveState struct {
 	txn      *bulkTxn
-	wave     []Write
+	wave     []Request
 	sent     *progress.Counter
 	first    int64  // the message ID of the first write sent
 	order    []int  // the index in wave of each write sent, by message ID
@@ -480,11 +489,11 @@ func (s *waveState) run() {
 // write failed and no stop was asked for.
 func (s *waveState) fill() error {
 	t := s.txn
-	for s.failed < 0 && s.next < len(s.wave) && s.inFlight < pipelineDepth && !stopAsked.Load() {
+	for s.failed < 0 && s.next < len(s.wave) && s.inFlight < PipelineDepth && !stopAsked.Load() {
 		i := s.next
 		s.next++
 		w := s.wave[i]
-		if w.rename != nil && w.rename.NewSuperior != "" {
+		if w.Rename != nil && w.Rename.NewSuperior != "" {
 			s.note(i, ErrMoveInTransaction)
 			return nil
 		}
@@ -548,15 +557,15 @@ func (s *waveState) lose(err error) {
 
 // The Writer methods send one write and wait for its answer.
 
-func (t *bulkTxn) Add(req *ldap.AddRequest) error { return t.one(Write{add: req}) }
+func (t *bulkTxn) Add(req *ldap.AddRequest) error { return t.one(Request{Add: req}) }
 
-func (t *bulkTxn) Modify(req *ldap.ModifyRequest) error { return t.one(Write{modify: req}) }
+func (t *bulkTxn) Modify(req *ldap.ModifyRequest) error { return t.one(Request{Modify: req}) }
 
-func (t *bulkTxn) ModifyDN(req *ldap.ModifyDNRequest) error { return t.one(Write{rename: req}) }
+func (t *bulkTxn) ModifyDN(req *ldap.ModifyDNRequest) error { return t.one(Request{Rename: req}) }
 
-func (t *bulkTxn) Del(req *ldap.DelRequest) error { return t.one(Write{del: req}) }
+func (t *bulkTxn) Del(req *ldap.DelRequest) error { return t.one(Request{Del: req}) }
 
-func (t *bulkTxn) one(w Write) error {
-	_, err := t.sendWave([]Write{w}, nil)
+func (t *bulkTxn) one(w Request) error {
+	_, err := t.sendWave([]Request{w}, nil)
 	return err
 }

@@ -1,4 +1,4 @@
-package directory
+package ldapconn
 
 import (
 	"bufio"
@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +14,7 @@ import (
 	ber "github.com/go-asn1-ber/asn1-ber"
 	"github.com/go-ldap/ldap/v3"
 
-	"github.com/cpactl/cpactl/directory/internal/dirtest"
-	"github.com/cpactl/cpactl/internal/slapdtest"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -102,21 +100,21 @@ func TestTxnEncodingMatchesGoLDAP(t *testing.T) {
 	mod.Increment("uidNumber", "1")
 	tests := []struct {
 		name   string
-		w      Write
+		w      Request
 		answer byte
 		send   func(*ldap.Conn, []ldap.Control) error
 	}{
-		{"add", Write{add: add}, tagAddResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
+		{"add", Request{Add: add}, tagAddResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
 			r := *add
 			r.Controls = ctls
 			return c.Add(&r)
 		}},
-		{"add of a value over 64 KiB", Write{add: big}, tagAddResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
+		{"add of a value over 64 KiB", Request{Add: big}, tagAddResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
 			r := *big
 			r.Controls = ctls
 			return c.Add(&r)
 		}},
-		{"modify: add, delete, replace, increment, with an assertion", Write{modify: mod}, tagModifyResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
+		{"modify: add, delete, replace, increment, with an assertion", Request{Modify: mod}, tagModifyResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
 			r := *mod
 			r.Controls = append([]ldap.Control{assertion}, ctls...)
 			return c.Modify(&r)
@@ -129,11 +127,11 @@ func TestTxnEncodingMatchesGoLDAP(t *testing.T) {
 	} {
 		tests = append(tests, struct {
 			name   string
-			w      Write
+			w      Request
 			answer byte
 			send   func(*ldap.Conn, []ldap.Control) error
 		}{fmt.Sprintf("modrdn deleteoldrdn %v newSuperior %q", rename.DeleteOldRDN, rename.NewSuperior),
-			Write{rename: rename}, tagModDNResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
+			Request{Rename: rename}, tagModDNResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
 				r := *rename
 				r.Controls = ctls
 				return c.ModifyDN(&r)
@@ -142,10 +140,10 @@ func TestTxnEncodingMatchesGoLDAP(t *testing.T) {
 	del := ldap.NewDelRequest("cn=a,ou=Sites,dc=x", nil)
 	tests = append(tests, struct {
 		name   string
-		w      Write
+		w      Request
 		answer byte
 		send   func(*ldap.Conn, []ldap.Control) error
-	}{"delete", Write{del: del}, tagDelResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
+	}{"delete", Request{Del: del}, tagDelResponse, func(c *ldap.Conn, ctls []ldap.Control) error {
 		r := *del
 		r.Controls = ctls
 		return c.Del(&r)
@@ -212,56 +210,6 @@ func TestBERIntegers(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("%d: %x, want %x", v, []byte(got), want)
 		}
-	}
-}
-
-// TestFailingWriteInAWave: in a wave of independent adds pipelined in one
-// transaction, two writes the server refuses as they are queued (DNs it
-// cannot parse) fail the plan with the first of them in plan order, and
-// nothing is written (the transaction is aborted); the connection goes on
-// with the next transaction.
-func TestFailingWriteInAWave(t *testing.T) {
-	_, st := topology(t)
-	d := st.DIT
-	p := &Plan{}
-	for i := range 3 * pipelineDepth {
-		uid := fmt.Sprintf("wave-%d", i)
-		dn := d.User(uid)
-		if i == pipelineDepth+5 || i == pipelineDepth+9 {
-			dn = "not a DN " + uid
-		}
-		p.Add(AddWrite("add", "user "+uid, dn, ldapschema.User{UID: uid}.Attrs()))
-	}
-	if n := len(waves(p.Writes)); n != 1 {
-		t.Fatalf("%d waves, want one", n)
-	}
-	err := st.ApplyPlan(p)
-	if err == nil {
-		t.Fatal("a plan with unparsable DNs was applied")
-	}
-	// The refused transaction wraps the failed write.
-	var failed []string
-	for e := error(err); e != nil; e = errors.Unwrap(e) {
-		var we *WriteError
-		if errors.As(e, &we) && e == error(we) {
-			failed = append(failed, we.What)
-		}
-	}
-	first := fmt.Sprintf("cannot add user wave-%d", pipelineDepth+5)
-	if !slices.Contains(failed, first) || !IsCode(err, ldap.LDAPResultInvalidDNSyntax) {
-		t.Errorf("error %q (writes %q), want the failure of %s (invalid DN syntax)", err, failed, first)
-	}
-	for _, w := range p.Writes {
-		if e, _ := st.Entry(w.DN); e != nil {
-			t.Fatalf("%s was written", w.DN)
-		}
-	}
-	good := &Plan{Writes: p.Writes[:pipelineDepth]}
-	if err := st.ApplyPlan(good); err != nil {
-		t.Fatalf("the next transaction: %v", err)
-	}
-	if e, err := st.Entry(good.Writes[pipelineDepth-1].DN); err != nil || e == nil {
-		t.Fatalf("after the next transaction: %v, %v", e, err)
 	}
 }
 
@@ -346,14 +294,15 @@ func TestTxnWriteDeadline(t *testing.T) {
 	for range 2 {
 		var began time.Time
 		var writeErr error
-		err = c.Transaction(func(w Writer) error {
+		err = c.Transaction(func(w ldapclient.Writer) error {
 			began = time.Now()
-			writeErr = w.Add(placeholder("ou=a,dc=x").AddRequest("ou=a,dc=x"))
+			writeErr = w.Add(ldapschema.Attrs{ldapschema.AttrObjectClass: {ldapschema.ClassTop, ldapschema.ClassOrganizationalUnit},
+				ldapschema.AttrOU: {"a"}}.AddRequest("ou=a,dc=x"))
 			return writeErr
 		})
 		elapsed := time.Since(began)
 		want := fmt.Sprintf("no answer within %v, the connection was closed and the transaction dropped", timeout)
-		if writeErr == nil || !strings.Contains(writeErr.Error(), want) || !unanswered(writeErr) || !errors.Is(err, writeErr) {
+		if writeErr == nil || !strings.Contains(writeErr.Error(), want) || !Unanswered(writeErr) || !errors.Is(err, writeErr) {
 			t.Fatalf("write: %v, transaction: %v; want %q, unanswered", writeErr, err, want)
 		}
 		if elapsed < timeout || elapsed > 10*timeout {
@@ -364,39 +313,5 @@ func TestTxnWriteDeadline(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("the transaction's connection was not closed")
 		}
-	}
-}
-
-// TestTxnOverEveryTransport: a transaction commits over ldap://, ldaps:// and
-// StartTLS (the bulk connection's writer follows the upgrade); over
-// ldapi:// it binds with SASL EXTERNAL, an identity that may not write
-// the data (slapdtest), and gets the server's refusal.
-func TestTxnOverEveryTransport(t *testing.T) {
-	srv := slapdtest.Start(t, slapdtest.Config{LDIF: dirtest.Sample(), TLS: true})
-	for name, opts := range transports(srv) {
-		t.Run(name, func(t *testing.T) {
-			c, err := Dial(opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			st := NewStore(c, dit.Base)
-			site := "over-" + name
-			err = c.Transaction(func(w Writer) error {
-				return st.Add(w, dit.Site(site), ldapschema.Site{Name: site}.Attrs())
-			})
-			if name == "ldapi" {
-				if !IsCode(err, ldap.LDAPResultInsufficientAccessRights) {
-					t.Fatalf("as SASL EXTERNAL: %v, want insufficient access", err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := st.Site(site); err != nil {
-				t.Errorf("after the commit: %v", err)
-			}
-		})
 	}
 }

@@ -1,4 +1,4 @@
-package directory
+package ldapconn
 
 // Stopping a change on an interrupt (Ctrl-C, SIGTERM). Exiting with a
 // transaction open closes its connection with writes queued, which
@@ -85,6 +85,16 @@ func ResetChanges() {
 	changesDone.Store(false)
 }
 
+// StartChange counts a change in progress (Store.ApplyPlan) until
+// EndChange, for StopChanges.
+func StartChange() { changes.Add(1) }
+
+// EndChange ends a change StartChange counted.
+func EndChange() { changes.Add(-1) }
+
+// ChangeDone notes that a change of this process was completed.
+func ChangeDone() { changesDone.Store(true) }
+
 // Stopped reports whether StopChanges was called.
 func Stopped() bool { return stopAsked.Load() }
 
@@ -114,9 +124,9 @@ func noteTimeout(timeout time.Duration) {
 	}
 }
 
-// errStopped is what a transaction's writer returns when it stopped
+// ErrStopped is what a transaction's writer returns when it stopped
 // sending writes on StopChanges; Conn.Transaction then aborts.
-var errStopped = errors.New("stopped on an interrupt")
+var ErrStopped = errors.New("stopped on an interrupt")
 
 // InterruptedError says a change stopped on an interrupt (StopChanges)
 // with nothing of its step in progress written (exit code 130): no step
@@ -176,20 +186,26 @@ func (e *PartialError) Error() string {
 
 func (e *PartialError) Unwrap() error { return e.Err }
 
-// stepFailed wraps the error of step i (from 0) of n: a *PartialError when
+// StepFailed wraps the error of step i (from 0) of n: a *PartialError when
 // steps before it were written.
-func stepFailed(err error, unit string, i, n int) error {
+func StepFailed(err error, unit string, i, n int) error {
 	if i == 0 {
 		return err
 	}
 	return &PartialError{Step: i + 1, Steps: n, Unit: unit, Err: err}
 }
 
-// stopBefore returns the error of a change asked to stop before its step
+// StopBefore returns the error of a change asked to stop before its step
 // i (from 0) of n started.
-func stopBefore(unit string, i, n int) error {
+func StopBefore(unit string, i, n int) error {
 	if !stopAsked.Load() {
 		return nil
 	}
-	return stepFailed(&InterruptedError{}, unit, i, n)
+	return StepFailed(&InterruptedError{}, unit, i, n)
 }
+
+// SettleWait is how long a write whose answer was lost is read back before
+// it is called not written: a request the server received just before the
+// connection broke may still be running. slapd finishes such a request in
+// milliseconds; two seconds leaves room for a loaded server.
+var SettleWait = 2 * time.Second

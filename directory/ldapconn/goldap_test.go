@@ -1,4 +1,4 @@
-package directory
+package ldapconn
 
 // The go-ldap reference for the bulk decoder: bulk_test.go checks that
 // SearchEach (bulkConn) reads what go-ldap's own decoding reads.

@@ -1,4 +1,4 @@
-package directory
+package ldapconn
 
 // Replicated directories (docs/replication.md): writes go to the provider,
 // reads to any replica, with one failover.
@@ -41,7 +41,7 @@ func (c *Conn) SetProbeDN(dn string) { c.probeDN = dn }
 // server answers that, like a read-only replica, where it holds no
 // database.
 func (c *Conn) write(dn, op string, send func(*ldap.Conn) error) error {
-	return authRequired(c.sendWrite(dn, op, send), c.anonymous())
+	return authRequired(c.sendWrite(dn, op, send), c.Anonymous())
 }
 
 func (c *Conn) sendWrite(dn, op string, send func(*ldap.Conn) error) error {
@@ -52,7 +52,7 @@ func (c *Conn) sendWrite(dn, op string, send func(*ldap.Conn) error) error {
 		c.writable.Store(true)
 		return nil
 	}
-	if unanswered(err) && c.leftReplica(conn) {
+	if Unanswered(err) && c.leftReplica(conn) {
 		// A concurrent write moved to the provider and closed the
 		// replica's connection under this one: the replica applies no
 		// write, so this one goes to the provider too.
@@ -60,7 +60,7 @@ func (c *Conn) sendWrite(dn, op string, send func(*ldap.Conn) error) error {
 		start = time.Now()
 		return c.answered(send(conn), start, op)
 	}
-	if IsCode(err, ldap.LDAPResultUnwillingToPerform) {
+	if ldapclient.IsCode(err, ldap.LDAPResultUnwillingToPerform) {
 		if outside := c.outsideContexts(dn); outside != nil {
 			return outside
 		}
@@ -82,10 +82,10 @@ func (c *Conn) sendWrite(dn, op string, send func(*ldap.Conn) error) error {
 // that takes writes answers the probe otherwise).
 func (c *Conn) refusedAsReplica(err error, dn string) ([]string, bool) {
 	switch {
-	case IsCode(err, ldap.LDAPResultReferral):
+	case ldapclient.IsCode(err, ldap.LDAPResultReferral):
 		return referrals(err), true
-	case IsCode(err, ldap.LDAPResultUnwillingToPerform) && !c.writable.Load() && !c.onProvider.Load():
-		refs, shadow, perr := c.probe(dn)
+	case ldapclient.IsCode(err, ldap.LDAPResultUnwillingToPerform) && !c.writable.Load() && !c.onProvider.Load():
+		refs, shadow, perr := c.Probe(dn)
 		return refs, perr == nil && shadow
 	}
 	return nil, false
@@ -95,14 +95,14 @@ func (c *Conn) refusedAsReplica(err error, dn string) ([]string, bool) {
 // a server that ignored the assertion would change nothing (16).
 const probeValue = "cpactl write probe: never stored"
 
-// probe asks the server whether it takes writes at dn without writing: a
+// Probe asks the server whether it takes writes at dn without writing: a
 // modify guarded by an assertion no entry matches. A read-only replica
 // refuses it as a write (referral or 53) before it evaluates the
 // assertion; a server that takes writes answers assertion failed (122),
 // no such object, insufficient access or anything else. A 53 at a dn
 // outside every naming context is no replica's: the server holds no
 // database there, and the error is a *LayoutError.
-func (c *Conn) probe(dn string) (refs []string, shadow bool, err error) {
+func (c *Conn) Probe(dn string) (refs []string, shadow bool, err error) {
 	ctl, err := AssertionControl("(!(objectClass=*))")
 	if err != nil {
 		return nil, false, err
@@ -115,14 +115,14 @@ func (c *Conn) probe(dn string) (refs []string, shadow bool, err error) {
 	switch {
 	case perr == nil:
 		return nil, false, nil
-	case IsCode(perr, ldap.LDAPResultReferral):
+	case ldapclient.IsCode(perr, ldap.LDAPResultReferral):
 		return referrals(perr), true, nil
-	case IsCode(perr, ldap.LDAPResultUnwillingToPerform):
+	case ldapclient.IsCode(perr, ldap.LDAPResultUnwillingToPerform):
 		if outside := c.outsideContexts(dn); outside != nil {
 			return nil, false, outside
 		}
 		return nil, true, nil
-	case unanswered(perr):
+	case Unanswered(perr):
 		return nil, false, perr
 	}
 	return nil, false, nil
@@ -135,7 +135,7 @@ func (c *Conn) probe(dn string) (refs []string, shadow bool, err error) {
 // or cannot be read (nothing is known then).
 func (c *Conn) outsideContexts(dn string) error {
 	contexts, err := c.NamingContexts()
-	if err != nil || len(contexts) == 0 || underAny(dn, contexts) {
+	if err != nil || len(contexts) == 0 || UnderAny(dn, contexts) {
 		return nil
 	}
 	base := dn
@@ -151,9 +151,9 @@ func (c *Conn) outsideContexts(dn string) error {
 func (c *Conn) NamingContexts() ([]string, error) {
 	conn, _ := c.live()
 	res, err := conn.Search(ldap.NewSearchRequest("", ldap.ScopeBaseObject, ldap.NeverDerefAliases, 1, 0, false,
-		AnyEntry, []string{ldapschema.AttrNamingContexts}, nil))
+		ldapclient.AnyEntry, []string{ldapschema.AttrNamingContexts}, nil))
 	switch {
-	case IsCode(err, ldap.LDAPResultNoSuchObject), IsCode(err, ldap.LDAPResultInsufficientAccessRights):
+	case ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject), ldapclient.IsCode(err, ldap.LDAPResultInsufficientAccessRights):
 		return nil, nil
 	case err != nil:
 		return nil, err
@@ -163,8 +163,8 @@ func (c *Conn) NamingContexts() ([]string, error) {
 	return res.Entries[0].GetEqualFoldAttributeValues(ldapschema.AttrNamingContexts), nil
 }
 
-// underAny reports whether dn is one of bases or lies under one.
-func underAny(dn string, bases []string) bool {
+// UnderAny reports whether dn is one of bases or lies under one.
+func UnderAny(dn string, bases []string) bool {
 	for _, b := range bases {
 		if ldapschema.IsUnder(dn, b) {
 			return true
@@ -173,25 +173,22 @@ func underAny(dn string, bases []string) bool {
 	return false
 }
 
-// anonymous reports whether the connection did not bind: no bind DN,
+// Anonymous reports whether the connection did not bind: no bind DN,
 // and not ldapi:// (where cpactl binds with SASL EXTERNAL).
-func (c *Conn) anonymous() bool {
+func (c *Conn) Anonymous() bool {
 	_, url := c.live()
 	return c.opts.BindDN == "" && !strings.HasPrefix(strings.ToLower(url), "ldapi://")
 }
 
-// toWritable makes sure the connection is on a server that takes writes
-// before a transaction starts: the probe, then the move when it is a
-// read-only replica.
-// toProvider moves the connection to the provider when the server is a
+// ToProvider moves the connection to the provider when the server is a
 // read-only replica (found with the write probe), and says whether it
 // moved: what a read that only the provider answers needs (the history).
-func (c *Conn) toProvider() (bool, error) {
+func (c *Conn) ToProvider() (bool, error) {
 	if c.onProvider.Load() || c.probeDN == "" {
 		return false, nil
 	}
 	conn, _ := c.live()
-	refs, shadow, err := c.probe(c.probeDN)
+	refs, shadow, err := c.Probe(c.probeDN)
 	if err != nil || !shadow {
 		return false, err
 	}
@@ -201,12 +198,15 @@ func (c *Conn) toProvider() (bool, error) {
 	return true, nil
 }
 
-func (c *Conn) toWritable() error {
+// ToWritable makes sure the connection is on a server that takes writes
+// before a transaction starts: the probe, then the move when it is a
+// read-only replica.
+func (c *Conn) ToWritable() error {
 	if c.writable.Load() || c.onProvider.Load() || c.probeDN == "" {
 		return nil
 	}
 	conn, _ := c.live()
-	refs, shadow, err := c.probe(c.probeDN)
+	refs, shadow, err := c.Probe(c.probeDN)
 	if err != nil {
 		return err
 	}
@@ -237,21 +237,21 @@ func (c *Conn) moveToProvider(conn *ldap.Conn, refs []string) error {
 	}
 	switch {
 	case target == "" && len(refs) > 0:
-		return &ReplicaError{Replica: replica, Referral: ldapclient.ServerOf(refs[0])}
+		return &ldapclient.ReplicaError{Replica: replica, Referral: ldapclient.ServerOf(refs[0])}
 	case target == "" && c.opts.WriteURL != "":
 		target = c.opts.WriteURL
 	case target == "":
-		return &ReplicaError{Replica: replica}
+		return &ldapclient.ReplicaError{Replica: replica}
 	}
-	if c.onProvider.Load() || sameServer(target, replica) {
+	if c.onProvider.Load() || SameServer(target, replica) {
 		// The provider itself refused: follow no second referral.
-		return &ReplicaError{Replica: replica, Provider: target, Err: errors.New("it refused the write as a replica too")}
+		return &ldapclient.ReplicaError{Replica: replica, Provider: target, Err: errors.New("it refused the write as a replica too")}
 	}
 	opts := c.opts
 	opts.URLs = []string{target}
 	fresh, err := Dial(opts)
 	if err != nil {
-		return &ReplicaError{Replica: replica, Provider: target, Err: err}
+		return &ldapclient.ReplicaError{Replica: replica, Provider: target, Err: err}
 	}
 	c.mu.Lock()
 	c.replica, c.replicaURL = current, replica
@@ -263,6 +263,27 @@ func (c *Conn) moveToProvider(conn *ldap.Conn, refs []string) error {
 		c.opts.Note(fmt.Sprintf("%s is a read-only replica: writing to the provider %s (and reading from it for the rest of the command)", replica, target))
 	}
 	return nil
+}
+
+// OnProvider reports whether the connection moved to the provider (a
+// write a replica refused, or ToProvider): reads and writes stay there.
+func (c *Conn) OnProvider() bool { return c.onProvider.Load() }
+
+// Server is the URI of the server the connection is on now.
+func (c *Conn) Server() string {
+	_, url := c.live()
+	return url
+}
+
+// WhoAmI asks the server who the connection is (RFC 4532 "Who am I?"):
+// its authorization identity ("dn:...", "" when anonymous).
+func (c *Conn) WhoAmI() (string, error) {
+	conn, _ := c.live()
+	res, err := conn.WhoAmI(nil)
+	if err != nil {
+		return "", err
+	}
+	return res.AuthzID, nil
 }
 
 // ReadReplica is the read-only replica this connection read from before
@@ -285,16 +306,16 @@ func (c *Conn) leftReplica(conn *ldap.Conn) bool {
 // as ref (scheme, host and port; ref's DN and the rest are ignored), or "".
 func (c *Conn) trusted(ref string) string {
 	for _, u := range append([]string{c.opts.WriteURL}, c.opts.URLs...) {
-		if u != "" && sameServer(u, ref) {
+		if u != "" && SameServer(u, ref) {
 			return u
 		}
 	}
 	return ""
 }
 
-// sameServer compares two LDAP URIs by scheme, host (without regard to
+// SameServer compares two LDAP URIs by scheme, host (without regard to
 // case) and port (389 and 636 by default); ldapi URIs by their socket.
-func sameServer(a, b string) bool {
+func SameServer(a, b string) bool {
 	ka, oka := serverKey(a)
 	kb, okb := serverKey(b)
 	return oka && okb && ka == kb
@@ -346,7 +367,7 @@ func referrals(err error) []string {
 // a single URI. conn is the connection the read failed on: when another
 // read moved already, this one just goes again.
 func (c *Conn) failover(conn *ldap.Conn, err error) bool {
-	if err == nil || !unanswered(err) {
+	if err == nil || !Unanswered(err) {
 		return false
 	}
 	var le *ldap.Error

@@ -1,4 +1,4 @@
-package directory
+package ldapconn
 
 import (
 	"bytes"
@@ -49,7 +49,7 @@ func transports(srv *slapdtest.Server) map[string]Options {
 // snapshot comparison, for a container larger than a page, on ldap://,
 // ldaps://, StartTLS and ldapi:// (SASL EXTERNAL); and the same errors.
 func TestBulkSearchesAnswerLikeGoLDAP(t *testing.T) {
-	srv := slapdtest.Start(t, slapdtest.Config{LDIF: manyUsers(PageSize + 17), TLS: true})
+	srv := slapdtest.Start(t, slapdtest.Config{LDIF: dirtest.ManyUsers(PageSize + 17), TLS: true})
 	for name, opts := range transports(srv) {
 		t.Run(name, func(t *testing.T) {
 			c, err := Dial(opts)

@@ -1,4 +1,11 @@
-package directory
+// Package ldapconn is cpactl's transport to a live LDAP server: the
+// connection (Conn, Dial), the bulk connection that streams paged searches
+// and pipelines a transaction's write Requests, replicas (writes moved to
+// the provider, read failover), and the process's interrupt control
+// (StopChanges: a change stops where the directory is consistent). It
+// knows requests, not plans: package directory turns its plans' writes
+// into Requests and gives this package's names under its own.
+package ldapconn
 
 import (
 	"cmp"
@@ -127,7 +134,7 @@ func Dial(opts Options) (*Conn, error) {
 			if errors.As(err, &ne) && ne.Timeout() {
 				lastErr = &NoAnswerError{URL: raw, Timeout: timeout, Op: "connect"}
 			} else {
-				lastErr = &ConnectError{URL: raw, Err: tlsHint(err)}
+				lastErr = &ldapclient.ConnectError{URL: raw, Err: tlsHint(err)}
 			}
 			continue
 		}
@@ -139,7 +146,7 @@ func Dial(opts Options) (*Conn, error) {
 			}
 			if err := c.StartTLS(cfg); err != nil {
 				c.Close()
-				return nil, &ConnectError{URL: raw, Err: fmt.Errorf("starttls failed, refusing to continue in clear text: %s", ldapclient.Describe(tlsHint(err)))}
+				return nil, &ldapclient.ConnectError{URL: raw, Err: fmt.Errorf("starttls failed, refusing to continue in clear text: %s", ldapclient.Describe(tlsHint(err)))}
 			}
 		}
 		start := time.Now()
@@ -278,7 +285,7 @@ type AuthError struct {
 // (49), where the password and the bind DN came from: a stale
 // CPACTL_BIND_PASSWORD or a context's bind DN is the usual cause.
 func (e *AuthError) Hint() string {
-	if e.Credentials == "" || !IsCode(e.Err, ldap.LDAPResultInvalidCredentials) {
+	if e.Credentials == "" || !ldapclient.IsCode(e.Err, ldap.LDAPResultInvalidCredentials) {
 		return ""
 	}
 	return "check the password and the bind DN: " + e.Credentials
@@ -632,8 +639,8 @@ var ErrMoveInTransaction = errors.New("slapd cannot move an entry to another par
 // moves to the provider, as a refused write does. It runs on the bulk
 // connection (bulktxn.go), opened to the server the writes go to, which
 // it holds to itself until it ends.
-func (c *Conn) Transaction(fn func(w Writer) error) error {
-	if err := c.toWritable(); err != nil {
+func (c *Conn) Transaction(fn func(w ldapclient.Writer) error) error {
+	if err := c.ToWritable(); err != nil {
 		return err
 	}
 	settle := c.endSettle()
@@ -652,7 +659,7 @@ func (c *Conn) Transaction(fn func(w Writer) error) error {
 	defer openTxns.Add(-1)
 	err = fn(t)
 	if err == nil && stopAsked.Load() {
-		err = errStopped // an interrupt: abort rather than commit
+		err = ErrStopped // an interrupt: abort rather than commit
 	}
 	var ended error
 	if t.lost == nil {
@@ -663,7 +670,7 @@ func (c *Conn) Transaction(fn func(w Writer) error) error {
 		// had not ended: the next use opens a fresh one.
 		c.dropBulk(b)
 	}
-	if errors.Is(err, errStopped) {
+	if errors.Is(err, ErrStopped) {
 		return &InterruptedError{Transaction: true, Abort: cmp.Or(ended, t.lost)}
 	}
 	return cmp.Or(err, ended, t.lost)
@@ -699,11 +706,11 @@ func (c *Conn) startTxn(b *bulkConn) (*bulkTxn, error) {
 // has no transactions; anything else keeps its code.
 func (c *Conn) startRefused(err error) error {
 	switch {
-	case IsCode(err, ldap.LDAPResultProtocolError), IsCode(err, ldap.LDAPResultUnavailableCriticalExtension),
-		IsCode(err, ldap.LDAPResultUnwillingToPerform):
+	case ldapclient.IsCode(err, ldap.LDAPResultProtocolError), ldapclient.IsCode(err, ldap.LDAPResultUnavailableCriticalExtension),
+		ldapclient.IsCode(err, ldap.LDAPResultUnwillingToPerform):
 		return fmt.Errorf("the server needs back-mdb with transactions (RFC 5805): %w", err)
 	}
-	return authRequired(err, c.anonymous())
+	return authRequired(err, c.Anonymous())
 }
 
 func (c *Conn) requestTimeout() time.Duration {
@@ -757,13 +764,24 @@ func (c *Conn) slapdThreads(root *ldap.Entry) int {
 	return 0
 }
 
+// BaseEntry reads one entry; nil when it does not exist or may not be
+// read. A read that gets no answer in time is a *NoAnswerError.
+func (c *Conn) BaseEntry(dn string, attrs ...string) (*ldap.Entry, error) {
+	start := time.Now()
+	e, err := c.baseEntry(dn, attrs...)
+	if err != nil {
+		return nil, c.answered(err, start, "search")
+	}
+	return e, nil
+}
+
 // baseEntry reads one entry; nil when it does not exist or may not be
 // read.
 func (c *Conn) baseEntry(dn string, attrs ...string) (*ldap.Entry, error) {
 	res, err := c.conn.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 1, 0, false,
-		AnyEntry, attrs, nil))
+		ldapclient.AnyEntry, attrs, nil))
 	switch {
-	case IsCode(err, ldap.LDAPResultNoSuchObject), IsCode(err, ldap.LDAPResultInsufficientAccessRights):
+	case ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject), ldapclient.IsCode(err, ldap.LDAPResultInsufficientAccessRights):
 		return nil, nil
 	case err != nil:
 		return nil, err
@@ -796,8 +814,8 @@ func (e *OutcomeUnknownError) Error() string {
 
 func (e *OutcomeUnknownError) Unwrap() error { return e.Err }
 
-// oidAssertion is the assertion control (RFC 4528).
-const oidAssertion = "1.3.6.1.1.12"
+// OIDAssertion is the assertion control (RFC 4528).
+const OIDAssertion = "1.3.6.1.1.12"
 
 // AssertionControl returns the RFC 4528 assertion control for filter: the
 // server applies the operation only if the entry matches the filter, and
@@ -807,5 +825,5 @@ func AssertionControl(filter string) (ldap.Control, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ldap.NewControlString(oidAssertion, true, string(p.Bytes())), nil
+	return ldap.NewControlString(OIDAssertion, true, string(p.Bytes())), nil
 }

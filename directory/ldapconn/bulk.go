@@ -1,4 +1,4 @@
-package directory
+package ldapconn
 
 import (
 	"bufio"
@@ -71,7 +71,7 @@ func dialBulk(raw string, opts Options, timeout time.Duration) (*bulkConn, error
 		}
 		conn, err = d.Dial("unix", strings.TrimSuffix(path, "/"))
 		if err != nil {
-			return nil, &ConnectError{URL: raw, Err: err}
+			return nil, &ldapclient.ConnectError{URL: raw, Err: err}
 		}
 	default:
 		host := u.Host
@@ -92,7 +92,7 @@ func dialBulk(raw string, opts Options, timeout time.Duration) (*bulkConn, error
 			conn, err = d.Dial("tcp", host)
 		}
 		if err != nil {
-			return nil, &ConnectError{URL: raw, Err: tlsHint(err)}
+			return nil, &ldapclient.ConnectError{URL: raw, Err: tlsHint(err)}
 		}
 		b := newBulkConn(conn, raw, timeout)
 		if opts.StartTLS && u.Scheme == "ldap" {
@@ -507,11 +507,11 @@ func (b *bulkConn) startTLS(cfg *tls.Config) error {
 		return err
 	}
 	if err := r.err(); err != nil {
-		return &ConnectError{URL: b.url, Err: fmt.Errorf("starttls failed, refusing to continue in clear text: %s", ldapclient.Describe(err))}
+		return &ldapclient.ConnectError{URL: b.url, Err: fmt.Errorf("starttls failed, refusing to continue in clear text: %s", ldapclient.Describe(err))}
 	}
 	t := tls.Client(b.conn, cfg)
 	if err := t.Handshake(); err != nil {
-		return &ConnectError{URL: b.url, Err: tlsHint(err)}
+		return &ldapclient.ConnectError{URL: b.url, Err: tlsHint(err)}
 	}
 	b.use(t)
 	return nil
