@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapconn"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/lint"
 	"github.com/cpactl/cpactl/output"
@@ -203,7 +205,7 @@ type fileCheck struct {
 // desiredState reads the file and checks it on its own: it parses, lies
 // under base, holds only cpactl's objects and containers, and lint finds
 // nothing in it (unless force).
-func (c fileCheck) desiredState(base string) (*directory.Snapshot, *reconcile.State, error) {
+func (c fileCheck) desiredState(base string) (*snapshot.Snapshot, *reconcile.State, error) {
 	g := c.g
 	if g == nil {
 		g = &Globals{}
@@ -222,7 +224,7 @@ func (c fileCheck) desiredState(base string) (*directory.Snapshot, *reconcile.St
 // checkDesired checks a desired state on its own: it lies under base,
 // holds only cpactl's objects and containers, and lint finds nothing in
 // it (unless force).
-func (c fileCheck) checkDesired(snap *directory.Snapshot, base string) (*reconcile.State, error) {
+func (c fileCheck) checkDesired(snap *snapshot.Snapshot, base string) (*reconcile.State, error) {
 	if err := checkFileBase(snap, base, c.file); err != nil {
 		return nil, err
 	}
@@ -261,9 +263,9 @@ func (c fileCheck) plan(st *directory.Store, desired *reconcile.State, prune boo
 }
 
 // lint refuses a desired state with lint findings, unless force.
-func (c fileCheck) lint(snap *directory.Snapshot, base string) error {
+func (c fileCheck) lint(snap *snapshot.Snapshot, base string) error {
 	inv, err := directory.NewStore(snap, base).Inventory()
-	var layout *directory.LayoutError
+	var layout *ldapconn.LayoutError
 	if errors.As(err, &layout) {
 		return nil // the file holds no container: no object to check
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
@@ -224,7 +225,7 @@ by name. On a terminal cpactl asks for confirmation; elsewhere pass --yes.`,
 				return "", "", err
 			}
 			if e == nil {
-				return "", "", &directory.NotFoundError{Kind: "assignment of user " + ldapschema.NameOf(udn) + " for entitlement",
+				return "", "", &ldapclient.NotFoundError{Kind: "assignment of user " + ldapschema.NameOf(udn) + " for entitlement",
 					Name: ldapschema.NameOf(gdn)}
 			}
 			return fmt.Sprintf("of user %s for entitlement %s", ldapschema.NameOf(udn), ldapschema.NameOf(gdn)), dn, nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -26,7 +27,7 @@ func racePair(t *testing.T, srv *slapdtest.Server, args [2][]string) [2]error {
 		g := &Globals{IO: IOStreams{In: bytes.NewReader(nil), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}},
 			Interactive: func() bool { return false }, Getenv: func(string) string { return "" }}
 		g.OpenStore = func() (*directory.Store, func(), error) {
-			c, err := directory.Dial(directory.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(),
+			c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(),
 				Password: slapdtest.AdminPassword, Timeout: 10 * time.Second})
 			if err != nil {
 				return nil, nil, err

@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapconn"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
@@ -127,7 +129,7 @@ func (g *Globals) showDiff(p output.Printer, st *directory.Store, desired *recon
 }
 
 // loadFederationFile reads a desired state.
-func (g *Globals) loadFederationFile(path string) (*directory.Snapshot, error) {
+func (g *Globals) loadFederationFile(path string) (*snapshot.Snapshot, error) {
 	snap, err := g.loadSnapshot(path)
 	if err != nil {
 		return nil, errorf("pass an LDIF file of entries, as `cpactl export` writes it", "%v", err)
@@ -137,7 +139,7 @@ func (g *Globals) loadFederationFile(path string) (*directory.Snapshot, error) {
 
 // checkFileBase refuses a file none of whose entries lies under the base:
 // it was written for another base (-b).
-func checkFileBase(snap *directory.Snapshot, base, file string) error {
+func checkFileBase(snap *snapshot.Snapshot, base, file string) error {
 	if snap.Len() == 0 || snap.Holds(base) {
 		return nil
 	}
@@ -151,7 +153,7 @@ func checkFileBase(snap *directory.Snapshot, base, file string) error {
 func currentState(st *directory.Store, desired *reconcile.State) (*reconcile.State, error) {
 	current := reconcile.NewCurrentState(desired)
 	err := st.EachEntry(current.Add)
-	var layout *directory.LayoutError
+	var layout *ldapconn.LayoutError
 	if errors.As(err, &layout) && !layout.BaseExists {
 		err = nil
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 )
 
 // deepNesting is the demo federation and a chain of depth groups, each a
@@ -37,7 +38,7 @@ func deepNesting(t testing.TB, depth int) *directory.Store {
 	}
 	fmt.Fprintf(&b, "\ndn: cn=Deep,ou=Entitlements,%s\nobjectClass: top\nobjectClass: pae-GlobalEntitlement\ncn: Deep\n"+
 		"pae-EntitlementType: DESKTOP\npae-Scope: ANY\nmember: %s\n", base, group(0))
-	snap, err := directory.ReadSnapshot(strings.NewReader(b.String()))
+	snap, err := snapshot.ReadSnapshot(strings.NewReader(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
@@ -150,7 +151,7 @@ func (o *entitlementListOptions) run() error {
 		if err != nil {
 			return err
 		}
-		withFilter(&sel, directory.Filter(ldapschema.AttrEntitlementPoolDN, pool.DN))
+		withFilter(&sel, ldapclient.Filter(ldapschema.AttrEntitlementPoolDN, pool.DN))
 	}
 	ges, err := st.SelectEntitlements(sel)
 	if err != nil {

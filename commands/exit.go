@@ -8,6 +8,8 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/history"
 	"github.com/cpactl/cpactl/horizon"
 	"github.com/cpactl/cpactl/internal/ldapuri"
@@ -79,16 +81,16 @@ func ExitCode(err error) int {
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
-	var nf *directory.NotFoundError
+	var nf *ldapclient.NotFoundError
 	var bnf *broker.NotFoundError
-	var layout *directory.LayoutError
-	var conflict *directory.ConflictError
-	var auth *directory.AuthError
+	var layout *ldapconn.LayoutError
+	var conflict *ldapclient.ConflictError
+	var auth *ldapconn.AuthError
 	var refused *directory.RefusedError
-	var unknown *directory.OutcomeUnknownError
+	var unknown *ldapconn.OutcomeUnknownError
 	var notWritten *directory.NotWrittenError
-	var partial *directory.PartialError
-	var interrupted *directory.InterruptedError
+	var partial *ldapconn.PartialError
+	var interrupted *ldapconn.InterruptedError
 	var hzAuth *horizon.AuthError
 	var hzNotFound *horizon.NotFoundError
 	var hzUnknownPod *horizon.UnknownPodError
@@ -149,7 +151,7 @@ func hintOf(err error) string {
 	if errors.As(err, &ee) && ee.Hint != "" {
 		return ee.Hint
 	}
-	var conflict *directory.ConflictError
+	var conflict *ldapclient.ConflictError
 	if errors.As(err, &conflict) {
 		if conflict.Replica != "" {
 			return "this command read from the replica " + conflict.Replica + ", which may not have caught up with the provider yet: check with `cpactl status`, then apply your change again (or list the provider first in -H)"
@@ -180,7 +182,7 @@ func hintOf(err error) string {
 	if errors.As(err, &re) {
 		return re.Hint
 	}
-	var nf *directory.NotFoundError
+	var nf *ldapclient.NotFoundError
 	if errors.As(err, &nf) {
 		return nf.Hint()
 	}
@@ -188,11 +190,11 @@ func hintOf(err error) string {
 	if errors.As(err, &bnf) {
 		return bnf.Hint()
 	}
-	var layout *directory.LayoutError
+	var layout *ldapconn.LayoutError
 	if errors.As(err, &layout) {
 		return layout.Hint()
 	}
-	var replica *directory.ReplicaError
+	var replica *ldapclient.ReplicaError
 	if errors.As(err, &replica) {
 		return replica.Hint()
 	}
@@ -200,7 +202,7 @@ func hintOf(err error) string {
 	if errors.As(err, &userinfo) {
 		return userinfo.Hint()
 	}
-	var caFile *directory.CAFileError
+	var caFile *ldapconn.CAFileError
 	if errors.As(err, &caFile) {
 		return caFile.Hint()
 	}
@@ -208,7 +210,7 @@ func hintOf(err error) string {
 	if errors.As(err, &refused) {
 		return refused.Hint()
 	}
-	var authRequired *directory.AuthRequiredError
+	var authRequired *ldapclient.AuthRequiredError
 	if errors.As(err, &authRequired) {
 		return authRequired.Hint()
 	}
@@ -219,19 +221,19 @@ func hintOf(err error) string {
 	if h := horizonHint(err); h != "" {
 		return h
 	}
-	var unknown *directory.OutcomeUnknownError
+	var unknown *ldapconn.OutcomeUnknownError
 	if errors.As(err, &unknown) {
 		return "run `cpactl diff` (or the show command) to see whether it was applied, then apply again if needed"
 	}
-	var partial *directory.PartialError
+	var partial *ldapconn.PartialError
 	if errors.As(err, &partial) {
 		return "run the command again to finish: it writes only what is missing"
 	}
-	var closed *directory.ClosedError
+	var closed *ldapconn.ClosedError
 	if errors.As(err, &closed) {
 		return closed.Hint()
 	}
-	var auth *directory.AuthError
+	var auth *ldapconn.AuthError
 	if errors.As(err, &auth) {
 		return auth.Hint()
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/cpactl/cpactl/config"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapconn"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/history"
 	"github.com/cpactl/cpactl/horizonimport"
 	"github.com/cpactl/cpactl/internal/ldapuri"
@@ -366,8 +368,8 @@ func (g *Globals) credentials() string {
 	return fmt.Sprintf("the password came from %s, the bind DN from %s", from, g.bindDNFrom)
 }
 
-func (g *Globals) dialOptions() (directory.Options, error) {
-	opts := directory.Options{URLs: g.URLs, BindDN: g.BindDN, StartTLS: g.StartTLS, CAFile: g.CAFile,
+func (g *Globals) dialOptions() (ldapconn.Options, error) {
+	opts := ldapconn.Options{URLs: g.URLs, BindDN: g.BindDN, StartTLS: g.StartTLS, CAFile: g.CAFile,
 		InsecureSkipVerify: g.InsecureSkipVerify, Timeout: g.Timeout, WriteURL: g.WriteURL, Run: g.Run,
 		Note: func(msg string) { g.note("%s", msg) }}
 	if g.BindDN != "" {
@@ -391,7 +393,7 @@ func (g *Globals) dialOptions() (directory.Options, error) {
 }
 
 // Dial connects to the server the flags name.
-func (g *Globals) Dial() (*directory.Conn, error) {
+func (g *Globals) Dial() (*ldapconn.Conn, error) {
 	opts, err := g.dialOptions()
 	if err != nil {
 		return nil, err
@@ -400,7 +402,7 @@ func (g *Globals) Dial() (*directory.Conn, error) {
 		return nil, errorf("pass -H ldap://host:port or set CPACTL_URL; read commands also take --from FILE.ldif",
 			"no server given")
 	}
-	return directory.Dial(opts)
+	return ldapconn.Dial(opts)
 }
 
 // Store connects and returns a store on the live directory; close it with
@@ -452,7 +454,7 @@ func (g *Globals) ReadStore(from string) (*directory.Store, func(), error) {
 	if from == "" {
 		return g.Store()
 	}
-	var snap *directory.Snapshot
+	var snap *snapshot.Snapshot
 	var err error
 	if horizonimport.IsPull(from) {
 		// A Horizon pull: imported in memory, what the API does not

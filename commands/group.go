@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
@@ -205,7 +206,7 @@ func resolveMembers(st *directory.Store, groupName, groupDN string, args []strin
 }
 
 func memberError(err error) error {
-	var nf *directory.NotFoundError
+	var nf *ldapclient.NotFoundError
 	if errors.As(err, &nf) {
 		return err
 	}
@@ -410,7 +411,7 @@ func (o *groupMembersOptions) storedMembers(st *directory.Store, gr ldapschema.G
 	var out []directory.Member
 	for _, a := range cleanList(o.Members) {
 		m, err := st.ResolveMember(a)
-		var nf *directory.NotFoundError
+		var nf *ldapclient.NotFoundError
 		if errors.As(err, &nf) {
 			found := false
 			name := a

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
@@ -218,7 +219,7 @@ func (o *homeSiteUnsetOptions) run() error {
 	var geDN, geName string
 	if o.Entitlement != "" {
 		ge, err := st.Entitlement(o.Entitlement)
-		var nf *directory.NotFoundError
+		var nf *ldapclient.NotFoundError
 		switch {
 		case err == nil:
 			geDN, geName = ge.DN, ge.Name
@@ -312,14 +313,14 @@ func (o *homeSiteListOptions) run() error {
 		if who.Kind == objkind.Group {
 			attr = ldapschema.AttrGroupDN
 		}
-		filters = append(filters, directory.Filter(attr, who.DN))
+		filters = append(filters, ldapclient.Filter(attr, who.DN))
 	}
 	if o.Entitlement != "" {
 		ge, err := st.Entitlement(o.Entitlement)
 		if err != nil {
 			return err
 		}
-		filters = append(filters, directory.Filter(ldapschema.AttrEntitlementDN, ge.DN))
+		filters = append(filters, ldapclient.Filter(ldapschema.AttrEntitlementDN, ge.DN))
 	}
 	if o.Global {
 		filters = append(filters, "(!("+ldapschema.AttrEntitlementDN+"=*))")
@@ -329,11 +330,11 @@ func (o *homeSiteListOptions) run() error {
 		if err != nil {
 			return err
 		}
-		filters = append(filters, directory.Filter(ldapschema.AttrSiteDN, site.DN))
+		filters = append(filters, ldapclient.Filter(ldapschema.AttrSiteDN, site.DN))
 	}
 	filter := ""
 	if len(filters) > 0 {
-		filter = directory.And(filters...)
+		filter = ldapclient.And(filters...)
 	}
 	rows, err := st.HomeSites(filter)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/horizonimport"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -196,7 +197,7 @@ func (g *Globals) importBase(baseFrom string) (*horizonimport.Base, ldapschema.D
 
 // snapshotBase is the base of a snapshot: -b when given (not by a
 // context, which describes a server), else the parent of its ou=Sites.
-func (g *Globals) snapshotBase(snap *directory.Snapshot) string {
+func (g *Globals) snapshotBase(snap *snapshot.Snapshot) string {
 	if !g.baseExplicit || g.baseOfContext {
 		if found := snap.Base(); found != "" {
 			return found
@@ -207,7 +208,7 @@ func (g *Globals) snapshotBase(snap *directory.Snapshot) string {
 
 // importPull imports a pull directory in memory for --from, with cpactl's
 // defaults for what the API does not carry, and says so on stderr.
-func (g *Globals) importPull(dir string) (*directory.Snapshot, error) {
+func (g *Globals) importPull(dir string) (*snapshot.Snapshot, error) {
 	opts := horizonimport.Options{DIT: ldapschema.DIT{Base: g.Base}}
 	if m := g.progress.meter; m != nil {
 		opts.Records = m.Stage("importing "+dir, "records", 0)

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 )
 
 // Interrupted is what main does on Ctrl-C or SIGTERM outside a prompt, and
@@ -33,26 +33,26 @@ func Interrupted(stderr io.Writer, again <-chan os.Signal) int {
 		return stopped
 	}
 	const quit = "interrupt again to quit now, which can crash slapd 2.5"
-	switch directory.StopChanges() {
-	case directory.NoChange:
+	switch ldapconn.StopChanges() {
+	case ldapconn.NoChange:
 		fmt.Fprintln(stderr, "cpactl: interrupted")
 		return ExitInterrupted
-	case directory.ChangeComplete:
+	case ldapconn.ChangeComplete:
 		// The command is finishing; main prints the note.
-	case directory.ChangeInProgress:
+	case ldapconn.ChangeInProgress:
 		fmt.Fprintf(stderr, "cpactl: interrupted: the change stops before its next step (%s)\n", quit)
-	case directory.TransactionOpen:
+	case ldapconn.TransactionOpen:
 		fmt.Fprintf(stderr, "cpactl: interrupted: aborting the transaction in progress and waiting for the server to confirm (%s)\n", quit)
-	case directory.CommitInProgress:
+	case ldapconn.CommitInProgress:
 		fmt.Fprintf(stderr, "cpactl: interrupted while the server commits a transaction: waiting for its answer (%s)\n", quit)
 	}
 	why := "interrupted again"
 	select {
 	case <-again:
-	case <-time.After(directory.StopWait()):
+	case <-time.After(ldapconn.StopWait()):
 		why = "the change did not stop in time"
 	}
-	if directory.StopChanges() == directory.ChangeComplete {
+	if ldapconn.StopChanges() == ldapconn.ChangeComplete {
 		fmt.Fprintln(stderr, noteInterrupted)
 		return ExitOK
 	}

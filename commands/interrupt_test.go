@@ -13,11 +13,13 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 )
 
 func TestInterruptedWithoutACommit(t *testing.T) {
-	directory.ResetChanges() // no change made in this process
-	t.Cleanup(directory.ResetChanges)
+	ldapconn.ResetChanges() // no change made in this process
+	t.Cleanup(ldapconn.ResetChanges)
 	var stderr bytes.Buffer
 	if code := Interrupted(&stderr, make(chan os.Signal)); code != ExitInterrupted {
 		t.Errorf("exit %d, want %d", code, ExitInterrupted)
@@ -28,8 +30,8 @@ func TestInterruptedWithoutACommit(t *testing.T) {
 }
 
 func TestExitCodeOfAnUnknownOutcome(t *testing.T) {
-	lost := &directory.OutcomeUnknownError{What: "the commit of the transaction",
-		Err: &directory.NoAnswerError{URL: "ldap://ldap.example.com", Timeout: 10 * time.Second, Op: "commit"}}
+	lost := &ldapconn.OutcomeUnknownError{What: "the commit of the transaction",
+		Err: &ldapconn.NoAnswerError{URL: "ldap://ldap.example.com", Timeout: 10 * time.Second, Op: "commit"}}
 	for _, err := range []error{lost, fmt.Errorf("apply: %w", lost)} {
 		if code := ExitCode(err); code != ExitUnknown {
 			t.Errorf("%v: exit %d, want %d", err, code, ExitUnknown)
@@ -81,24 +83,24 @@ func TestInterruptedStopsAPull(t *testing.T) {
 // stopped part way exits with (issue 22, item 7).
 func TestExitCodeOfAStoppedChange(t *testing.T) {
 	network := ldap.NewError(ldap.ErrorNetwork, errors.New("EOF"))
-	lost := &directory.OutcomeUnknownError{What: "the commit of the transaction", Err: network}
+	lost := &ldapconn.OutcomeUnknownError{What: "the commit of the transaction", Err: network}
 	partial := func(err error) error {
-		return &directory.PartialError{Step: 2, Steps: 3, Unit: "transaction", Err: err}
+		return &ldapconn.PartialError{Step: 2, Steps: 3, Unit: "transaction", Err: err}
 	}
 	for _, c := range []struct {
 		rule string
 		err  error
 		code int
 	}{
-		{"an aborted transaction, nothing before it: interrupted", &directory.InterruptedError{Transaction: true, Nothing: true}, ExitInterrupted},
-		{"an aborted transaction after a written one: partly written", partial(&directory.InterruptedError{Transaction: true}), ExitPartial},
+		{"an aborted transaction, nothing before it: interrupted", &ldapconn.InterruptedError{Transaction: true, Nothing: true}, ExitInterrupted},
+		{"an aborted transaction after a written one: partly written", partial(&ldapconn.InterruptedError{Transaction: true}), ExitPartial},
 		{"a connection broken before the commit, nothing before it: error", &directory.WriteError{What: "the connection broke before the commit", Err: network}, ExitError},
 		{"a connection broken before the commit after a written transaction: partly written", partial(&directory.WriteError{What: "the connection broke before the commit", Err: network}), ExitPartial},
 		{"a lost commit read back as not written, nothing before it: error", &directory.NotWrittenError{What: "the commit", Err: lost}, ExitError},
 		{"a lost commit read back as not written after a written transaction: partly written", partial(&directory.NotWrittenError{What: "the commit", Err: lost}), ExitPartial},
 		{"a lost commit the re-read cannot settle: unknown, written before it or not", partial(lost), ExitUnknown},
-		{"a conflict after a written transaction: partly written", partial(&directory.ConflictError{What: "site UK"}), ExitPartial},
-		{"a server that closed the connection during the bind: error", &directory.ClosedError{URL: "ldap://h", Op: "bind", Err: network}, ExitError},
+		{"a conflict after a written transaction: partly written", partial(&ldapclient.ConflictError{What: "site UK"}), ExitPartial},
+		{"a server that closed the connection during the bind: error", &ldapconn.ClosedError{URL: "ldap://h", Op: "bind", Err: network}, ExitError},
 	} {
 		if code := ExitCode(c.err); code != c.code {
 			t.Errorf("%s: exit %d, want %d (%v)", c.rule, code, c.code, c.err)

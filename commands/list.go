@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/internal/glob"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/membership"
@@ -141,7 +142,7 @@ func withFilter(sel *directory.Selection, filter string) {
 	if sel.Filter == "" {
 		sel.Filter = filter
 	} else {
-		sel.Filter = directory.And(sel.Filter, filter)
+		sel.Filter = ldapclient.And(sel.Filter, filter)
 	}
 }
 
@@ -152,7 +153,7 @@ func podsOfSite(st *directory.Store, site string) (func(string) bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	pods, err := st.SelectPods(directory.Selection{Filter: directory.Filter(ldapschema.AttrSiteDN, s.DN)})
+	pods, err := st.SelectPods(directory.Selection{Filter: ldapclient.Filter(ldapschema.AttrSiteDN, s.DN)})
 	if err != nil {
 		return nil, err
 	}

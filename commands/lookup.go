@@ -4,6 +4,7 @@ import (
 	"cmp"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -20,7 +21,7 @@ func recordFilter(st *directory.Store, user, entitlement, pod string) (filter st
 			return "", nil, err
 		}
 		missing = cmp.Or(missing, gone)
-		fs = append(fs, directory.Filter(ldapschema.AttrUserDN, dn))
+		fs = append(fs, ldapclient.Filter(ldapschema.AttrUserDN, dn))
 	}
 	if entitlement != "" {
 		dn, gone, err := entitlementDN(st, entitlement)
@@ -28,14 +29,14 @@ func recordFilter(st *directory.Store, user, entitlement, pod string) (filter st
 			return "", nil, err
 		}
 		missing = cmp.Or(missing, gone)
-		fs = append(fs, directory.Filter(ldapschema.AttrEntitlementDN, dn))
+		fs = append(fs, ldapclient.Filter(ldapschema.AttrEntitlementDN, dn))
 	}
 	if pod != "" {
 		p, err := st.Pod(pod)
 		if err != nil {
 			return "", nil, err
 		}
-		fs = append(fs, directory.Filter(ldapschema.AttrPodDN, p.DN))
+		fs = append(fs, ldapclient.Filter(ldapschema.AttrPodDN, p.DN))
 	}
 	switch len(fs) {
 	case 0:
@@ -43,7 +44,7 @@ func recordFilter(st *directory.Store, user, entitlement, pod string) (filter st
 	case 1:
 		return fs[0], missing, nil
 	}
-	return directory.And(fs...), missing, nil
+	return ldapclient.And(fs...), missing, nil
 }
 
 // userDN is the DN of the user an argument names; for a user that does

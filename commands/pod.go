@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
@@ -93,7 +94,7 @@ func (o *podListOptions) run() error {
 		if err != nil {
 			return err
 		}
-		withFilter(&sel, directory.Filter(ldapschema.AttrSiteDN, site.DN))
+		withFilter(&sel, ldapclient.Filter(ldapschema.AttrSiteDN, site.DN))
 	}
 	pods, err := st.SelectPods(sel)
 	if err != nil {

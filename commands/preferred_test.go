@@ -14,6 +14,8 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 )
 
@@ -153,7 +155,7 @@ func TestSitePreferredValidate(t *testing.T) {
 // gatedClient holds every Modify until the gate opens, so that two
 // writers can be made to read the same state before either writes.
 type gatedClient struct {
-	directory.Client
+	ldapclient.Client
 	arrived *sync.WaitGroup
 	gate    chan struct{}
 }
@@ -166,7 +168,7 @@ func (c gatedClient) Modify(req *ldap.ModifyRequest) error {
 
 // Transaction holds a write that goes in a transaction (one that adds a
 // reference goes with the touches that guard it) as Modify does.
-func (c gatedClient) Transaction(fn func(directory.Writer) error) error {
+func (c gatedClient) Transaction(fn func(ldapclient.Writer) error) error {
 	c.arrived.Done()
 	<-c.gate
 	return c.Client.Transaction(fn)
@@ -204,7 +206,7 @@ func TestPreferredConcurrentWriters(t *testing.T) {
 			g := &Globals{IO: IOStreams{Out: outs[i], Err: outs[i]}, Interactive: func() bool { return false }}
 			o := &sitePreferredOptions{g: g, Name: "India", Set: list, setGiven: true}
 			o.open = func() (*directory.Store, func(), error) {
-				c, err := directory.Dial(directory.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(),
+				c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(),
 					Password: slapdtest.AdminPassword, Timeout: 10 * time.Second})
 				if err != nil {
 					return nil, nil, err
@@ -251,9 +253,9 @@ func TestPreferredConcurrentWriters(t *testing.T) {
 	}
 }
 
-func mustDial(t *testing.T, srv *slapdtest.Server) *directory.Conn {
+func mustDial(t *testing.T, srv *slapdtest.Server) *ldapconn.Conn {
 	t.Helper()
-	c, err := directory.Dial(directory.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
+	c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/progress"
 )
 
@@ -104,12 +105,12 @@ func (g *Globals) endProgress() { g.progress.meter.End() }
 
 // loadSnapshot reads an LDIF file, showing the bytes read as a stage of
 // the command's progress when the file is large.
-func (g *Globals) loadSnapshot(path string) (*directory.Snapshot, error) {
+func (g *Globals) loadSnapshot(path string) (*snapshot.Snapshot, error) {
 	m := g.progress.meter
-	size := directory.FileSize(path)
+	size := snapshot.FileSize(path)
 	if m == nil || (size < largeFile && path != "-") {
-		return directory.LoadSnapshot(path)
+		return snapshot.LoadSnapshot(path)
 	}
 	defer m.End()
-	return directory.LoadSnapshotCounting(path, m.Stage("reading "+path, "bytes", size))
+	return snapshot.LoadSnapshotCounting(path, m.Stage("reading "+path, "bytes", size))
 }

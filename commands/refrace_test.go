@@ -14,6 +14,8 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -45,7 +47,7 @@ func (g *gateOnce) hold() {
 // heldClient is a directory client whose first write of any kind waits
 // at its gate.
 type heldClient struct {
-	directory.Client
+	ldapclient.Client
 	g *gateOnce
 }
 
@@ -59,24 +61,24 @@ func (c heldClient) ModifyDN(req *ldap.ModifyDNRequest) error {
 	return c.Client.ModifyDN(req)
 }
 func (c heldClient) Del(req *ldap.DelRequest) error { c.g.hold(); return c.Client.Del(req) }
-func (c heldClient) Transaction(fn func(directory.Writer) error) error {
+func (c heldClient) Transaction(fn func(ldapclient.Writer) error) error {
 	c.g.hold()
 	return c.Client.Transaction(fn)
 }
 
 // cpactlOn runs one command against srv, its client wrapped by wrap (nil:
 // none), and returns its error and what it printed.
-func cpactlOn(srv *slapdtest.Server, wrap func(directory.Client) directory.Client, dir string, args ...string) (string, error) {
+func cpactlOn(srv *slapdtest.Server, wrap func(ldapclient.Client) ldapclient.Client, dir string, args ...string) (string, error) {
 	var out bytes.Buffer
 	g := &Globals{IO: IOStreams{In: bytes.NewReader(nil), Out: &out, Err: &out},
 		Interactive: func() bool { return false }, Getenv: func(string) string { return "" }}
 	g.OpenStore = func() (*directory.Store, func(), error) {
-		c, err := directory.Dial(directory.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(),
+		c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(),
 			Password: slapdtest.AdminPassword, Timeout: 10 * time.Second})
 		if err != nil {
 			return nil, nil, err
 		}
-		var client directory.Client = c
+		var client ldapclient.Client = c
 		if wrap != nil {
 			client = wrap(c)
 		}
@@ -109,7 +111,7 @@ func racePairOrdered(srv *slapdtest.Server, dir, order string, breaker, adder []
 	for i, args := range [2][]string{breaker, adder} {
 		go func() {
 			defer close(done[i])
-			outs[i], errs[i] = cpactlOn(srv, func(c directory.Client) directory.Client { return heldClient{c, gates[i]} },
+			outs[i], errs[i] = cpactlOn(srv, func(c ldapclient.Client) ldapclient.Client { return heldClient{c, gates[i]} },
 				dir, append([]string(nil), args...)...)
 			gates[i].arrived() // a command that wrote nothing
 		}()
@@ -138,7 +140,7 @@ func racePairOrdered(srv *slapdtest.Server, dir, order string, breaker, adder []
 func danglingIn(t *testing.T, srv *slapdtest.Server) []string {
 	t.Helper()
 	st := directory.NewStore(mustDial(t, srv), srv.Base)
-	entries, err := st.Find(srv.Base, ldap.ScopeWholeSubtree, directory.AnyEntry)
+	entries, err := st.Find(srv.Base, ldap.ScopeWholeSubtree, ldapclient.AnyEntry)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/pager"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/prompt"
@@ -25,7 +26,7 @@ import (
 // Main runs cpactl with args and returns the process exit code. It is the
 // only entry point: nothing below it exits the process.
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
-	directory.ResetChanges()
+	ldapconn.ResetChanges()
 	setMemoryLimit()
 	g := &Globals{IO: IOStreams{In: in, Out: out, Err: errOut}, Getenv: os.Getenv, LookupEnv: os.LookupEnv,
 		ReadPassword: prompt.TerminalPassword, Stdout: pager.TerminalOf(out)}
@@ -54,7 +55,7 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 		return ExitCode(err)
 	}
 	if err == nil {
-		if directory.Stopped() {
+		if ldapconn.Stopped() {
 			fmt.Fprintln(errOut, noteInterrupted)
 		}
 		if dryRun(ran) {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/internal/objkind"
 )
 
@@ -39,7 +41,7 @@ func snapshotGlobals(t testing.TB) (*Globals, *bytes.Buffer, *bytes.Buffer) {
 	g := &Globals{IO: IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut},
 		Interactive: func() bool { return false }, Getenv: func(string) string { return "" }}
 	g.OpenStore = func() (*directory.Store, func(), error) {
-		snap, err := directory.ReadSnapshot(strings.NewReader(demoText))
+		snap, err := snapshot.ReadSnapshot(strings.NewReader(demoText))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -141,7 +143,7 @@ func TestRunTopology(t *testing.T) {
 	t.Run("site create new reaches the store", func(t *testing.T) {
 		g, out, _ := snapshotGlobals(t)
 		err := (&siteCreateOptions{g: g, Name: "Lab"}).run()
-		if !errors.Is(err, directory.ErrReadOnly) {
+		if !errors.Is(err, ldapclient.ErrReadOnly) {
 			t.Fatalf("err %v, want the snapshot's read-only refusal", err)
 		}
 		if out.Len() != 0 {

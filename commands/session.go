@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
@@ -176,7 +177,7 @@ func readSession(st *directory.Store, id string) (ldapschema.Session, error) {
 		return ldapschema.Session{}, err
 	}
 	if e == nil || !ldapschema.HasClass(e, ldapschema.ClassSession) {
-		return ldapschema.Session{}, &directory.NotFoundError{Kind: objkind.Session, Name: id}
+		return ldapschema.Session{}, &ldapclient.NotFoundError{Kind: objkind.Session, Name: id}
 	}
 	return ldapschema.SessionFromEntry(e)
 }

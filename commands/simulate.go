@@ -11,6 +11,7 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 )
@@ -204,7 +205,7 @@ func (o *stormOptions) run() error {
 	}
 	farm, err := st.Farm(o.Farm)
 	if err != nil {
-		if _, ok := err.(*directory.NotFoundError); ok {
+		if _, ok := err.(*ldapclient.NotFoundError); ok {
 			return &Failure{Code: ExitNotFound, Err: err, Hint: "`cpactl farm list` lists the farms"}
 		}
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/output"
 )
 
@@ -266,7 +267,7 @@ func statusTable(w io.Writer, r statusReport) error {
 func baseOutsideAll(servers []directory.ServerStatus) error {
 	var outside error
 	for _, s := range servers {
-		var layout *directory.LayoutError
+		var layout *ldapconn.LayoutError
 		switch {
 		case !s.Bound:
 		case errors.As(s.Err, &layout) && len(layout.Contexts) > 0:

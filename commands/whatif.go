@@ -13,6 +13,7 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/quote"
@@ -276,7 +277,7 @@ func (w *whatIfFlags) overlay(base *directory.Store) (st *directory.Store, list 
 	list = []broker.WhatIf{}
 	st = base
 	if len(w.With)+len(parsed.settings)+len(parsed.podSettings)+len(parsed.pools)+len(parsed.hosts)+len(parsed.preferred) > 0 {
-		ov := directory.NewOverlay(base.Client)
+		ov := snapshot.NewOverlay(base.Client)
 		st = directory.NewStore(ov, base.DIT.Base)
 		st.Note = base.Note
 		if list, err = w.lay(st, ov, parsed); err != nil {
@@ -292,7 +293,7 @@ func (w *whatIfFlags) overlay(base *directory.Store) (st *directory.Store, list 
 // lay makes every data what-if an entry-level change of ov, reading
 // through st (ov's store), so that a shortcut may name an object a --with
 // file adds.
-func (w *whatIfFlags) lay(st *directory.Store, ov *directory.Overlay, parsed *parsedWhatIfs) ([]broker.WhatIf, error) {
+func (w *whatIfFlags) lay(st *directory.Store, ov *snapshot.Overlay, parsed *parsedWhatIfs) ([]broker.WhatIf, error) {
 	list := []broker.WhatIf{}
 	for _, file := range w.With {
 		what, err := w.layFile(st, ov, file)
@@ -395,13 +396,13 @@ func (w *whatIfFlags) lay(st *directory.Store, ov *directory.Overlay, parsed *pa
 // directory holds stay. A file with change records is an ldapmodify change
 // set, applied record by record; the entries it adds or changes must be
 // cpactl's objects, as apply requires.
-func (w *whatIfFlags) layFile(st *directory.Store, ov *directory.Overlay, file string) (string, error) {
+func (w *whatIfFlags) layFile(st *directory.Store, ov *snapshot.Overlay, file string) (string, error) {
 	errOut := w.errOut
 	if errOut == nil {
 		errOut = io.Discard
 	}
 	check := fileCheck{errOut: errOut, file: file, warn: func(string, ...any) {}}
-	changeSet, err := directory.IsChangeSet(file)
+	changeSet, err := snapshot.IsChangeSet(file)
 	if err != nil {
 		return "", errorf("pass an LDIF file: a federation as `cpactl export` writes it, or an ldapmodify change set", "--with %v", err)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/output"
 	"github.com/cpactl/cpactl/quote"
@@ -389,7 +390,7 @@ func existsHint(err error, kind, name string) error {
 // holds; a change of case only of the object's own name is allowed.
 func checkFreeName(newName, ownDN string, lookup func(string) (string, error), kind string) error {
 	dn, err := lookup(newName)
-	var nf *directory.NotFoundError
+	var nf *ldapclient.NotFoundError
 	switch {
 	case errors.As(err, &nf):
 		return nil
@@ -427,7 +428,7 @@ func anyChanged(changed func(string) bool, names ...string) bool {
 // also one whose domain differs (a *directory.UserDomainError), stays a
 // not-found error (exit 3).
 func userError(err error) error {
-	var nf *directory.NotFoundError
+	var nf *ldapclient.NotFoundError
 	if err == nil || errors.As(err, &nf) {
 		return err
 	}

@@ -49,7 +49,7 @@ func (s *Store) oldestRecord() (history.Record, bool, error) {
 	search := func() (*ldap.SearchResult, error) {
 		res, err := s.Client.Search(ldap.NewSearchRequest(ldapschema.AccessLogBase, ldap.ScopeSingleLevel, ldap.NeverDerefAliases,
 			1, 0, false, "(objectClass="+ldapschema.ClassAuditWriteObject+")", logAttrs, nil))
-		if IsCode(err, ldap.LDAPResultSizeLimitExceeded) {
+		if ldapclient.IsCode(err, ldap.LDAPResultSizeLimitExceeded) {
 			err = nil
 		}
 		return res, err
@@ -116,7 +116,7 @@ func (s *Store) AsOf(t time.Time) (*Store, error) {
 	if err := s.noteUnlogged(t, newest); err != nil {
 		return nil, err
 	}
-	ov := NewOverlay(s.Client)
+	ov := snapshot.NewOverlay(s.Client)
 	for _, e := range col.Entries() { // newest first
 		changes := e.WrittenChanges()
 		for i := len(changes) - 1; i >= 0; i-- {
@@ -158,7 +158,7 @@ func (s *Store) noteUnlogged(t time.Time, newest string) error {
 }
 
 // takeBack lays the state before c over ov.
-func takeBack(ov *Overlay, c history.Change) error {
+func takeBack(ov *snapshot.Overlay, c history.Change) error {
 	switch c.Op {
 	case "add":
 		ov.Delete(c.DN)
@@ -186,15 +186,15 @@ func takeBack(ov *Overlay, c history.Change) error {
 
 // moveBack takes a rename back: the entry at its new DN, and every entry
 // below it, goes back under the old DN, with the old naming value.
-func moveBack(ov *Overlay, c history.Change) error {
+func moveBack(ov *snapshot.Overlay, c history.Change) error {
 	newKey := ldapschema.NormalizeDN(c.NewDN)
 	var moved []*ldap.Entry
 	err := ov.SearchEach(ldap.NewSearchRequest(c.NewDN, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases, 0, 0, false,
-		AnyEntry, []string{"*"}, nil), func(e *ldap.Entry) error {
+		ldapclient.AnyEntry, []string{"*"}, nil), func(e *ldap.Entry) error {
 		moved = append(moved, snapshot.CopyEntry(e))
 		return nil
 	})
-	if IsCode(err, ldap.LDAPResultNoSuchObject) {
+	if ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject) {
 		return nil
 	}
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/history"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -19,7 +20,7 @@ import (
 // changes taken back; before the log's oldest record it is refused.
 func TestAsOf(t *testing.T) {
 	s := slapdtest.Start(t, slapdtest.Config{WithBase: true, AccessLog: true})
-	c, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword,
+	c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword,
 		Run: history.Run{ID: history.NewRunID(), Command: "test"}})
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +72,7 @@ func TestAsOf(t *testing.T) {
 func TestAsOfNotesUnloggedChanges(t *testing.T) {
 	s := slapdtest.Start(t, slapdtest.Config{WithBase: true, AccessLog: true})
 	dial := func() (*Store, *[]string) {
-		c, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
+		c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
 		if err != nil {
 			t.Fatal(err)
 		}

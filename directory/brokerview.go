@@ -8,6 +8,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/broker"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/internal/nesting"
@@ -192,7 +193,9 @@ func (e *UserDomainError) Error() string {
 }
 
 // Unwrap makes the error a not-found error.
-func (e *UserDomainError) Unwrap() error { return &NotFoundError{Kind: objkind.User, Name: e.Arg} }
+func (e *UserDomainError) Unwrap() error {
+	return &ldapclient.NotFoundError{Kind: objkind.User, Name: e.Arg}
+}
 
 // ResolveFederation reads what one resolve needs, and nothing more (docs/resolve.md
 // "Reads"), in a number of searches that does not depend on the size of the
@@ -345,14 +348,14 @@ func (r *resolveReader) readTopology() error {
 	}
 	f.Settings = BrokerSettings(settings)
 
-	entries, err := s.Find(s.DIT.Sites(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassSite))
+	entries, err := s.Find(s.DIT.Sites(), ldap.ScopeSingleLevel, ldapclient.ClassFilter(ldapschema.ClassSite))
 	if err != nil {
 		return err
 	}
 	for _, x := range lenientRecords(r, entries, ldapschema.SiteFromEntry, func(x ldapschema.Site) string { return x.Name }) {
 		f.Sites = append(f.Sites, BrokerSite(x))
 	}
-	entries, err = s.Find(s.DIT.Pods(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassPod))
+	entries, err = s.Find(s.DIT.Pods(), ldap.ScopeSingleLevel, ldapclient.ClassFilter(ldapschema.ClassPod))
 	if err != nil {
 		return err
 	}
@@ -526,9 +529,9 @@ func (r *resolveReader) readPools(poolDNs []string) error {
 	var names []string
 	for _, dn := range poolDNs {
 		want[ldapschema.NormalizeDN(dn)] = true
-		names = append(names, Filter(ldapschema.AttrCN, ldapschema.NameOf(dn)))
+		names = append(names, ldapclient.Filter(ldapschema.AttrCN, ldapschema.NameOf(dn)))
 	}
-	entries, err := s.Find(s.DIT.Pods(), ldap.ScopeWholeSubtree, And(poolFilter(), Or(names...)))
+	entries, err := s.Find(s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapclient.And(poolFilter(), ldapclient.Or(names...)))
 	if err != nil {
 		return err
 	}
@@ -539,13 +542,13 @@ func (r *resolveReader) readPools(poolDNs []string) error {
 		r.f.Pools = append(r.f.Pools, BrokerPool(p))
 		if key := ldapschema.NormalizeDN(p.FarmDN); p.FarmDN != "" && !farmDNs[key] {
 			farmDNs[key] = true
-			farmNames = append(farmNames, Filter(ldapschema.AttrCN, p.Farm))
+			farmNames = append(farmNames, ldapclient.Filter(ldapschema.AttrCN, p.Farm))
 		}
 	}
 	if len(farmNames) == 0 {
 		return nil
 	}
-	farmEntries, err := s.Find(s.DIT.Pods(), ldap.ScopeWholeSubtree, And(ClassFilter(ldapschema.ClassRDSFarm), Or(farmNames...)))
+	farmEntries, err := s.Find(s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapclient.And(ldapclient.ClassFilter(ldapschema.ClassRDSFarm), ldapclient.Or(farmNames...)))
 	if err != nil {
 		return err
 	}
@@ -555,9 +558,9 @@ func (r *resolveReader) readPools(poolDNs []string) error {
 	}
 	children := make([]string, len(farms))
 	for i, farm := range farms {
-		children[i] = ChildrenFilter(farm.DN)
+		children[i] = ldapclient.ChildrenFilter(farm.DN)
 	}
-	hostEntries, err := s.Find(s.DIT.Pods(), ldap.ScopeWholeSubtree, And(ClassFilter(ldapschema.ClassRDSHost), Or(children...)))
+	hostEntries, err := s.Find(s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapclient.And(ldapclient.ClassFilter(ldapschema.ClassRDSHost), ldapclient.Or(children...)))
 	if err != nil {
 		return err
 	}
@@ -630,9 +633,9 @@ func (r *resolveReader) readGroups(member string) ([]ldapschema.Group, error) {
 		var fs []string
 		for _, dn := range level {
 			inLevel[ldapschema.NormalizeDN(dn)] = true
-			fs = append(fs, Filter(ldapschema.AttrMember, dn))
+			fs = append(fs, ldapclient.Filter(ldapschema.AttrMember, dn))
 		}
-		entries, err := r.s.Find(r.s.DIT.Groups(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassGroup), Or(fs...)))
+		entries, err := r.s.Find(r.s.DIT.Groups(), ldap.ScopeSingleLevel, ldapclient.And(ldapclient.ClassFilter(ldapschema.ClassGroup), ldapclient.Or(fs...)))
 		if err != nil {
 			return nil, false, err
 		}
@@ -686,11 +689,11 @@ func appendOnce(list []string, name string) []string {
 // GE (geDN, "" when the GE does not exist).
 func (r *resolveReader) readUserRecords(userDN, geDN string, immediate []ldapschema.Group) error {
 	s, f := r.s, r.f
-	principals := []string{Filter(ldapschema.AttrUserDN, userDN)}
+	principals := []string{ldapclient.Filter(ldapschema.AttrUserDN, userDN)}
 	for _, g := range immediate {
-		principals = append(principals, Filter(ldapschema.AttrGroupDN, g.DN))
+		principals = append(principals, ldapclient.Filter(ldapschema.AttrGroupDN, g.DN))
 	}
-	entries, err := s.Find(s.DIT.HomeSites(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassHomeSite), Or(principals...)))
+	entries, err := s.Find(s.DIT.HomeSites(), ldap.ScopeSingleLevel, ldapclient.And(ldapclient.ClassFilter(ldapschema.ClassHomeSite), ldapclient.Or(principals...)))
 	if err != nil {
 		return err
 	}
@@ -704,8 +707,8 @@ func (r *resolveReader) readUserRecords(userDN, geDN string, immediate []ldapsch
 		f.HomeSites = append(f.HomeSites, BrokerHomeSite(row))
 	}
 
-	entries, err = s.Find(s.DIT.Sessions(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassSession),
-		Filter(ldapschema.AttrUserDN, userDN)))
+	entries, err = s.Find(s.DIT.Sessions(), ldap.ScopeSingleLevel, ldapclient.And(ldapclient.ClassFilter(ldapschema.ClassSession),
+		ldapclient.Filter(ldapschema.AttrUserDN, userDN)))
 	if err != nil {
 		return err
 	}
@@ -719,8 +722,8 @@ func (r *resolveReader) readUserRecords(userDN, geDN string, immediate []ldapsch
 	if geDN == "" {
 		return nil
 	}
-	entries, err = s.Find(s.DIT.Assignments(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassPodAssignment),
-		Filter(ldapschema.AttrUserDN, userDN), Filter(ldapschema.AttrEntitlementDN, geDN)))
+	entries, err = s.Find(s.DIT.Assignments(), ldap.ScopeSingleLevel, ldapclient.And(ldapclient.ClassFilter(ldapschema.ClassPodAssignment),
+		ldapclient.Filter(ldapschema.AttrUserDN, userDN), ldapclient.Filter(ldapschema.AttrEntitlementDN, geDN)))
 	if err != nil {
 		return err
 	}
@@ -749,13 +752,13 @@ func (r *resolveReader) readSessionEntitlements(sessions []ldapschema.Session) e
 		}
 		known[fold.Key(name)] = true
 		want[ldapschema.NormalizeDN(x.EntitlementDN)] = true
-		names = append(names, Filter(ldapschema.AttrCN, name))
+		names = append(names, ldapclient.Filter(ldapschema.AttrCN, name))
 	}
 	if len(names) == 0 {
 		return nil
 	}
 	s := r.s
-	entries, err := s.Find(s.DIT.Entitlements(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassGlobalEntitlement), Or(names...)))
+	entries, err := s.Find(s.DIT.Entitlements(), ldap.ScopeSingleLevel, ldapclient.And(ldapclient.ClassFilter(ldapschema.ClassGlobalEntitlement), ldapclient.Or(names...)))
 	if err != nil {
 		return err
 	}
@@ -791,6 +794,6 @@ func lenientRecords[T any](r *resolveReader, entries []*ldap.Entry, from func(*l
 }
 
 func isNotFound(err error) bool {
-	var nf *NotFoundError
+	var nf *ldapclient.NotFoundError
 	return errors.As(err, &nf)
 }

@@ -12,6 +12,9 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory/internal/dirtest"
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -22,7 +25,7 @@ import (
 // countingClient counts the searches made through it, with the entries
 // each one returned.
 type countingClient struct {
-	Client
+	ldapclient.Client
 	searches []searchRecord
 }
 
@@ -314,7 +317,7 @@ func TestResolveReadsAreBoundedByTheRequest(t *testing.T) {
 	for _, scale := range []int{1, 10} {
 		text, sites, pods := scaledFederation(scale)
 		s := slapdtest.Start(t, slapdtest.Config{LDIF: text})
-		conn, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
+		conn, err := ldapconn.Dial(ldapconn.Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -357,12 +360,12 @@ func TestResolveReadsAreBoundedByTheRequest(t *testing.T) {
 			continue
 		}
 		switch {
-		case a.base == ldapschema.NormalizeDN(dit.Sites()) && a.scope == ldap.ScopeSingleLevel && a.filter == ClassFilter(ldapschema.ClassSite):
+		case a.base == ldapschema.NormalizeDN(dit.Sites()) && a.scope == ldap.ScopeSingleLevel && a.filter == ldapclient.ClassFilter(ldapschema.ClassSite):
 			listings["sites"]++
 			if a.entries != small.sites || b.entries != large.sites {
 				t.Errorf("site listing returned %d and %d entries, want %d and %d", a.entries, b.entries, small.sites, large.sites)
 			}
-		case a.base == ldapschema.NormalizeDN(dit.Pods()) && a.scope == ldap.ScopeSingleLevel && a.filter == ClassFilter(ldapschema.ClassPod):
+		case a.base == ldapschema.NormalizeDN(dit.Pods()) && a.scope == ldap.ScopeSingleLevel && a.filter == ldapclient.ClassFilter(ldapschema.ClassPod):
 			listings["pods"]++
 			if a.entries != small.pods || b.entries != large.pods {
 				t.Errorf("pod listing returned %d and %d entries, want %d and %d", a.entries, b.entries, small.pods, large.pods)
@@ -399,7 +402,7 @@ func lines(searches []searchRecord) string {
 func liveAndSnapshot(t *testing.T, text string) map[string]*Store {
 	t.Helper()
 	s := slapdtest.Start(t, slapdtest.Config{LDIF: text})
-	conn, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
+	conn, err := ldapconn.Dial(ldapconn.Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -578,7 +581,7 @@ func TestResolveFederationDomain(t *testing.T) {
 		}
 	}
 	_, err := st.ResolveFederation(ResolveQuery{User: `OTHER\alice`, Entitlement: "GE"})
-	var nf *NotFoundError
+	var nf *ldapclient.NotFoundError
 	if !errors.As(err, &nf) || !strings.Contains(err.Error(), `user OTHER\alice does not exist: alice is in domain corp.example.com`) {
 		t.Errorf("OTHER\\alice: %v, want a not-found error naming the stored domain", err)
 	}
@@ -588,7 +591,7 @@ func TestResolveFederationDomain(t *testing.T) {
 	}
 }
 
-func mustSnapshot(t *testing.T, text string) *Snapshot {
+func mustSnapshot(t *testing.T, text string) *snapshot.Snapshot {
 	t.Helper()
 	s, err := ParseSnapshot(text)
 	if err != nil {

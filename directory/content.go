@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -94,7 +95,7 @@ func containerKey(dn, nbase string) string {
 // ReadContent reads the entryUUID and entryCSN of every entry under base
 // (one streamed, paged search) and returns the content of each container,
 // sorted by normalized DN.
-func ReadContent(c Client, base string) ([]ContainerContent, error) {
+func ReadContent(c ldapclient.Client, base string) ([]ContainerContent, error) {
 	nbase := ldapschema.NormalizeDN(base)
 	type acc struct {
 		dn      string
@@ -103,7 +104,7 @@ func ReadContent(c Client, base string) ([]ContainerContent, error) {
 	}
 	by := map[string]*acc{}
 	req := ldap.NewSearchRequest(base, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases, 0, 0, false,
-		AnyEntry, []string{attrEntryUUID, attrEntryCSN}, nil)
+		ldapclient.AnyEntry, []string{attrEntryUUID, attrEntryCSN}, nil)
 	err := c.SearchEach(req, func(e *ldap.Entry) error {
 		key := containerKey(e.DN, nbase)
 		a := by[key]

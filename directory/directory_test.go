@@ -9,6 +9,9 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory/internal/dirtest"
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -30,7 +33,7 @@ func TestSnapshotAnswersLikeSlapd(t *testing.T) {
 	text := dirtest.Sample()
 	s := slapdtest.Start(t, slapdtest.Config{LDIF: text})
 	admin := s.Account(slapdtest.Admin)
-	live, err := Dial(Options{URLs: []string{s.URL}, BindDN: admin.DN, Password: admin.Password})
+	live, err := ldapconn.Dial(ldapconn.Options{URLs: []string{s.URL}, BindDN: admin.DN, Password: admin.Password})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +63,7 @@ func TestSnapshotAnswersLikeSlapd(t *testing.T) {
 	missing := ldap.NewSearchRequest("ou=Nope,"+dit.Base, ldap.ScopeBaseObject, 0, 0, 0, false, "(objectClass=*)", nil, nil)
 	_, errLive := live.Search(missing)
 	_, errSnap := snap.Search(missing)
-	if !IsCode(errLive, ldap.LDAPResultNoSuchObject) || !IsCode(errSnap, ldap.LDAPResultNoSuchObject) {
+	if !ldapclient.IsCode(errLive, ldap.LDAPResultNoSuchObject) || !ldapclient.IsCode(errSnap, ldap.LDAPResultNoSuchObject) {
 		t.Errorf("missing base: live %v, snapshot %v; want noSuchObject from both", errLive, errSnap)
 	}
 }
@@ -70,10 +73,10 @@ func TestSnapshotIsReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := snap.Add(ldap.NewAddRequest("cn=x,"+dit.Sites(), nil)); !errors.Is(err, ErrReadOnly) {
+	if err := snap.Add(ldap.NewAddRequest("cn=x,"+dit.Sites(), nil)); !errors.Is(err, ldapclient.ErrReadOnly) {
 		t.Errorf("add: %v", err)
 	}
-	if err := snap.Transaction(func(Writer) error { return nil }); !errors.Is(err, ErrReadOnly) {
+	if err := snap.Transaction(func(ldapclient.Writer) error { return nil }); !errors.Is(err, ldapclient.ErrReadOnly) {
 		t.Errorf("transaction: %v", err)
 	}
 }
@@ -108,14 +111,14 @@ func FuzzParseSnapshot(f *testing.F) {
 
 func TestTransactionIsAllOrNothing(t *testing.T) {
 	s := slapdtest.Start(t, slapdtest.Config{LDIF: dirtest.Sample()})
-	c, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
+	c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	st := NewStore(c, dit.Base)
 	// The second add fails (the entry exists): the first must not land.
-	err = c.Transaction(func(w Writer) error {
+	err = c.Transaction(func(w ldapclient.Writer) error {
 		if err := st.Add(w, dit.Site("NEW"), ldapschema.Site{Name: "NEW"}.Attrs()); err != nil {
 			return err
 		}
@@ -128,7 +131,7 @@ func TestTransactionIsAllOrNothing(t *testing.T) {
 		t.Fatalf("half-written transaction: entry %v, err %v", e, err)
 	}
 	// A good transaction lands entirely.
-	err = c.Transaction(func(w Writer) error {
+	err = c.Transaction(func(w ldapclient.Writer) error {
 		if err := st.Add(w, dit.Site("A"), ldapschema.Site{Name: "A"}.Attrs()); err != nil {
 			return err
 		}
@@ -144,7 +147,7 @@ func TestTransactionIsAllOrNothing(t *testing.T) {
 	}
 	// fn's own error aborts.
 	sentinel := errors.New("changed my mind")
-	err = c.Transaction(func(w Writer) error {
+	err = c.Transaction(func(w ldapclient.Writer) error {
 		_ = st.Add(w, dit.Site("C"), ldapschema.Site{Name: "C"}.Attrs())
 		return sentinel
 	})
@@ -158,20 +161,20 @@ func TestTransactionIsAllOrNothing(t *testing.T) {
 
 func TestAssertionControlDetectsAChange(t *testing.T) {
 	s := slapdtest.Start(t, slapdtest.Config{LDIF: dirtest.Sample()})
-	c, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
+	c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	st := NewStore(c, dit.Base)
-	stale, _ := AssertionControl(Filter(ldapschema.AttrDescription, "something else"))
+	stale, _ := ldapconn.AssertionControl(ldapclient.Filter(ldapschema.AttrDescription, "something else"))
 	change := []ldap.Change{{Operation: ldap.ReplaceAttribute, Modification: ldap.PartialAttribute{Type: ldapschema.AttrDescription, Vals: []string{"x"}}}}
 	err = st.ApplyChanges(c, dit.Site("US"), change, stale)
-	var conflict *ConflictError
+	var conflict *ldapclient.ConflictError
 	if !errors.As(err, &conflict) {
 		t.Fatalf("stale assertion: %v, want a ConflictError", err)
 	}
-	fresh, _ := AssertionControl(Filter(ldapschema.AttrDescription, "East coast"))
+	fresh, _ := ldapconn.AssertionControl(ldapclient.Filter(ldapschema.AttrDescription, "East coast"))
 	if err := st.ApplyChanges(c, dit.Site("US"), change, fresh); err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +207,7 @@ func TestParseUserName(t *testing.T) {
 func TestWriteLDIFRoundTrips(t *testing.T) {
 	s := slapdtest.Start(t, slapdtest.Config{LDIF: dirtest.Sample()})
 	// Every value, passwords included: only the root DN reads them all.
-	live, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.RootDN, Password: slapdtest.RootPassword})
+	live, err := ldapconn.Dial(ldapconn.Options{URLs: []string{s.URL}, BindDN: s.RootDN, Password: slapdtest.RootPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,11 +275,13 @@ func FuzzParseUserName(f *testing.F) {
 		if _, err := ldap.ParseDN(dit.User(n.UID)); err != nil {
 			t.Fatalf("uid %q gives a bad DN: %v", n.UID, err)
 		}
-		if _, err := ldap.CompileFilter(Filter(ldapschema.AttrUID, n.UID)); err != nil {
+		if _, err := ldap.CompileFilter(ldapclient.Filter(ldapschema.AttrUID, n.UID)); err != nil {
 			t.Fatalf("uid %q gives a bad filter: %v", n.UID, err)
 		}
 	})
 }
 
 // ParseSnapshot reads a snapshot from LDIF text.
-func ParseSnapshot(data string) (*Snapshot, error) { return ReadSnapshot(strings.NewReader(data)) }
+func ParseSnapshot(data string) (*snapshot.Snapshot, error) {
+	return snapshot.ReadSnapshot(strings.NewReader(data))
+}

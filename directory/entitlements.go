@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/internal/nesting"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -20,7 +21,7 @@ func (s *Store) NamedEntry(kind, name string) (*ldap.Entry, error) {
 		return s.findNamed(kind, name, s.DIT.Entitlements(), ldap.ScopeSingleLevel, ldapschema.ClassGlobalEntitlement,
 			ldapschema.AttrCN)
 	case objkind.Pool:
-		e, err := s.FindOne(kind, name, s.DIT.Pods(), ldap.ScopeWholeSubtree, And(poolFilter(), Filter(ldapschema.AttrCN, name)))
+		e, err := s.FindOne(kind, name, s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapclient.And(poolFilter(), ldapclient.Filter(ldapschema.AttrCN, name)))
 		if err == nil && e == nil {
 			err = s.notFound(kind, name)
 		}
@@ -35,7 +36,7 @@ func (s *Store) NamedEntry(kind, name string) (*ldap.Entry, error) {
 
 // IsNotFound reports whether err says a named object does not exist.
 func IsNotFound(err error) bool {
-	var nf *NotFoundError
+	var nf *ldapclient.NotFoundError
 	return errors.As(err, &nf)
 }
 
@@ -43,7 +44,7 @@ func IsNotFound(err error) bool {
 // sorted by name.
 func (s *Store) EntitlementsMatching(filter string) ([]ldapschema.Entitlement, error) {
 	return findSorted(s, s.DIT.Entitlements(), ldap.ScopeSingleLevel,
-		And(ClassFilter(ldapschema.ClassGlobalEntitlement), filter), ldapschema.EntitlementFromEntry, func(x ldapschema.Entitlement) string { return x.Name })
+		ldapclient.And(ldapclient.ClassFilter(ldapschema.ClassGlobalEntitlement), filter), ldapschema.EntitlementFromEntry, func(x ldapschema.Entitlement) string { return x.Name })
 }
 
 // EntitlementsWithMember reads the global entitlements whose members
@@ -54,20 +55,20 @@ func (s *Store) EntitlementsWithMember(dns ...string) ([]ldapschema.Entitlement,
 	}
 	fs := make([]string, len(dns))
 	for i, dn := range dns {
-		fs[i] = Filter(ldapschema.AttrMember, dn)
+		fs[i] = ldapclient.Filter(ldapschema.AttrMember, dn)
 	}
-	return s.EntitlementsMatching(Or(fs...))
+	return s.EntitlementsMatching(ldapclient.Or(fs...))
 }
 
 // EntitlementsWithPool reads the global entitlements that list the pool.
 func (s *Store) EntitlementsWithPool(poolDN string) ([]ldapschema.Entitlement, error) {
-	return s.EntitlementsMatching(Filter(ldapschema.AttrEntitlementPoolDN, poolDN))
+	return s.EntitlementsMatching(ldapclient.Filter(ldapschema.AttrEntitlementPoolDN, poolDN))
 }
 
 // PoolsOfFarm reads the farm-backed pools a farm serves, sorted by name.
 func (s *Store) PoolsOfFarm(farmDN string) ([]ldapschema.Pool, error) {
 	return findSorted(s, s.DIT.Pods(), ldap.ScopeWholeSubtree,
-		And(ClassFilter(ldapschema.ClassFarmPool), Filter(ldapschema.AttrFarmDN, farmDN)), ldapschema.PoolFromEntry, func(x ldapschema.Pool) string { return x.Name })
+		ldapclient.And(ldapclient.ClassFilter(ldapschema.ClassFarmPool), ldapclient.Filter(ldapschema.AttrFarmDN, farmDN)), ldapschema.PoolFromEntry, func(x ldapschema.Pool) string { return x.Name })
 }
 
 // GroupsAbove reads the groups dn is in, directly or through nested
@@ -94,7 +95,7 @@ func (s *Store) GroupsAbove(dn string) ([]ldapschema.Group, error) {
 // dn as their backup (docs/resolve.md "Backup global entitlements"), in name
 // order: one search.
 func (s *Store) EntitlementsBackedUpBy(dn string) ([]ldapschema.Entitlement, error) {
-	return s.EntitlementsMatching(Filter(ldapschema.AttrBackupEntitlementDN, dn))
+	return s.EntitlementsMatching(ldapclient.Filter(ldapschema.AttrBackupEntitlementDN, dn))
 }
 
 // EntitlementByDN reads the global entitlement at dn (a backup reference).

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/directory/ldapconn"
 )
 
@@ -35,15 +36,17 @@ func IsAccessRefused(err error) bool {
 
 // IsNoSuchObject reports whether the server answered that the entry (or
 // the search base) does not exist (32).
-func IsNoSuchObject(err error) bool { return IsCode(err, ldap.LDAPResultNoSuchObject) }
+func IsNoSuchObject(err error) bool { return ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject) }
 
 // IsAssertionFailed reports whether a write's assertion failed (122): the
 // entry is no longer as it was read.
-func IsAssertionFailed(err error) bool { return IsCode(err, ldap.LDAPResultAssertionFailed) }
+func IsAssertionFailed(err error) bool { return ldapclient.IsCode(err, ldap.LDAPResultAssertionFailed) }
 
 // IsAlreadyExists reports whether an add found the entry there already
 // (68): someone else created it meanwhile.
-func IsAlreadyExists(err error) bool { return IsCode(err, ldap.LDAPResultEntryAlreadyExists) }
+func IsAlreadyExists(err error) bool {
+	return ldapclient.IsCode(err, ldap.LDAPResultEntryAlreadyExists)
+}
 
 // AmbiguousError says a name matches more than one object (exit code 1):
 // several entries of one kind carry it (Store.FindOne; names are unique

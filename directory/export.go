@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -29,7 +30,7 @@ func (s *Store) Export(w io.Writer, keep func(e *ldap.Entry, key string) *ldap.E
 	out := NewSortedLDIF()
 	defer out.Close()
 	var orderBuf []byte
-	err := s.Each(s.DIT.Base, ldap.ScopeWholeSubtree, AnyEntry, nil, func(e *ldap.Entry) error {
+	err := s.Each(s.DIT.Base, ldap.ScopeWholeSubtree, ldapclient.AnyEntry, nil, func(e *ldap.Entry) error {
 		key := ldapschema.NormalizeDN(e.DN)
 		if e = keep(e, key); e == nil {
 			return nil

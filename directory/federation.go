@@ -4,6 +4,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/broker"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -21,14 +22,14 @@ func (s *Store) HomeSiteFederation(user ldapschema.User) (*broker.Federation, er
 	}
 	f := &broker.Federation{Settings: broker.DefaultSettings()}
 	bu := broker.User{Name: user.UID}
-	rowFilters := []string{Filter(ldapschema.AttrUserDN, user.DN)}
+	rowFilters := []string{ldapclient.Filter(ldapschema.AttrUserDN, user.DN)}
 	for _, g := range groups {
 		bu.Groups = append(bu.Groups, g.Name)
 		f.Groups = append(f.Groups, broker.Group{Name: g.Name})
-		rowFilters = append(rowFilters, Filter(ldapschema.AttrGroupDN, g.DN))
+		rowFilters = append(rowFilters, ldapclient.Filter(ldapschema.AttrGroupDN, g.DN))
 	}
 	f.Users = []broker.User{bu}
-	rows, err := s.HomeSites(Or(rowFilters...))
+	rows, err := s.HomeSites(ldapclient.Or(rowFilters...))
 	if err != nil {
 		return nil, err
 	}
@@ -36,12 +37,12 @@ func (s *Store) HomeSiteFederation(user ldapschema.User) (*broker.Federation, er
 	var siteFilters []string
 	for _, r := range rows {
 		if n := ldapschema.NameOf(r.SiteDN); n != "" {
-			siteFilters = append(siteFilters, Filter(ldapschema.AttrCN, n))
+			siteFilters = append(siteFilters, ldapclient.Filter(ldapschema.AttrCN, n))
 		}
 	}
 	siteByDN := map[string]ldapschema.Site{}
 	if len(siteFilters) > 0 {
-		entries, err := s.Find(s.DIT.Sites(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassSite), Or(siteFilters...)))
+		entries, err := s.Find(s.DIT.Sites(), ldap.ScopeSingleLevel, ldapclient.And(ldapclient.ClassFilter(ldapschema.ClassSite), ldapclient.Or(siteFilters...)))
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -28,7 +29,7 @@ func TestFixturesLoadAndRead(t *testing.T) {
 				t.Fatal(err)
 			}
 			srv := slapdtest.Start(t, slapdtest.Config{LDIF: string(data)})
-			c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
+			c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
 			if err != nil {
 				t.Fatal(err)
 			}

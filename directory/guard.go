@@ -8,6 +8,8 @@ package directory
 import (
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -175,7 +177,7 @@ func (s *Store) touches(writes []Write, plan *guardScope) []Write {
 		var controls []ldap.Control
 		k := t.dn.Key()
 		if csn, ok := s.read[k]; ok && t.referred && !plan.written[k] {
-			if ctl, err := AssertionControl(Filter(ldapschema.AttrEntryCSN, csn)); err == nil {
+			if ctl, err := ldapconn.AssertionControl(ldapclient.Filter(ldapschema.AttrEntryCSN, csn)); err == nil {
 				controls = append(controls, ctl)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/history"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -58,7 +59,7 @@ func logFilter(base string, q LogQuery) string {
 func (s *Store) EachLogRecord(q LogQuery, each func(history.Record) error) error {
 	err := s.eachLogRecord(q, each)
 	var none *NoHistoryError
-	if c, ok := s.Client.(*Conn); ok && errors.As(err, &none) && !c.OnProvider() {
+	if c, ok := s.Client.(*ldapconn.Conn); ok && errors.As(err, &none) && !c.OnProvider() {
 		// A read-only replica has no log: the provider has. The
 		// connection moves there (as a write would), and the federation
 		// read next is the provider's too, as the log describes it.
@@ -91,7 +92,7 @@ func (s *Store) eachLogRecord(q LogQuery, each func(history.Record) error) error
 		return stopped
 	case err == nil:
 		return nil
-	case IsCode(err, ldap.LDAPResultNoSuchObject) && !s.identity().Anonymous:
+	case ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject) && !s.identity().Anonymous:
 		return &NoHistoryError{Server: s.server()}
 	}
 	if refused, ok := s.Refused(err, "read", "the history ("+ldapschema.AccessLogBase+")", ldapschema.RoleHelpdesk); ok {
@@ -105,7 +106,7 @@ func (s *Store) eachLogRecord(q LogQuery, each func(history.Record) error) error
 
 // server names the server a store reads, for messages.
 func (s *Store) server() string {
-	if c, ok := s.Client.(*Conn); ok {
+	if c, ok := s.Client.(*ldapconn.Conn); ok {
 		return c.Server()
 	}
 	return "the snapshot"
@@ -179,7 +180,7 @@ func (s *Store) ObjectIdentity(kind, name string) (dn, uuid string, err error) {
 	if !ok {
 		return "", "", fmt.Errorf("unknown kind %q", kind)
 	}
-	e, err := s.FindOne(kind, name, ns.base(s.DIT), ns.scope, And(ns.filter, Filter(ns.attr, name)))
+	e, err := s.FindOne(kind, name, ns.base(s.DIT), ns.scope, ldapclient.And(ns.filter, ldapclient.Filter(ns.attr, name)))
 	if err != nil {
 		return "", "", err
 	}
@@ -219,16 +220,16 @@ func UndoPlan(steps []history.Step, words func(history.Step) (verb, object strin
 					continue // no equality rule: not assertable
 				}
 				if len(a.New) == 0 {
-					expect = append(expect, Not("("+a.Attr+"=*)"))
+					expect = append(expect, ldapclient.Not("("+a.Attr+"=*)"))
 				}
 				for _, v := range a.New {
-					expect = append(expect, Filter(a.Attr, v))
+					expect = append(expect, ldapclient.Filter(a.Attr, v))
 				}
 			}
 			w = ModifyWrite(verb, object, st.DN, changes)
 			if len(expect) > 0 {
 				var err error
-				if w, err = w.Asserting(And(expect...)); err != nil {
+				if w, err = w.Asserting(ldapclient.And(expect...)); err != nil {
 					return nil, err
 				}
 			}
@@ -242,7 +243,7 @@ func UndoPlan(steps []history.Step, words func(history.Step) (verb, object strin
 			w = AddWrite(verb, object, st.DN, a)
 		case "rename":
 			if st.NewSuperior != "" {
-				return nil, fmt.Errorf("%s was moved to another parent: %w", object, ErrMoveInTransaction)
+				return nil, fmt.Errorf("%s was moved to another parent: %w", object, ldapconn.ErrMoveInTransaction)
 			}
 			w = RenameWrite(verb, object, st.DN, st.NewRDN)
 		default:

@@ -6,6 +6,8 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/history"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -19,7 +21,7 @@ func TestRunControlOnEveryWrite(t *testing.T) {
 	s := slapdtest.Start(t, slapdtest.Config{WithBase: true, AccessLog: true})
 	run := history.Run{ID: history.NewRunID(), Command: "cpactl site create Mars", Version: "test"}
 	dial := func(run history.Run) *Store {
-		c, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword, Run: run})
+		c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword, Run: run})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,7 +29,7 @@ func TestRunControlOnEveryWrite(t *testing.T) {
 		return NewStore(c, s.Base)
 	}
 	st := dial(run)
-	describe := func(w Writer, text string) error {
+	describe := func(w ldapclient.Writer, text string) error {
 		req := ldap.NewModifyRequest(s.Base, nil)
 		req.Replace(ldapschema.AttrDescription, []string{text})
 		return w.Modify(req)
@@ -35,8 +37,8 @@ func TestRunControlOnEveryWrite(t *testing.T) {
 	if err := describe(st.Client, "one"); err != nil {
 		t.Fatal(err)
 	}
-	conn := st.Client.(*Conn)
-	if err := conn.Transaction(func(w Writer) error {
+	conn := st.Client.(*ldapconn.Conn)
+	if err := conn.Transaction(func(w ldapclient.Writer) error {
 		if err := describe(w, "two"); err != nil {
 			return err
 		}
@@ -95,11 +97,11 @@ func TestRunControlOnEveryWrite(t *testing.T) {
 func TestHistoryOnTheProvider(t *testing.T) {
 	for _, noRef := range []bool{false, true} {
 		r := slapdtest.StartReplicated(t, slapdtest.Config{WithBase: true, AccessLog: true}, slapdtest.ReplicaOptions{NoUpdateRef: noRef})
-		opts := Options{URLs: []string{r.Consumers[0].URL}, BindDN: r.Provider.AdminDN(), Password: slapdtest.AdminPassword}
+		opts := ldapconn.Options{URLs: []string{r.Consumers[0].URL}, BindDN: r.Provider.AdminDN(), Password: slapdtest.AdminPassword}
 		if !noRef {
 			opts.WriteURL = r.Provider.URL
 		}
-		c, err := Dial(opts)
+		c, err := ldapconn.Dial(opts)
 		if err != nil {
 			t.Fatal(err)
 		}

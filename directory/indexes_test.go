@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -43,7 +45,7 @@ func readsOfEveryKind(t *testing.T, st *Store) {
 	if _, err := st.EntitlementsWithMember(alice); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Sessions(Filter(ldapschema.AttrUserDN, alice)); err != nil {
+	if _, err := st.Sessions(ldapclient.Filter(ldapschema.AttrUserDN, alice)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.PlanDelete(objkind.Pod, "London-1", dit.Pod("London-1")); err != nil {
@@ -61,7 +63,7 @@ func TestSearchesAreIndexed(t *testing.T) {
 	}
 	for _, noIndexes := range []bool{false, true} {
 		srv := slapdtest.Start(t, slapdtest.Config{LDIF: string(demo), Debug: "32", NoIndexes: noIndexes})
-		c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
+		c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +96,7 @@ func TestIndexesLDIFApplies(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("ldapmodify: %v: %s", err, out)
 	}
-	c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
+	c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -152,10 +153,10 @@ func (s *Store) findReferences(targets []ldapschema.NormalDN) ([]refHit, error) 
 		var fs []string
 		for _, t := range targets[i:end] {
 			for _, a := range attrs {
-				fs = append(fs, Filter(a, t.String()))
+				fs = append(fs, ldapclient.Filter(a, t.String()))
 			}
 		}
-		entries, err := s.Find(s.DIT.Base, ldap.ScopeWholeSubtree, Or(fs...))
+		entries, err := s.Find(s.DIT.Base, ldap.ScopeWholeSubtree, ldapclient.Or(fs...))
 		if err != nil {
 			return nil, err
 		}
@@ -192,9 +193,9 @@ func (s *Store) sitesPreferring(names []string) ([]ldapschema.Site, error) {
 	for _, n := range names {
 		// "{rank}name": the value ends with "}" and the name; the decoded
 		// list is checked below, as "}name" may also end a longer name.
-		fs = append(fs, Suffix(ldapschema.AttrPreferredSite, "}"+n))
+		fs = append(fs, ldapclient.Suffix(ldapschema.AttrPreferredSite, "}"+n))
 	}
-	entries, err := s.Find(s.DIT.Sites(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassSite), Or(fs...)))
+	entries, err := s.Find(s.DIT.Sites(), ldap.ScopeSingleLevel, ldapclient.And(ldapclient.ClassFilter(ldapschema.ClassSite), ldapclient.Or(fs...)))
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +222,7 @@ func (s *Store) sitesPreferring(names []string) ([]ldapschema.Site, error) {
 // for referrers.
 // Each entry's DN is read once.
 func (s *Store) subtree(dn string) ([]namedEntry, error) {
-	entries, err := s.Find(dn, ldap.ScopeWholeSubtree, AnyEntry, objectAttrs...)
+	entries, err := s.Find(dn, ldap.ScopeWholeSubtree, ldapclient.AnyEntry, objectAttrs...)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -29,7 +31,7 @@ func (s *Store) eachContainer(searches []containerSearch) error {
 	enclosing := ""
 	for i, q := range searches {
 		err := s.Each(q.base, q.scope, q.filter, nil, q.each)
-		var layout *LayoutError
+		var layout *ldapconn.LayoutError
 		if errors.As(err, &layout) && layout.BaseExists {
 			err, missing[i], enclosing = nil, true, layout.Enclosing
 		}
@@ -38,7 +40,7 @@ func (s *Store) eachContainer(searches []containerSearch) error {
 		}
 	}
 	if !slices.Contains(missing, false) {
-		return &LayoutError{Base: s.DIT.Base, DN: s.DIT.Sites(), BaseExists: true, Enclosing: enclosing}
+		return &ldapconn.LayoutError{Base: s.DIT.Base, DN: s.DIT.Sites(), BaseExists: true, Enclosing: enclosing}
 	}
 	return nil
 }
@@ -105,17 +107,17 @@ func (s *Store) Inventory() (*Inventory, error) {
 		return nil
 	}
 	searches := []containerSearch{
-		{s.DIT.Sessions(), one, ClassFilter(ldapschema.ClassSession), sessions.add},
-		{s.DIT.Pods(), ldap.ScopeWholeSubtree, Or(ClassFilter(ldapschema.ClassConnectionServer), poolFilter(),
-			ClassFilter(ldapschema.ClassRDSFarm), ClassFilter(ldapschema.ClassRDSHost)), belowPods},
-		{s.DIT.People(), one, ClassFilter(ldapschema.ClassInetOrgPerson), users.add},
-		{s.DIT.Groups(), one, ClassFilter(ldapschema.ClassGroup), groups.add},
-		{s.DIT.Assignments(), one, ClassFilter(ldapschema.ClassPodAssignment), assignments.add},
-		{s.DIT.HomeSites(), one, ClassFilter(ldapschema.ClassHomeSite), homeSites.add},
-		{s.DIT.Entitlements(), one, ClassFilter(ldapschema.ClassGlobalEntitlement), ges.add},
-		{s.DIT.Computers(), one, ClassFilter(ldapschema.ClassDevice), computers.add},
-		{s.DIT.Sites(), one, ClassFilter(ldapschema.ClassSite), sites.add},
-		{s.DIT.Pods(), one, ClassFilter(ldapschema.ClassPod), pods.add},
+		{s.DIT.Sessions(), one, ldapclient.ClassFilter(ldapschema.ClassSession), sessions.add},
+		{s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapclient.Or(ldapclient.ClassFilter(ldapschema.ClassConnectionServer), poolFilter(),
+			ldapclient.ClassFilter(ldapschema.ClassRDSFarm), ldapclient.ClassFilter(ldapschema.ClassRDSHost)), belowPods},
+		{s.DIT.People(), one, ldapclient.ClassFilter(ldapschema.ClassInetOrgPerson), users.add},
+		{s.DIT.Groups(), one, ldapclient.ClassFilter(ldapschema.ClassGroup), groups.add},
+		{s.DIT.Assignments(), one, ldapclient.ClassFilter(ldapschema.ClassPodAssignment), assignments.add},
+		{s.DIT.HomeSites(), one, ldapclient.ClassFilter(ldapschema.ClassHomeSite), homeSites.add},
+		{s.DIT.Entitlements(), one, ldapclient.ClassFilter(ldapschema.ClassGlobalEntitlement), ges.add},
+		{s.DIT.Computers(), one, ldapclient.ClassFilter(ldapschema.ClassDevice), computers.add},
+		{s.DIT.Sites(), one, ldapclient.ClassFilter(ldapschema.ClassSite), sites.add},
+		{s.DIT.Pods(), one, ldapclient.ClassFilter(ldapschema.ClassPod), pods.add},
 	}
 	if err := s.eachContainer(searches); err != nil {
 		return nil, err

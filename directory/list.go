@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/internal/glob"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -135,7 +136,7 @@ func (s *Store) SelectSessions(sel Selection) (Selected[ldapschema.Session], err
 // name can match ("*").
 func nameFilter(attr string, p *glob.Pattern) string {
 	if name, ok := p.Literal(); ok {
-		return Filter(attr, name)
+		return ldapclient.Filter(attr, name)
 	}
 	initial, any, final := p.Literals()
 	if initial == "" && len(any) == 0 && final == "" {
@@ -171,7 +172,7 @@ func selectSorted[T any](s *Store, l listing[T], sel Selection) (Selected[T], er
 	}
 	filter := filters[0]
 	if len(filters) > 1 {
-		filter = And(filters...)
+		filter = ldapclient.And(filters...)
 	}
 	var out Selected[T]
 	var sorter keyedSorter[T]

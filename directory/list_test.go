@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/glob"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -19,7 +21,7 @@ func TestSelectIsTheFullListNarrowed(t *testing.T) {
 	// Names whose order folded differs from their byte order.
 	text += mixedCaseComputers
 	srv := slapdtest.Start(t, slapdtest.Config{LDIF: text})
-	c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword})
+	c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{srv.URL}, BindDN: srv.RootDN, Password: slapdtest.RootPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +65,7 @@ func TestSelectIsTheFullListNarrowed(t *testing.T) {
 					return strings.HasSuffix(s.ID, "10") || strings.HasSuffix(s.ID, "30")
 				}},
 				{"no wildcard", Selection{Name: pattern("S-0000042")}, func(s ldapschema.Session) bool { return s.ID == "s-0000042" }},
-				{"filter", Selection{Filter: Filter(ldapschema.AttrPodDN, pod1), Limit: 3}, func(s ldapschema.Session) bool { return ldapschema.EqualDN(s.PodDN, pod1) }},
+				{"filter", Selection{Filter: ldapclient.Filter(ldapschema.AttrPodDN, pod1), Limit: 3}, func(s ldapschema.Session) bool { return ldapschema.EqualDN(s.PodDN, pod1) }},
 				{"keep", Selection{Keep: func(dn string) bool { return strings.HasSuffix(dn, "1,"+ldapschema.NormalizeDN(dit.Sessions())) }, Limit: 5},
 					func(s ldapschema.Session) bool { return strings.HasSuffix(s.ID, "1") }},
 				{"nothing", Selection{Name: pattern("nothing*")}, func(ldapschema.Session) bool { return false }},

@@ -8,6 +8,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/broker"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/internal/nearest"
 	"github.com/cpactl/cpactl/internal/objkind"
@@ -25,17 +26,17 @@ type nameSearch struct {
 
 // nameSearches covers every kind Names completes.
 var nameSearches = map[string]nameSearch{
-	objkind.Site:             {ldapschema.DIT.Sites, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassSite), ldapschema.AttrCN},
-	objkind.Pod:              {ldapschema.DIT.Pods, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassPod), ldapschema.AttrCN},
-	objkind.ConnectionServer: {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassConnectionServer), ldapschema.AttrCN},
+	objkind.Site:             {ldapschema.DIT.Sites, ldap.ScopeSingleLevel, ldapclient.ClassFilter(ldapschema.ClassSite), ldapschema.AttrCN},
+	objkind.Pod:              {ldapschema.DIT.Pods, ldap.ScopeSingleLevel, ldapclient.ClassFilter(ldapschema.ClassPod), ldapschema.AttrCN},
+	objkind.ConnectionServer: {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, ldapclient.ClassFilter(ldapschema.ClassConnectionServer), ldapschema.AttrCN},
 	objkind.Pool:             {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, poolFilter(), ldapschema.AttrCN},
-	objkind.Farm:             {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassRDSFarm), ldapschema.AttrCN},
-	objkind.Host:             {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassRDSHost), ldapschema.AttrCN},
-	objkind.Entitlement:      {ldapschema.DIT.Entitlements, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassGlobalEntitlement), ldapschema.AttrCN},
-	objkind.User:             {ldapschema.DIT.People, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassInetOrgPerson), ldapschema.AttrUID},
-	objkind.Group:            {ldapschema.DIT.Groups, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassGroup), ldapschema.AttrCN},
-	objkind.Computer:         {ldapschema.DIT.Computers, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassDevice), ldapschema.AttrCN},
-	objkind.Session:          {ldapschema.DIT.Sessions, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassSession), ldapschema.AttrCN},
+	objkind.Farm:             {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, ldapclient.ClassFilter(ldapschema.ClassRDSFarm), ldapschema.AttrCN},
+	objkind.Host:             {ldapschema.DIT.Pods, ldap.ScopeWholeSubtree, ldapclient.ClassFilter(ldapschema.ClassRDSHost), ldapschema.AttrCN},
+	objkind.Entitlement:      {ldapschema.DIT.Entitlements, ldap.ScopeSingleLevel, ldapclient.ClassFilter(ldapschema.ClassGlobalEntitlement), ldapschema.AttrCN},
+	objkind.User:             {ldapschema.DIT.People, ldap.ScopeSingleLevel, ldapclient.ClassFilter(ldapschema.ClassInetOrgPerson), ldapschema.AttrUID},
+	objkind.Group:            {ldapschema.DIT.Groups, ldap.ScopeSingleLevel, ldapclient.ClassFilter(ldapschema.ClassGroup), ldapschema.AttrCN},
+	objkind.Computer:         {ldapschema.DIT.Computers, ldap.ScopeSingleLevel, ldapclient.ClassFilter(ldapschema.ClassDevice), ldapschema.AttrCN},
+	objkind.Session:          {ldapschema.DIT.Sessions, ldap.ScopeSingleLevel, ldapclient.ClassFilter(ldapschema.ClassSession), ldapschema.AttrCN},
 }
 
 // Names returns the names of at most limit objects of one kind (objkind.Site,
@@ -51,11 +52,11 @@ func (s *Store) Names(kind, prefix string, limit int) ([]string, error) {
 	}
 	filter := ns.filter
 	if prefix != "" {
-		filter = And(filter, Prefix(ns.attr, prefix))
+		filter = ldapclient.And(filter, ldapclient.Prefix(ns.attr, prefix))
 	}
 	res, err := s.Client.Search(ldap.NewSearchRequest(ns.base(s.DIT), ns.scope, ldap.NeverDerefAliases, limit, 0, false,
 		filter, []string{ns.attr}, nil))
-	if err != nil && !IsCode(err, ldap.LDAPResultSizeLimitExceeded) {
+	if err != nil && !ldapclient.IsCode(err, ldap.LDAPResultSizeLimitExceeded) {
 		return nil, err
 	}
 	if res == nil {
@@ -131,8 +132,8 @@ func (s *Store) Suggest(kind, name string) string {
 
 // notFound is the *NotFoundError of a name of kind the directory does not
 // hold, with the nearest name it does hold as its suggestion.
-func (s *Store) notFound(kind, name string) *NotFoundError {
-	return &NotFoundError{Kind: kind, Name: name, Suggestion: s.Suggest(kind, name)}
+func (s *Store) notFound(kind, name string) *ldapclient.NotFoundError {
+	return &ldapclient.NotFoundError{Kind: kind, Name: name, Suggestion: s.Suggest(kind, name)}
 }
 
 // WithSuggestion adds to a not-found error of the broker (a resolve,

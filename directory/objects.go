@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -18,7 +19,7 @@ const (
 
 // findNamed finds the single entry of a class named name under base.
 func (s *Store) findNamed(kind, name, base string, scope int, class, nameAttr string) (*ldap.Entry, error) {
-	e, err := s.FindOne(kind, name, base, scope, And(ClassFilter(class), Filter(nameAttr, name)))
+	e, err := s.FindOne(kind, name, base, scope, ldapclient.And(ldapclient.ClassFilter(class), ldapclient.Filter(nameAttr, name)))
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +40,7 @@ func (s *Store) Site(name string) (ldapschema.Site, error) {
 
 // Sites reads every site, sorted by name.
 func (s *Store) Sites() ([]ldapschema.Site, error) {
-	return findSorted(s, s.DIT.Sites(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassSite), ldapschema.SiteFromEntry, func(x ldapschema.Site) string { return x.Name })
+	return findSorted(s, s.DIT.Sites(), ldap.ScopeSingleLevel, ldapclient.ClassFilter(ldapschema.ClassSite), ldapschema.SiteFromEntry, func(x ldapschema.Site) string { return x.Name })
 }
 
 // Pod reads the named pod.
@@ -53,7 +54,7 @@ func (s *Store) Pod(name string) (ldapschema.Pod, error) {
 
 // Pods reads every pod, sorted by name.
 func (s *Store) Pods() ([]ldapschema.Pod, error) {
-	return findSorted(s, s.DIT.Pods(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassPod), ldapschema.PodFromEntry, func(x ldapschema.Pod) string { return x.Name })
+	return findSorted(s, s.DIT.Pods(), ldap.ScopeSingleLevel, ldapclient.ClassFilter(ldapschema.ClassPod), ldapschema.PodFromEntry, func(x ldapschema.Pod) string { return x.Name })
 }
 
 // ConnectionServer reads the named Connection Server (names are unique
@@ -69,17 +70,17 @@ func (s *Store) ConnectionServer(name string) (ldapschema.ConnectionServer, erro
 
 // ConnectionServers reads every Connection Server, sorted by name.
 func (s *Store) ConnectionServers() ([]ldapschema.ConnectionServer, error) {
-	return findSorted(s, s.DIT.Pods(), ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassConnectionServer), ldapschema.ConnectionServerFromEntry, func(x ldapschema.ConnectionServer) string { return x.Name })
+	return findSorted(s, s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapclient.ClassFilter(ldapschema.ClassConnectionServer), ldapschema.ConnectionServerFromEntry, func(x ldapschema.ConnectionServer) string { return x.Name })
 }
 
 func poolFilter() string {
-	return Or(ClassFilter(ldapschema.ClassDesktopPool), ClassFilter(ldapschema.ClassFarmPool))
+	return ldapclient.Or(ldapclient.ClassFilter(ldapschema.ClassDesktopPool), ldapclient.ClassFilter(ldapschema.ClassFarmPool))
 }
 
 // Pool reads the named pool (desktop or farm-backed).
 func (s *Store) Pool(name string) (ldapschema.Pool, error) {
 	e, err := s.FindOne(objkind.Pool, name, s.DIT.Pods(), ldap.ScopeWholeSubtree,
-		And(poolFilter(), Filter(ldapschema.AttrCN, name)))
+		ldapclient.And(poolFilter(), ldapclient.Filter(ldapschema.AttrCN, name)))
 	if err != nil {
 		return ldapschema.Pool{}, err
 	}
@@ -105,7 +106,7 @@ func (s *Store) Farm(name string) (ldapschema.Farm, error) {
 
 // Farms reads every farm, sorted by name.
 func (s *Store) Farms() ([]ldapschema.Farm, error) {
-	return findSorted(s, s.DIT.Pods(), ldap.ScopeWholeSubtree, ClassFilter(ldapschema.ClassRDSFarm), ldapschema.FarmFromEntry, func(x ldapschema.Farm) string { return x.Name })
+	return findSorted(s, s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapclient.ClassFilter(ldapschema.ClassRDSFarm), ldapschema.FarmFromEntry, func(x ldapschema.Farm) string { return x.Name })
 }
 
 // Host reads the named RDS host.
@@ -124,7 +125,7 @@ func (s *Store) Hosts(farmDN string) ([]ldapschema.Host, error) {
 	if farmDN != "" {
 		base, scope = farmDN, ldap.ScopeSingleLevel
 	}
-	return findSorted(s, base, scope, ClassFilter(ldapschema.ClassRDSHost), ldapschema.HostFromEntry, func(x ldapschema.Host) string { return x.Name })
+	return findSorted(s, base, scope, ldapclient.ClassFilter(ldapschema.ClassRDSHost), ldapschema.HostFromEntry, func(x ldapschema.Host) string { return x.Name })
 }
 
 // Entitlement reads the named global entitlement.
@@ -139,7 +140,7 @@ func (s *Store) Entitlement(name string) (ldapschema.Entitlement, error) {
 
 // Entitlements reads every global entitlement, sorted by name.
 func (s *Store) Entitlements() ([]ldapschema.Entitlement, error) {
-	return findSorted(s, s.DIT.Entitlements(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassGlobalEntitlement), ldapschema.EntitlementFromEntry, func(x ldapschema.Entitlement) string { return x.Name })
+	return findSorted(s, s.DIT.Entitlements(), ldap.ScopeSingleLevel, ldapclient.ClassFilter(ldapschema.ClassGlobalEntitlement), ldapschema.EntitlementFromEntry, func(x ldapschema.Entitlement) string { return x.Name })
 }
 
 // UserName is a parsed user argument: "uid", "DOMAIN\uid" or "uid@domain".
@@ -202,7 +203,7 @@ func domainMatches(given, stored string) bool {
 
 // Users reads every user, sorted by uid.
 func (s *Store) Users() ([]ldapschema.User, error) {
-	return findSorted(s, s.DIT.People(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassInetOrgPerson), ldapschema.UserFromEntry, func(x ldapschema.User) string { return x.UID })
+	return findSorted(s, s.DIT.People(), ldap.ScopeSingleLevel, ldapclient.ClassFilter(ldapschema.ClassInetOrgPerson), ldapschema.UserFromEntry, func(x ldapschema.User) string { return x.UID })
 }
 
 // Group reads the named group.
@@ -216,7 +217,7 @@ func (s *Store) Group(name string) (ldapschema.Group, error) {
 
 // Groups reads every group, sorted by name.
 func (s *Store) Groups() ([]ldapschema.Group, error) {
-	return findSorted(s, s.DIT.Groups(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassGroup), ldapschema.GroupFromEntry, func(x ldapschema.Group) string { return x.Name })
+	return findSorted(s, s.DIT.Groups(), ldap.ScopeSingleLevel, ldapclient.ClassFilter(ldapschema.ClassGroup), ldapschema.GroupFromEntry, func(x ldapschema.Group) string { return x.Name })
 }
 
 // GroupsWithMember reads the groups whose member attribute holds any of
@@ -227,9 +228,9 @@ func (s *Store) GroupsWithMember(dns ...string) ([]ldapschema.Group, error) {
 	}
 	var fs []string
 	for _, dn := range dns {
-		fs = append(fs, Filter(ldapschema.AttrMember, dn))
+		fs = append(fs, ldapclient.Filter(ldapschema.AttrMember, dn))
 	}
-	return findSorted(s, s.DIT.Groups(), ldap.ScopeSingleLevel, And(ClassFilter(ldapschema.ClassGroup), Or(fs...)), ldapschema.GroupFromEntry, func(x ldapschema.Group) string { return x.Name })
+	return findSorted(s, s.DIT.Groups(), ldap.ScopeSingleLevel, ldapclient.And(ldapclient.ClassFilter(ldapschema.ClassGroup), ldapclient.Or(fs...)), ldapschema.GroupFromEntry, func(x ldapschema.Group) string { return x.Name })
 }
 
 // Computer reads the named client computer.
@@ -244,32 +245,32 @@ func (s *Store) Computer(name string) (ldapschema.Computer, error) {
 
 // Computers reads every client computer, sorted by name.
 func (s *Store) Computers() ([]ldapschema.Computer, error) {
-	return findSorted(s, s.DIT.Computers(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassDevice), ldapschema.ComputerFromEntry, func(x ldapschema.Computer) string { return x.Name })
+	return findSorted(s, s.DIT.Computers(), ldap.ScopeSingleLevel, ldapclient.ClassFilter(ldapschema.ClassDevice), ldapschema.ComputerFromEntry, func(x ldapschema.Computer) string { return x.Name })
 }
 
 // HomeSites reads home-site rows matching filter (nil: every row).
 func (s *Store) HomeSites(filter string) ([]ldapschema.HomeSite, error) {
-	f := ClassFilter(ldapschema.ClassHomeSite)
+	f := ldapclient.ClassFilter(ldapschema.ClassHomeSite)
 	if filter != "" {
-		f = And(f, filter)
+		f = ldapclient.And(f, filter)
 	}
 	return findSorted(s, s.DIT.HomeSites(), ldap.ScopeSingleLevel, f, ldapschema.HomeSiteFromEntry, func(x ldapschema.HomeSite) string { return x.DN })
 }
 
 // Sessions reads session records matching filter ("" for all).
 func (s *Store) Sessions(filter string) ([]ldapschema.Session, error) {
-	f := ClassFilter(ldapschema.ClassSession)
+	f := ldapclient.ClassFilter(ldapschema.ClassSession)
 	if filter != "" {
-		f = And(f, filter)
+		f = ldapclient.And(f, filter)
 	}
 	return findSorted(s, s.DIT.Sessions(), ldap.ScopeSingleLevel, f, ldapschema.SessionFromEntry, func(x ldapschema.Session) string { return x.ID })
 }
 
 // Assignments reads pod assignments matching filter ("" for all).
 func (s *Store) Assignments(filter string) ([]ldapschema.Assignment, error) {
-	f := ClassFilter(ldapschema.ClassPodAssignment)
+	f := ldapclient.ClassFilter(ldapschema.ClassPodAssignment)
 	if filter != "" {
-		f = And(f, filter)
+		f = ldapclient.And(f, filter)
 	}
 	return findSorted(s, s.DIT.Assignments(), ldap.ScopeSingleLevel, f, ldapschema.AssignmentFromEntry, func(x ldapschema.Assignment) string { return x.DN })
 }

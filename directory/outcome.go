@@ -40,7 +40,7 @@ func (s *Store) settle(err error, what string, writes []Write) error {
 	if err == nil || !ldapconn.Unanswered(err) {
 		return err
 	}
-	unknown := &OutcomeUnknownError{What: what, Err: err}
+	unknown := &ldapconn.OutcomeUnknownError{What: what, Err: err}
 	r, ok := s.Client.(reconnecter)
 	if !ok {
 		return unknown
@@ -105,11 +105,11 @@ func lastWrites(writes []Write) []Write {
 // inPlace reports whether the directory holds what the write makes: the
 // entry added, the entry deleted, the values a modify sets, the entry
 // renamed. It reads one or two entries.
-func (w Write) inPlace(c Client) (bool, error) {
+func (w Write) inPlace(c ldapclient.Client) (bool, error) {
 	exists := func(dn string) (*ldap.Entry, error) {
 		res, err := c.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
-			AnyEntry, []string{"*"}, nil))
-		if IsCode(err, ldap.LDAPResultNoSuchObject) {
+			ldapclient.AnyEntry, []string{"*"}, nil))
+		if ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject) {
 			return nil, nil
 		}
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -25,7 +26,7 @@ func TestOverlayAddsNoSearchToAResolve(t *testing.T) {
 		plain := &countingClient{Client: snap}
 		resolveOn(t, NewStore(plain, dit.Base))
 		under := &countingClient{Client: snap}
-		o := NewOverlay(under)
+		o := snapshot.NewOverlay(under)
 		if err := o.Replace(objkind.Pool, "uk-desk", "cn=uk-desk,cn=uk-pod1,"+dit.Pods(), ldapschema.AttrSessions, []string{"10"}); err != nil {
 			t.Fatal(err)
 		}

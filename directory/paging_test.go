@@ -10,6 +10,8 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory/internal/dirtest"
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -18,16 +20,16 @@ import (
 // container larger than a page, in pages, and an error from the callback
 // stops it and leaves the connection usable.
 func TestSearchEachPages(t *testing.T) {
-	n := 2*PageSize + 345
+	n := 2*ldapconn.PageSize + 345
 	srv := slapdtest.Start(t, slapdtest.Config{LDIF: dirtest.ManyUsers(n)})
-	c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
+	c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	st := NewStore(c, dit.Base)
 	seen := map[string]bool{}
-	err = st.Each(dit.People(), ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassInetOrgPerson), []string{ldapschema.AttrUID},
+	err = st.Each(dit.People(), ldap.ScopeSingleLevel, ldapclient.ClassFilter(ldapschema.ClassInetOrgPerson), []string{ldapschema.AttrUID},
 		func(e *ldap.Entry) error {
 			uid := e.GetAttributeValue(ldapschema.AttrUID)
 			if seen[uid] {
@@ -47,12 +49,12 @@ func TestSearchEachPages(t *testing.T) {
 	got := 0
 	err = st.Each(dit.People(), ldap.ScopeSingleLevel, "(objectClass=*)", nil, func(*ldap.Entry) error {
 		got++
-		if got == PageSize+10 {
+		if got == ldapconn.PageSize+10 {
 			return stop
 		}
 		return nil
 	})
-	if !errors.Is(err, stop) || got != PageSize+10 {
+	if !errors.Is(err, stop) || got != ldapconn.PageSize+10 {
 		t.Fatalf("stopping: err %v after %d entries", err, got)
 	}
 	users, err := st.Users()
@@ -76,7 +78,7 @@ func TestSearchEachSizeLimit(t *testing.T) {
 		srv := slapdtest.Start(t, slapdtest.Config{LDIF: dirtest.ManyUsers(n), Limits: tc.limits})
 		// The help desk: a bind that reads everything, not the root DN.
 		reader := srv.Account(slapdtest.Helpdesk)
-		c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: reader.DN, Password: reader.Password})
+		c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{srv.URL}, BindDN: reader.DN, Password: reader.Password})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +101,7 @@ func TestSearchEachSizeLimit(t *testing.T) {
 // naming the URI.
 func TestFrozenServerSearch(t *testing.T) {
 	srv := slapdtest.Start(t, slapdtest.Config{LDIF: dirtest.Sample()})
-	c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword, Timeout: 500 * time.Millisecond})
+	c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword, Timeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +120,7 @@ func TestFrozenServerSearch(t *testing.T) {
 	} {
 		start := time.Now()
 		err := read()
-		var na *NoAnswerError
+		var na *ldapconn.NoAnswerError
 		if !errors.As(err, &na) || na.URL != srv.URL || !strings.Contains(err.Error(), "did not answer within 500ms (search)") {
 			t.Errorf("%s: %v, want a NoAnswerError for %s", name, err, srv.URL)
 		}

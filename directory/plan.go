@@ -30,7 +30,7 @@ type Write struct {
 	dn ldapschema.NormalDN
 
 	// req is what the write sends: the transport sees only this.
-	req Request
+	req ldapconn.Request
 
 	// refs, when refsGiven, are the entries the write makes its entry
 	// refer to (Referring); else they are read from its values.
@@ -65,7 +65,7 @@ func (w Write) Planned() string { return "would " + w.Verb + " " + w.Object }
 
 // apply sends the write. It sends copies of the requests, as a
 // transaction adds its control to them: a plan can be applied again.
-func (w Write) apply(c Writer) error {
+func (w Write) apply(c ldapclient.Writer) error {
 	switch {
 	case w.req.Add != nil:
 		req := *w.req.Add
@@ -91,7 +91,7 @@ func (w Write) apply(c Writer) error {
 // copy of) its request: the write fails with a conflict unless its entry
 // still matches filter (an entryCSN read, for one).
 func (w Write) Asserting(filter string) (Write, error) {
-	ctl, err := AssertionControl(filter)
+	ctl, err := ldapconn.AssertionControl(filter)
 	if err != nil {
 		return w, err
 	}
@@ -118,7 +118,7 @@ func (w Write) Asserting(filter string) (Write, error) {
 
 // AddWrite plans adding an entry.
 func AddWrite(verb, object, dn string, a ldapschema.Attrs) Write {
-	return Write{Verb: verb, Object: object, DN: dn, dn: ldapschema.NormalDNOf(dn), req: Request{Add: a.AddRequest(dn)}}
+	return Write{Verb: verb, Object: object, DN: dn, dn: ldapschema.NormalDNOf(dn), req: ldapconn.Request{Add: a.AddRequest(dn)}}
 }
 
 // ModifyWrite plans modifying an entry; controls (an assertion) go with it.
@@ -130,14 +130,14 @@ func ModifyWrite(verb, object, dn string, changes []ldap.Change, controls ...lda
 func modifyWrite(verb, object string, dn ldapschema.NormalDN, changes []ldap.Change, controls ...ldap.Control) Write {
 	req := ldap.NewModifyRequest(dn.String(), controls)
 	req.Changes = changes
-	return Write{Verb: verb, Object: object, DN: dn.String(), dn: dn, req: Request{Modify: req}}
+	return Write{Verb: verb, Object: object, DN: dn.String(), dn: dn, req: ldapconn.Request{Modify: req}}
 }
 
 // RenameWrite plans renaming an entry (and its subtree) to newRDN under
 // the same parent.
 func RenameWrite(verb, object, dn, newRDN string) Write {
 	return Write{Verb: verb, Object: object, DN: dn, dn: ldapschema.NormalDNOf(dn),
-		req: Request{Rename: ldap.NewModifyDNRequest(dn, newRDN, true, "")}}
+		req: ldapconn.Request{Rename: ldap.NewModifyDNRequest(dn, newRDN, true, "")}}
 }
 
 // DeleteWrite plans deleting a leaf entry.
@@ -147,7 +147,7 @@ func DeleteWrite(verb, object, dn string) Write {
 
 // deleteWrite is DeleteWrite for a DN read.
 func deleteWrite(verb, object string, dn ldapschema.NormalDN) Write {
-	return Write{Verb: verb, Object: object, DN: dn.String(), dn: dn, req: Request{Del: ldap.NewDelRequest(dn.String(), nil)}}
+	return Write{Verb: verb, Object: object, DN: dn.String(), dn: dn, req: ldapconn.Request{Del: ldap.NewDelRequest(dn.String(), nil)}}
 }
 
 // Plan is a list of writes that belong together: Store.ApplyPlan runs them
@@ -208,7 +208,7 @@ func (s *Store) assertRead(p *Plan) {
 		if !ok || controls == nil || hasAssertion(*controls) {
 			continue
 		}
-		if ctl, err := AssertionControl(Filter(ldapschema.AttrEntryCSN, csn)); err == nil {
+		if ctl, err := ldapconn.AssertionControl(ldapclient.Filter(ldapschema.AttrEntryCSN, csn)); err == nil {
 			*controls = append(*controls, ctl)
 		}
 	}
@@ -274,8 +274,8 @@ func (s *Store) ApplyPlan(p *Plan) error {
 	if err == nil && len(p.Writes) > 0 {
 		ldapconn.ChangeDone()
 	}
-	var interrupted *InterruptedError
-	var partial *PartialError
+	var interrupted *ldapconn.InterruptedError
+	var partial *ldapconn.PartialError
 	if errors.As(err, &interrupted) && !errors.As(err, &partial) {
 		interrupted.Nothing = true
 	}
@@ -348,15 +348,15 @@ func (s *Store) applyPlan(p *Plan) (err error) {
 // read from before its write moved to the provider (what it read may only
 // lag behind the provider's).
 func (s *Store) readFromReplica(err error) error {
-	var conflict *ConflictError
-	if conn, ok := s.Client.(*Conn); ok && errors.As(err, &conflict) && conflict.Replica == "" {
+	var conflict *ldapclient.ConflictError
+	if conn, ok := s.Client.(*ldapconn.Conn); ok && errors.As(err, &conflict) && conflict.Replica == "" {
 		conflict.Replica = conn.ReadReplica()
 	}
 	return err
 }
 
 func (p *Plan) failure(what string, err error) error {
-	var conflict *ConflictError
+	var conflict *ldapclient.ConflictError
 	if errors.As(err, &conflict) {
 		return err
 	}
@@ -364,13 +364,13 @@ func (p *Plan) failure(what string, err error) error {
 	// name it found free that is taken, or an entry it deletes that got
 	// children) at write time, mean the same: the directory changed since
 	// the plan was made from it.
-	if IsCode(err, ldap.LDAPResultAssertionFailed) || IsCode(err, ldap.LDAPResultNoSuchObject) ||
-		IsCode(err, ldap.LDAPResultEntryAlreadyExists) || IsCode(err, ldap.LDAPResultNotAllowedOnNonLeaf) {
+	if ldapclient.IsCode(err, ldap.LDAPResultAssertionFailed) || ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject) ||
+		ldapclient.IsCode(err, ldap.LDAPResultEntryAlreadyExists) || ldapclient.IsCode(err, ldap.LDAPResultNotAllowedOnNonLeaf) {
 		what := p.Conflict
 		if what == "" {
 			what = "an entry this change rewrites or refers to"
 		}
-		return &ConflictError{What: what, Err: err}
+		return &ldapclient.ConflictError{What: what, Err: err}
 	}
 	return &WriteError{What: what, Err: err}
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -19,13 +21,13 @@ import (
 func PreferredAssertion(raw []string) string {
 	a := ldapschema.AttrPreferredSite
 	if len(raw) == 0 {
-		return Not(Present(a))
+		return ldapclient.Not(ldapclient.Present(a))
 	}
 	fs := make([]string, 0, len(raw)+1)
 	ranks := map[int]bool{}
 	top := -1
 	for _, v := range raw {
-		fs = append(fs, Filter(a, v))
+		fs = append(fs, ldapclient.Filter(a, v))
 		if rs, err := ldapschema.ParsePreferredSite(v); err == nil {
 			ranks[rs.Rank] = true
 			if rs.Rank > top {
@@ -39,17 +41,17 @@ func PreferredAssertion(raw []string) string {
 	// reports gaps, and the fix is to write the list again).
 	for r := 0; r <= top+1; r++ {
 		if !ranks[r] {
-			fs = append(fs, Not(Prefix(a, fmt.Sprintf("{%d}", r))))
+			fs = append(fs, ldapclient.Not(ldapclient.Prefix(a, fmt.Sprintf("{%d}", r))))
 		}
 	}
-	return And(fs...)
+	return ldapclient.And(fs...)
 }
 
 // PreferredWrite plans replacing a site's preferred-site list with names
 // (in rank order) in one modify that asserts the list read (site.PreferredRaw):
 // if someone changed it since, the write fails with a *ConflictError.
 func PreferredWrite(verb, object string, site ldapschema.Site, names []string) (Write, error) {
-	ctl, err := AssertionControl(PreferredAssertion(site.PreferredRaw))
+	ctl, err := ldapconn.AssertionControl(PreferredAssertion(site.PreferredRaw))
 	if err != nil {
 		return Write{}, err
 	}

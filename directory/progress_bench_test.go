@@ -6,6 +6,8 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/progress"
 )
 
@@ -15,7 +17,7 @@ import (
 // differ measurably.
 func BenchmarkEachProgress(b *testing.B) {
 	text, _ := benchText(b, 100000)
-	snap, err := ReadSnapshot(strings.NewReader(text))
+	snap, err := snapshot.ReadSnapshot(strings.NewReader(text))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -28,7 +30,7 @@ func BenchmarkEachProgress(b *testing.B) {
 			st.Progress = c.counter
 			for b.Loop() {
 				n := 0
-				if err := st.Each(dit.Base, ldap.ScopeWholeSubtree, AnyEntry, nil, func(*ldap.Entry) error { n++; return nil }); err != nil {
+				if err := st.Each(dit.Base, ldap.ScopeWholeSubtree, ldapclient.AnyEntry, nil, func(*ldap.Entry) error { n++; return nil }); err != nil {
 					b.Fatal(err)
 				}
 			}

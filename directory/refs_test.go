@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/internal/slapdtest"
@@ -132,7 +134,7 @@ func topology(t *testing.T) (*slapdtest.Server, *Store) {
 
 func dialStore(t *testing.T, srv *slapdtest.Server) *Store {
 	t.Helper()
-	c, err := Dial(Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
+	c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +172,7 @@ func TestSetPreferredSitesRace(t *testing.T) {
 	wg.Wait()
 	winner := -1
 	for i, err := range errs {
-		var conflict *ConflictError
+		var conflict *ldapclient.ConflictError
 		switch {
 		case err == nil && winner >= 0:
 			t.Fatalf("writers %d and %d both won", winner, i)
@@ -192,7 +194,7 @@ func TestSetPreferredSitesRace(t *testing.T) {
 	}
 	// A stale read is refused even with no one racing.
 	err = st.SetPreferredSites(india, []string{"US"})
-	var conflict *ConflictError
+	var conflict *ldapclient.ConflictError
 	if !errors.As(err, &conflict) || !strings.Contains(err.Error(), "preferred-site list of site India") {
 		t.Fatalf("stale write: %v", err)
 	}
@@ -366,7 +368,7 @@ func TestPlanDeletePodInSteps(t *testing.T) {
 }
 
 func IsNotFoundErr(err error) bool {
-	var nf *NotFoundError
+	var nf *ldapclient.NotFoundError
 	return errors.As(err, &nf)
 }
 
@@ -387,7 +389,7 @@ func TestPlanDeleteConflictThenRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = st.ApplyPlan(&plan.Plan)
-	var conflict *ConflictError
+	var conflict *ldapclient.ConflictError
 	if !errors.As(err, &conflict) {
 		t.Fatalf("got %v, want a conflict", err)
 	}
@@ -468,7 +470,7 @@ func TestPlanRenamePodAndEntitlement(t *testing.T) {
 
 // searchCounter counts searches.
 type searchCounter struct {
-	Client
+	ldapclient.Client
 	searches int
 }
 
@@ -549,7 +551,7 @@ func TestConcurrentRenamesOfSitesThatReferToEachOther(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = b.ApplyPlan(second)
-	var conflict *ConflictError
+	var conflict *ldapclient.ConflictError
 	if !errors.As(err, &conflict) {
 		t.Fatalf("the second rename: %v, want a conflict", err)
 	}

@@ -111,24 +111,24 @@ func shellWord(s string) string {
 // Anonymous connection's *AuthRequiredError (8, or 50).
 func isRefusal(err error) bool {
 	var already *RefusedError
-	var auth *AuthRequiredError
+	var auth *ldapclient.AuthRequiredError
 	switch {
 	case err == nil, errors.As(err, &already):
 		return false
 	case errors.As(err, &auth):
 		return auth.Anonymous
 	}
-	return IsCode(err, ldap.LDAPResultInsufficientAccessRights)
+	return ldapclient.IsCode(err, ldap.LDAPResultInsufficientAccessRights)
 }
 
 // anonymousRefusal keeps the server's answer to an anonymous connection
 // as an *AuthRequiredError inside the refusal ("authentication required").
 func anonymousRefusal(err error) error {
-	var auth *AuthRequiredError
+	var auth *ldapclient.AuthRequiredError
 	if errors.As(err, &auth) {
 		return err
 	}
-	return &AuthRequiredError{Anonymous: true, Err: err}
+	return &ldapclient.AuthRequiredError{Anonymous: true, Err: err}
 }
 
 // readRefused explains a refused read of dn: a *RefusedError (an
@@ -242,7 +242,7 @@ func (s *Store) identity() Identity {
 // always exists (cn=schema,cn=config) it is slapd hiding it from the
 // bind. false, and err, when err is no refusal.
 func (s *Store) Refused(err error, action, object string, needs ldapschema.Role) (error, bool) {
-	hidden := IsCode(err, ldap.LDAPResultNoSuchObject)
+	hidden := ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject)
 	if !isRefusal(err) && !hidden {
 		return err, false
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cpactl/cpactl/directory/internal/dirtest"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -31,7 +32,7 @@ func TestReadFailsOver(t *testing.T) {
 	} {
 		var mu sync.Mutex
 		var notes []string
-		c, err := Dial(Options{URLs: []string{tc.replica.URL, p.URL}, BindDN: p.AdminDN(), Password: slapdtest.AdminPassword,
+		c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{tc.replica.URL, p.URL}, BindDN: p.AdminDN(), Password: slapdtest.AdminPassword,
 			Timeout: 500 * time.Millisecond, Note: func(s string) { mu.Lock(); notes = append(notes, s); mu.Unlock() }})
 		if err != nil {
 			t.Fatal(err)
@@ -116,7 +117,7 @@ func TestReadYourWrites(t *testing.T) {
 	p, cons := r.Provider, r.Consumers[0]
 	var notes []string
 	var mu sync.Mutex
-	c, err := Dial(Options{URLs: []string{cons.URL, p.URL}, BindDN: p.AdminDN(), Password: slapdtest.AdminPassword,
+	c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{cons.URL, p.URL}, BindDN: p.AdminDN(), Password: slapdtest.AdminPassword,
 		Note: func(s string) { mu.Lock(); notes = append(notes, s); mu.Unlock() }})
 	if err != nil {
 		t.Fatal(err)

@@ -97,7 +97,7 @@ type ServerStatus struct {
 // then works out roles and lags. Each URI gets opts.Timeout for each step.
 // With content, it also reads what each holds (ReadContent) and compares
 // every server that holds a provider's contextCSN with that provider.
-func ReplicationStatus(opts Options, base string, content bool) []ServerStatus {
+func ReplicationStatus(opts ldapconn.Options, base string, content bool) []ServerStatus {
 	out := make([]ServerStatus, len(opts.URLs))
 	var wg sync.WaitGroup
 	for i, u := range opts.URLs {
@@ -164,7 +164,7 @@ func sameCSNs(a, b []CSN) bool {
 }
 
 // contextCSNs reads the base's contextCSN values, sorted by server ID.
-func contextCSNs(c *Conn, base string) ([]CSN, error) {
+func contextCSNs(c *ldapconn.Conn, base string) ([]CSN, error) {
 	e, err := c.BaseEntry(base, "contextCSN")
 	if err != nil {
 		return nil, err
@@ -186,7 +186,7 @@ func contextCSNs(c *Conn, base string) ([]CSN, error) {
 // nothing of a base inside its naming contexts. A base that is missing
 // for a bound identity, or outside every naming context, is not its
 // business: the caller reports those.
-func readsBase(c *Conn, base string) error {
+func readsBase(c *ldapconn.Conn, base string) error {
 	st := NewStore(c, base)
 	e, err := st.Entry(base, "1.1")
 	if err != nil || e != nil || !c.Anonymous() {
@@ -199,12 +199,12 @@ func readsBase(c *Conn, base string) error {
 		Needs: ldapschema.RoleToRead, Hidden: true, Err: ldap.NewError(ldap.LDAPResultNoSuchObject, errors.New(""))}
 }
 
-func serverStatus(opts Options, u, base string, content bool) ServerStatus {
+func serverStatus(opts ldapconn.Options, u, base string, content bool) ServerStatus {
 	st := ServerStatus{URL: u}
 	one := opts
 	one.URLs, one.Note, one.WriteURL = []string{u}, nil, ""
-	c, err := Dial(one)
-	var auth *AuthError
+	c, err := ldapconn.Dial(one)
+	var auth *ldapconn.AuthError
 	switch {
 	case errors.As(err, &auth):
 		st.Reachable, st.Err = true, err

@@ -14,6 +14,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -65,7 +66,7 @@ func (id Identity) RolesText() string {
 func (id Identity) Holds(r ldapschema.Role) bool { return ldapschema.Highest(id.Roles).Allows(r) }
 
 // whoAmI asks the server who the connection is (RFC 4532 "Who am I?").
-func whoAmI(c *Conn) (Identity, error) {
+func whoAmI(c *ldapconn.Conn) (Identity, error) {
 	authzID, err := c.WhoAmI()
 	if err != nil {
 		return Identity{}, fmt.Errorf("who am I: %s", ldapclient.Describe(err))
@@ -84,7 +85,7 @@ func whoAmI(c *Conn) (Identity, error) {
 // Roles that cannot be read (an anonymous connection reads no role group)
 // are said in Identity.Unknown, not as an error.
 func (s *Store) WhoAmI() (Identity, error) {
-	c, ok := s.Client.(*Conn)
+	c, ok := s.Client.(*ldapconn.Conn)
 	if !ok {
 		return Identity{}, errors.New("who the connection is needs a server, not an LDIF snapshot")
 	}
@@ -100,7 +101,7 @@ func (s *Store) WhoAmI() (Identity, error) {
 	// A base below the federation's (init -b of a new one): the role
 	// groups are those of the base above it that holds them.
 	for up := ldapschema.ParentOf(s.DIT.Base); err != nil && up != ""; up = ldapschema.ParentOf(up) {
-		var layout *LayoutError
+		var layout *ldapconn.LayoutError
 		if !errors.As(err, &layout) || !layout.Roles {
 			break
 		}
@@ -145,12 +146,12 @@ type RoleGroup struct {
 // whose hint names `cpactl init --roles`.
 func (s *Store) RoleGroups() ([]RoleGroup, error) {
 	known := map[string]*ldap.Entry{}
-	err := s.Each(s.DIT.Roles(), ldap.ScopeWholeSubtree, AnyEntry, []string{ldapschema.AttrObjectClass, ldapschema.AttrMember},
+	err := s.Each(s.DIT.Roles(), ldap.ScopeWholeSubtree, ldapclient.AnyEntry, []string{ldapschema.AttrObjectClass, ldapschema.AttrMember},
 		func(e *ldap.Entry) error {
 			known[ldapschema.NormalizeDN(e.DN)] = e
 			return nil
 		})
-	var layout *LayoutError
+	var layout *ldapconn.LayoutError
 	if errors.As(err, &layout) && layout.DN == s.DIT.Roles() {
 		layout.Roles = true
 		return nil, layout
@@ -311,7 +312,7 @@ func (s *Store) AddRoleMember(r ldapschema.Role, dn string, dryRun bool) (RoleMe
 		return RoleMemberChange{}, err
 	}
 	if e == nil {
-		return RoleMemberChange{}, &NotFoundError{Kind: objkind.Entry, Name: dn}
+		return RoleMemberChange{}, &ldapclient.NotFoundError{Kind: objkind.Entry, Name: dn}
 	}
 	classes := e.GetEqualFoldAttributeValues(ldapschema.AttrObjectClass)
 	if !isGroup(e) && !canBind(classes) {
@@ -366,7 +367,7 @@ func (s *Store) roleGroupEntry(r ldapschema.Role) (*ldap.Entry, error) {
 		return nil, err
 	}
 	if e == nil {
-		return nil, &LayoutError{Base: s.DIT.Base, DN: dn, BaseExists: true, Roles: true}
+		return nil, &ldapconn.LayoutError{Base: s.DIT.Base, DN: dn, BaseExists: true, Roles: true}
 	}
 	return e, nil
 }

@@ -67,9 +67,9 @@ func (e *SchemaWriteError) Unwrap() error { return e.Err }
 // must be allowed to read and write cn=config (ldapi:// with SASL EXTERNAL
 // as root, or the cn=config root DN); a read that fails or finds no schema
 // entry is a *SchemaReadError, a refused write a *SchemaWriteError.
-func InstallSchema(c Client, dryRun bool) (SchemaInstall, error) {
+func InstallSchema(c ldapclient.Client, dryRun bool) (SchemaInstall, error) {
 	res, err := c.Search(ldap.NewSearchRequest(ldapschema.SchemaConfigBase, ldap.ScopeSingleLevel, ldap.NeverDerefAliases, 0, 0,
-		false, ClassFilter(ldapschema.ClassOlcSchemaConfig),
+		false, ldapclient.ClassFilter(ldapschema.ClassOlcSchemaConfig),
 		[]string{ldapschema.AttrCN, ldapschema.AttrOlcAttributeTypes, ldapschema.AttrOlcObjectClasses}, nil))
 	if err != nil || res == nil || len(res.Entries) == 0 {
 		if err == nil {
@@ -176,7 +176,7 @@ func cnConfigName(cn string) string {
 // entry the root DSE's subschemaSubentry names, else cn=Subschema), which
 // any bind that may read it can do, by OID (ldapschema.Compare). A
 // subschema it cannot read is a *SchemaReadError.
-func CheckSchema(c Client) ([]ldapschema.Finding, error) {
+func CheckSchema(c ldapclient.Client) ([]ldapschema.Finding, error) {
 	subschema := ldapschema.DefaultSubschemaDN
 	if res, err := c.Search(ldap.NewSearchRequest("", ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
 		"(objectClass=*)", []string{ldapschema.AttrSubschemaSubentry}, nil)); err == nil && len(res.Entries) > 0 {
@@ -185,7 +185,7 @@ func CheckSchema(c Client) ([]ldapschema.Finding, error) {
 		}
 	}
 	res, err := c.Search(ldap.NewSearchRequest(subschema, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
-		ClassFilter(ldapschema.ClassSubschema), []string{ldapschema.AttrAttributeTypes, ldapschema.AttrObjectClasses}, nil))
+		ldapclient.ClassFilter(ldapschema.ClassSubschema), []string{ldapschema.AttrAttributeTypes, ldapschema.AttrObjectClasses}, nil))
 	if err != nil || len(res.Entries) == 0 {
 		if err == nil {
 			err = errors.New("empty answer")

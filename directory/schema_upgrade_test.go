@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -42,7 +43,7 @@ func TestSchemaInstallUpgradesAClassWithNewOptionalAttributes(t *testing.T) {
 	}
 	old := previousSchema()
 	srv := slapdtest.Start(t, slapdtest.Config{Schema: &old, NoIndexes: true})
-	c, err := directory.Dial(directory.Options{URLs: []string{srv.LDAPIURL}})
+	c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{srv.LDAPIURL}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/ldif"
 )
 
@@ -62,7 +63,7 @@ func BenchmarkSnapshotLoad(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := ReadSnapshot(strings.NewReader(text)); err != nil {
+				if _, err := snapshot.ReadSnapshot(strings.NewReader(text)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -80,11 +81,11 @@ func BenchmarkSnapshotResolve(b *testing.B) {
 		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
 			text, entries := benchText(b, n)
 			q := syntheticOf(n).query()
-			var snap *Snapshot
+			var snap *snapshot.Snapshot
 			b.ReportAllocs()
 			for b.Loop() {
 				var err error
-				if snap, err = ReadSnapshot(strings.NewReader(text)); err != nil {
+				if snap, err = snapshot.ReadSnapshot(strings.NewReader(text)); err != nil {
 					b.Fatal(err)
 				}
 				if _, err := NewStore(snap, dit.Base).ResolveFederation(q); err != nil {
@@ -108,7 +109,7 @@ func BenchmarkSnapshotResolveWarm(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
 			text, _ := benchText(b, n)
-			snap, err := ReadSnapshot(strings.NewReader(text))
+			snap, err := snapshot.ReadSnapshot(strings.NewReader(text))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -193,7 +194,7 @@ func BenchmarkSnapshotFile(b *testing.B) {
 		b.SetBytes(fi.Size())
 		entries := 0
 		for b.Loop() {
-			snap, err := LoadSnapshot(*ldifFile)
+			snap, err := snapshot.LoadSnapshot(*ldifFile)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -203,7 +204,7 @@ func BenchmarkSnapshotFile(b *testing.B) {
 	})
 	b.Run("load+resolve", func(b *testing.B) {
 		for b.Loop() {
-			snap, err := LoadSnapshot(*ldifFile)
+			snap, err := snapshot.LoadSnapshot(*ldifFile)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -18,7 +18,7 @@ import (
 // DN. Its methods build every DN with ldapschema.DIT and every filter with
 // ldap.EscapeFilter.
 type Store struct {
-	Client Client
+	Client ldapclient.Client
 	DIT    ldapschema.DIT
 	// Note, when set, receives what the user should know but that is not
 	// the command's output: a write whose answer was lost and that a
@@ -38,8 +38,8 @@ type Store struct {
 }
 
 // NewStore returns a store for the directory under base.
-func NewStore(c Client, base string) *Store {
-	if conn, ok := c.(*Conn); ok {
+func NewStore(c ldapclient.Client, base string) *Store {
+	if conn, ok := c.(*ldapconn.Conn); ok {
 		conn.SetProbeDN(base)
 	}
 	return &Store{Client: c, DIT: ldapschema.DIT{Base: base}}
@@ -80,8 +80,8 @@ func (s *Store) Entry(dn string, attrs ...string) (*ldap.Entry, error) {
 		attrs = objectAttrs
 	}
 	res, err := s.Client.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
-		AnyEntry, attrs, nil))
-	if IsCode(err, ldap.LDAPResultNoSuchObject) {
+		ldapclient.AnyEntry, attrs, nil))
+	if ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject) {
 		if hidden := s.hiddenFromAnonymous(dn, err); hidden != nil {
 			return nil, hidden
 		}
@@ -137,9 +137,9 @@ func (s *Store) Each(base string, scope int, filter string, attrs []string, each
 	switch {
 	case stopped != nil:
 		return stopped
-	case IsCode(err, ldap.LDAPResultNoSuchObject):
+	case ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject):
 		return s.layoutError(base, err)
-	case IsCode(err, ldap.LDAPResultSizeLimitExceeded):
+	case ldapclient.IsCode(err, ldap.LDAPResultSizeLimitExceeded):
 		return fmt.Errorf("%w (hint: the server limits how many entries this bind may read; "+
 			"give the bind DN `limits dn.exact=\"DN\" size.prtotal=unlimited` in slapd's configuration, see docs/performance.md)",
 			ldapclient.OpErrorf(err, "searching %s for %s", base, filter))
@@ -180,22 +180,22 @@ func (s *Store) FindOne(kind, name, base string, scope int, filter string) (*lda
 // is settled by reading it again (written, not written, or unknown); an
 // add that refers to other entries goes in one transaction with their
 // touches (guarded), and a parent gone meanwhile is a *ConflictError.
-func (s *Store) Add(w Writer, dn string, a ldapschema.Attrs) error {
+func (s *Store) Add(w ldapclient.Writer, dn string, a ldapschema.Attrs) error {
 	req := a.AddRequest(dn)
 	if s.direct(w) {
-		if ok, err := s.guarded(Write{Verb: "create", Object: s.DIT.Describe(dn), DN: dn, req: Request{Add: req}}); ok {
+		if ok, err := s.guarded(Write{Verb: "create", Object: s.DIT.Describe(dn), DN: dn, req: ldapconn.Request{Add: req}}); ok {
 			return err
 		}
 	}
 	if err := w.Add(req); err != nil {
 		if s.direct(w) && ldapconn.Unanswered(err) {
-			return s.settle(err, "adding "+dn, []Write{{DN: dn, req: Request{Add: req}}})
+			return s.settle(err, "adding "+dn, []Write{{DN: dn, req: ldapconn.Request{Add: req}}})
 		}
 		if s.direct(w) && IsNoSuchObject(err) {
 			// Its parent was read, so it is gone since.
-			return s.readFromReplica(&ConflictError{What: ldapschema.ParentOf(dn), Err: err})
+			return s.readFromReplica(&ldapclient.ConflictError{What: ldapschema.ParentOf(dn), Err: err})
 		}
-		if refused, ok := s.writeRefused(err, []Write{{Verb: "create", Object: s.DIT.Describe(dn), DN: dn, req: Request{Add: req}}}, false); ok {
+		if refused, ok := s.writeRefused(err, []Write{{Verb: "create", Object: s.DIT.Describe(dn), DN: dn, req: ldapconn.Request{Add: req}}}, false); ok {
 			return refused
 		}
 		return ldapclient.OpErrorf(err, "adding %s", dn)
@@ -237,29 +237,29 @@ func (s *Store) guarded(w Write) (bool, error) {
 
 // direct reports whether w is the store's client itself, not a
 // transaction's writer (whose writes are settled at the commit).
-func (s *Store) direct(w Writer) bool { return any(w) == any(s.Client) }
+func (s *Store) direct(w ldapclient.Writer) bool { return any(w) == any(s.Client) }
 
 // ApplyChanges modifies dn with changes; it does nothing when there are
 // none.
-func (s *Store) ApplyChanges(w Writer, dn string, changes []ldap.Change, controls ...ldap.Control) error {
+func (s *Store) ApplyChanges(w ldapclient.Writer, dn string, changes []ldap.Change, controls ...ldap.Control) error {
 	if len(changes) == 0 {
 		return nil
 	}
 	req := ldap.NewModifyRequest(dn, controls)
 	req.Changes = changes
 	if s.direct(w) {
-		if ok, err := s.guarded(Write{Verb: "change", Object: s.DIT.Describe(dn), DN: dn, req: Request{Modify: req}}); ok {
+		if ok, err := s.guarded(Write{Verb: "change", Object: s.DIT.Describe(dn), DN: dn, req: ldapconn.Request{Modify: req}}); ok {
 			return err
 		}
 	}
 	if err := w.Modify(req); err != nil {
-		if IsCode(err, ldap.LDAPResultAssertionFailed) {
-			return s.readFromReplica(&ConflictError{What: dn})
+		if ldapclient.IsCode(err, ldap.LDAPResultAssertionFailed) {
+			return s.readFromReplica(&ldapclient.ConflictError{What: dn})
 		}
 		if s.direct(w) && ldapconn.Unanswered(err) {
-			return s.settle(err, "modifying "+dn, []Write{{DN: dn, req: Request{Modify: req}}})
+			return s.settle(err, "modifying "+dn, []Write{{DN: dn, req: ldapconn.Request{Modify: req}}})
 		}
-		if refused, ok := s.writeRefused(err, []Write{{Verb: "change", Object: s.DIT.Describe(dn), DN: dn, req: Request{Modify: req}}}, false); ok {
+		if refused, ok := s.writeRefused(err, []Write{{Verb: "change", Object: s.DIT.Describe(dn), DN: dn, req: ldapconn.Request{Modify: req}}}, false); ok {
 			return refused
 		}
 		return ldapclient.OpErrorf(err, "modifying %s", dn)
@@ -285,7 +285,7 @@ func (s *Store) Update(dn string, changes []ldap.Change) error {
 	s.mu.Unlock()
 	var controls []ldap.Control
 	if ok {
-		ctl, err := AssertionControl(Filter(ldapschema.AttrEntryCSN, csn))
+		ctl, err := ldapconn.AssertionControl(ldapclient.Filter(ldapschema.AttrEntryCSN, csn))
 		if err != nil {
 			return err
 		}
@@ -308,14 +308,14 @@ func (s *Store) Update(dn string, changes []ldap.Change) error {
 func (s *Store) Settings() (ldapschema.SettingsRecord, error) {
 	dn := s.DIT.Settings()
 	res, err := s.Client.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 0, 0, false,
-		AnyEntry, objectAttrs, nil))
+		ldapclient.AnyEntry, objectAttrs, nil))
 	var e *ldap.Entry
 	var le *ldap.Error
 	switch {
-	case IsCode(err, ldap.LDAPResultNoSuchObject) && errors.As(err, &le) &&
+	case ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject) && errors.As(err, &le) &&
 		ldapschema.NormalizeDN(le.MatchedDN) == ldapschema.NormalizeDN(s.DIT.Global()):
 		// The layout without cn=Common: the defaults are in force.
-	case IsCode(err, ldap.LDAPResultNoSuchObject):
+	case ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject):
 		return ldapschema.SettingsRecord{}, s.layoutError(dn, err)
 	case err != nil:
 		if refused, ok := s.readRefused(err, dn); ok {
@@ -344,15 +344,15 @@ func (s *Store) layoutError(searchBase string, err error) error {
 		matched = le.MatchedDN
 	}
 	exists := matched != "" && ldapschema.IsUnder(matched, s.DIT.Base)
-	if conn, ok := s.Client.(*Conn); ok && matched == "" {
+	if conn, ok := s.Client.(*ldapconn.Conn); ok && matched == "" {
 		if contexts, err := conn.NamingContexts(); err == nil && len(contexts) > 0 && !ldapconn.UnderAny(s.DIT.Base, contexts) {
-			return &LayoutError{Base: s.DIT.Base, DN: searchBase, Contexts: contexts}
+			return &ldapconn.LayoutError{Base: s.DIT.Base, DN: searchBase, Contexts: contexts}
 		}
 		if conn.Anonymous() {
 			return hiddenRefusal(s.DIT, searchBase, err)
 		}
 	}
-	return &LayoutError{Base: s.DIT.Base, DN: searchBase, BaseExists: exists, Enclosing: s.enclosingLayout(exists)}
+	return &ldapconn.LayoutError{Base: s.DIT.Base, DN: searchBase, BaseExists: exists, Enclosing: s.enclosingLayout(exists)}
 }
 
 // notEnclosed refuses a base that lies inside a cpactl layout (a
@@ -362,7 +362,7 @@ func (s *Store) layoutError(searchBase string, err error) error {
 // (the usual case) it reads nothing.
 func (s *Store) notEnclosed() error {
 	if x := s.enclosingLayout(true); x != "" {
-		return &LayoutError{Base: s.DIT.Base, DN: s.DIT.Base, BaseExists: true, Enclosing: x}
+		return &ldapconn.LayoutError{Base: s.DIT.Base, DN: s.DIT.Base, BaseExists: true, Enclosing: x}
 	}
 	return nil
 }
@@ -397,7 +397,7 @@ func hiddenRefusal(dit ldapschema.DIT, dn string, err error) error {
 // entry lies in one of the server's naming contexts; nil otherwise (the
 // entry does not exist, as a bound reader learns from the matched DN).
 func (s *Store) hiddenFromAnonymous(dn string, err error) error {
-	conn, ok := s.Client.(*Conn)
+	conn, ok := s.Client.(*ldapconn.Conn)
 	var le *ldap.Error
 	if !ok || !conn.Anonymous() || !errors.As(err, &le) || le.MatchedDN != "" {
 		return nil
@@ -471,11 +471,11 @@ func (s *Store) Init(dryRun bool) ([]InitStep, error) {
 		}
 		if !dryRun {
 			if err := s.Add(s.Client, w.DN, w.Attrs); err != nil {
-				var layout *LayoutError
+				var layout *ldapconn.LayoutError
 				switch {
 				case errors.As(err, &layout):
 					return steps, layout // a base outside the server's naming contexts
-				case w.DN == s.DIT.Base && (IsCode(err, ldap.LDAPResultUnwillingToPerform) || IsCode(err, ldap.LDAPResultNoSuchObject)):
+				case w.DN == s.DIT.Base && (ldapclient.IsCode(err, ldap.LDAPResultUnwillingToPerform) || ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject)):
 					// The result code is kept (a refusal is exit 4 as
 					// always); only these two mean there is no database.
 					return steps, fmt.Errorf("%w (hint: the server has no database for %q? check -b)", err, s.DIT.Base)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/internal/nesting"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -42,7 +43,7 @@ func (s *Store) ResolveMember(arg string) (Member, error) {
 	var userErr error
 	for _, p := range memberPrefixes {
 		m, err := s.memberOfKind(p.kind, arg)
-		var nf *NotFoundError
+		var nf *ldapclient.NotFoundError
 		switch {
 		case errors.As(err, &nf):
 			continue
@@ -151,11 +152,11 @@ func (s *Store) reachesUp(startDN string, target func(key string) bool) (bool, e
 // PodsOfSite reads the pods of the site siteDN, sorted by name.
 func (s *Store) PodsOfSite(siteDN string) ([]ldapschema.Pod, error) {
 	return findSorted(s, s.DIT.Pods(), ldap.ScopeSingleLevel,
-		And(ClassFilter(ldapschema.ClassPod), Filter(ldapschema.AttrSiteDN, siteDN)), ldapschema.PodFromEntry, func(x ldapschema.Pod) string { return x.Name })
+		ldapclient.And(ldapclient.ClassFilter(ldapschema.ClassPod), ldapclient.Filter(ldapschema.AttrSiteDN, siteDN)), ldapschema.PodFromEntry, func(x ldapschema.Pod) string { return x.Name })
 }
 
 // ConnectionServersOfPod reads the Connection Servers of the pod podDN,
 // sorted by name.
 func (s *Store) ConnectionServersOfPod(podDN string) ([]ldapschema.ConnectionServer, error) {
-	return findSorted(s, podDN, ldap.ScopeSingleLevel, ClassFilter(ldapschema.ClassConnectionServer), ldapschema.ConnectionServerFromEntry, func(x ldapschema.ConnectionServer) string { return x.Name })
+	return findSorted(s, podDN, ldap.ScopeSingleLevel, ldapclient.ClassFilter(ldapschema.ClassConnectionServer), ldapschema.ConnectionServerFromEntry, func(x ldapschema.ConnectionServer) string { return x.Name })
 }

@@ -47,7 +47,7 @@ func (s *Store) applyOne(p *Plan) error {
 			s.Progress.Add(1)
 			if ldapconn.Unanswered(err) {
 				err = s.settle(err, fmt.Sprintf("the %s of %s", st.move.Verb, st.move.Object),
-					[]Write{{DN: st.move.DN, req: Request{Rename: req}}})
+					[]Write{{DN: st.move.DN, req: ldapconn.Request{Rename: req}}})
 			}
 			if IsAssertionFailed(err) {
 				err = p.failure("", err)
@@ -59,7 +59,7 @@ func (s *Store) applyOne(p *Plan) error {
 			if refused, ok := s.writeRefused(err, []Write{*st.move}, false); ok {
 				return ldapconn.StepFailed(refused, "step", i, len(steps))
 			}
-			if err != nil && !IsCode(err, ldap.LDAPResultNoSuchObject) {
+			if err != nil && !ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject) {
 				return ldapconn.StepFailed(&WriteError{What: fmt.Sprintf("cannot %s %s", st.move.Verb, st.move.Object), Err: err},
 					"step", i, len(steps))
 			}
@@ -104,7 +104,7 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 			parents[k] = true
 			dn := ldapschema.RDN(ldapschema.AttrOU, run) + "," + parent
 			placeholders = append(placeholders, Write{Verb: "add", Object: "placeholder " + dn, DN: dn,
-				req: Request{Add: placeholder(dn).AddRequest(dn)}})
+				req: ldapconn.Request{Add: placeholder(dn).AddRequest(dn)}})
 		}
 	}
 	touches := s.touches(writes, p.scope)
@@ -114,7 +114,7 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 		}
 		return p.failure(fmt.Sprintf("cannot %s %s", w.Verb, w.Object), err)
 	}
-	err := s.Client.Transaction(func(tx Writer) error {
+	err := s.Client.Transaction(func(tx ldapclient.Writer) error {
 		// A delete must find its placeholder queued before it.
 		if err := sendAll(tx, placeholders, func(_ Write, err error) error { return err }, nil); err != nil {
 			return err
@@ -134,7 +134,7 @@ func (s *Store) applyTransaction(p *Plan, writes []Write, run string) error {
 		return sendAll(tx, writes, fail, s.Progress)
 	})
 	if err != nil {
-		var unknown *OutcomeUnknownError
+		var unknown *ldapconn.OutcomeUnknownError
 		if errors.As(err, &unknown) {
 			// The commit got no answer: all of the writes are in place,
 			// or none (a transaction), or the re-read cannot tell.
@@ -196,7 +196,7 @@ func (s *Store) toTrash(dn, run string) *ldap.ModifyDNRequest {
 // cleanUp deletes placeholders and, when asked, empties the trash.
 func (s *Store) cleanUp(placeholders []string, trash bool) error {
 	for _, dn := range placeholders {
-		if err := s.Client.Del(ldap.NewDelRequest(dn, nil)); err != nil && !IsCode(err, ldap.LDAPResultNoSuchObject) {
+		if err := s.Client.Del(ldap.NewDelRequest(dn, nil)); err != nil && !ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject) {
 			return ldapclient.OpErrorf(err, "deleting %s", dn)
 		}
 	}
@@ -213,7 +213,7 @@ func (s *Store) ensureTrash() error {
 		return err
 	}
 	if err := s.Client.Add(placeholder(s.DIT.Trash()).AddRequest(s.DIT.Trash())); err != nil &&
-		!IsCode(err, ldap.LDAPResultEntryAlreadyExists) {
+		!ldapclient.IsCode(err, ldap.LDAPResultEntryAlreadyExists) {
 		return ldapclient.OpErrorf(err, "creating %s", s.DIT.Trash())
 	}
 	return nil
@@ -222,8 +222,8 @@ func (s *Store) ensureTrash() error {
 // EmptyTrash deletes everything in the trash container, deepest entries
 // first, then the container itself (unless another run refilled it).
 func (s *Store) EmptyTrash() error {
-	entries, err := s.Find(s.DIT.Trash(), ldap.ScopeWholeSubtree, AnyEntry, "1.1")
-	var missing *LayoutError
+	entries, err := s.Find(s.DIT.Trash(), ldap.ScopeWholeSubtree, ldapclient.AnyEntry, "1.1")
+	var missing *ldapconn.LayoutError
 	if errors.As(err, &missing) {
 		return nil // no trash: nothing to empty
 	}
@@ -234,8 +234,8 @@ func (s *Store) EmptyTrash() error {
 	for _, e := range entries {
 		err := s.Client.Del(ldap.NewDelRequest(e.DN, nil))
 		switch {
-		case err == nil, IsCode(err, ldap.LDAPResultNoSuchObject):
-		case ldapschema.EqualDN(e.DN, s.DIT.Trash()) && IsCode(err, ldap.LDAPResultNotAllowedOnNonLeaf):
+		case err == nil, ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject):
+		case ldapschema.EqualDN(e.DN, s.DIT.Trash()) && ldapclient.IsCode(err, ldap.LDAPResultNotAllowedOnNonLeaf):
 		default:
 			return ldapclient.OpErrorf(err, "deleting %s", e.DN)
 		}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -34,7 +36,7 @@ func TestCommitOutlastsTheRequestTimeout(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = slapd.Signal(syscall.SIGCONT) })
 	const timeout, frozen = time.Second, 2500 * time.Millisecond
-	c, err := Dial(Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword, Timeout: timeout})
+	c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +44,7 @@ func TestCommitOutlastsTheRequestTimeout(t *testing.T) {
 	st := NewStore(c, s.Base)
 	inFlight := make(chan bool, 1)
 	began := time.Now()
-	err = c.Transaction(func(w Writer) error {
+	err = c.Transaction(func(w ldapclient.Writer) error {
 		if err := st.Add(w, st.DIT.People(), ldapschema.Attrs{ldapschema.AttrObjectClass: {ldapschema.ClassTop,
 			ldapschema.ClassOrganizationalUnit}, ldapschema.AttrOU: {"People"}}); err != nil {
 			return err
@@ -52,7 +54,7 @@ func TestCommitOutlastsTheRequestTimeout(t *testing.T) {
 		if err := s.Freeze(); err != nil {
 			return err
 		}
-		time.AfterFunc(frozen/2, func() { inFlight <- CommitInFlight() })
+		time.AfterFunc(frozen/2, func() { inFlight <- ldapconn.CommitInFlight() })
 		time.AfterFunc(frozen, func() { _ = slapd.Signal(syscall.SIGCONT) })
 		return nil
 	})
@@ -65,7 +67,7 @@ func TestCommitOutlastsTheRequestTimeout(t *testing.T) {
 	if !<-inFlight {
 		t.Error("CommitInFlight was false during the commit")
 	}
-	if CommitInFlight() {
+	if ldapconn.CommitInFlight() {
 		t.Error("CommitInFlight after the commit")
 	}
 	if e, err := st.Entry(st.DIT.People()); err != nil || e == nil {
@@ -293,19 +295,19 @@ func runTxnWorkload(t *testing.T, rounds int) {
 		}
 		site = next
 		// A transaction the server refuses at its end (a stale assertion).
-		stale, _ := AssertionControl(Filter(ldapschema.AttrDescription, "not what it says"))
+		stale, _ := ldapconn.AssertionControl(ldapclient.Filter(ldapschema.AttrDescription, "not what it says"))
 		bad := &Plan{Conflict: "site UK"}
 		bad.Add(AddWrite("add", "site", d.Site(pod), ldapschema.Site{Name: pod}.Attrs()),
 			ModifyWrite("update", "site UK", d.Site("UK"), []ldap.Change{{Operation: ldap.ReplaceAttribute,
 				Modification: ldap.PartialAttribute{Type: ldapschema.AttrDescription, Vals: []string{"lost"}}}}, stale))
-		var conflict *ConflictError
+		var conflict *ldapclient.ConflictError
 		if err := apply(round, "refused", bad); !errors.As(err, &conflict) {
 			t.Fatalf("round %d: a stale assertion: %v, want a conflict", round, err)
 		}
 		failed++
 		// A transaction the client aborts after queuing writes.
 		sentinel := errors.New("changed my mind")
-		err = st.Client.Transaction(func(w Writer) error {
+		err = st.Client.Transaction(func(w ldapclient.Writer) error {
 			if err := st.Add(w, d.Site(pod), ldapschema.Site{Name: pod}.Attrs()); err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/progress"
@@ -280,8 +281,8 @@ func touchedDNs(w Write) [][]string {
 // write answered with success, and has had every write it sent answered
 // when it returns.
 type waveSender interface {
-	Writer
-	sendWave(wave []Request, sent *progress.Counter) (int, error)
+	ldapclient.Writer
+	sendWave(wave []ldapconn.Request, sent *progress.Counter) (int, error)
 }
 
 // sendAll queues writes in the transaction tx, wave by wave when tx takes
@@ -289,11 +290,11 @@ type waveSender interface {
 // returned; with several failing writes in a wave, the first in plan
 // order counts. Every write sent has been answered when it returns. On
 // StopChanges it sends no more writes and fails with ErrStopped.
-func sendAll(tx Writer, writes []Write, fail func(Write, error) error, sent *progress.Counter) error {
+func sendAll(tx ldapclient.Writer, writes []Write, fail func(Write, error) error, sent *progress.Counter) error {
 	p, ok := tx.(waveSender)
 	if !ok {
 		for _, w := range writes {
-			if Stopped() {
+			if ldapconn.Stopped() {
 				return fail(w, ldapconn.ErrStopped)
 			}
 			if err := w.apply(tx); err != nil {
@@ -312,8 +313,8 @@ func sendAll(tx Writer, writes []Write, fail func(Write, error) error, sent *pro
 }
 
 // requests returns the requests writes send, in order.
-func requests(writes []Write) []Request {
-	out := make([]Request, len(writes))
+func requests(writes []Write) []ldapconn.Request {
+	out := make([]ldapconn.Request, len(writes))
 	for i, w := range writes {
 		out[i] = w.req
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory/internal/dirtest"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -47,7 +48,7 @@ func TestFailingWriteInAWave(t *testing.T) {
 		}
 	}
 	first := fmt.Sprintf("cannot add user wave-%d", ldapconn.PipelineDepth+5)
-	if !slices.Contains(failed, first) || !IsCode(err, ldap.LDAPResultInvalidDNSyntax) {
+	if !slices.Contains(failed, first) || !ldapclient.IsCode(err, ldap.LDAPResultInvalidDNSyntax) {
 		t.Errorf("error %q (writes %q), want the failure of %s (invalid DN syntax)", err, failed, first)
 	}
 	for _, w := range p.Writes {
@@ -66,8 +67,8 @@ func TestFailingWriteInAWave(t *testing.T) {
 
 // transports are the ways to reach a test server with TLS: ldap://,
 // ldaps:// and StartTLS as its admin account, ldapi:// with SASL EXTERNAL.
-func transports(srv *slapdtest.Server) map[string]Options {
-	return map[string]Options{
+func transports(srv *slapdtest.Server) map[string]ldapconn.Options {
+	return map[string]ldapconn.Options{
 		"ldap":     {URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword},
 		"ldaps":    {URLs: []string{srv.LDAPSURL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword, CAFile: srv.CAFile},
 		"starttls": {URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword, CAFile: srv.CAFile, StartTLS: true},
@@ -83,18 +84,18 @@ func TestTxnOverEveryTransport(t *testing.T) {
 	srv := slapdtest.Start(t, slapdtest.Config{LDIF: dirtest.Sample(), TLS: true})
 	for name, opts := range transports(srv) {
 		t.Run(name, func(t *testing.T) {
-			c, err := Dial(opts)
+			c, err := ldapconn.Dial(opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer c.Close()
 			st := NewStore(c, dit.Base)
 			site := "over-" + name
-			err = c.Transaction(func(w Writer) error {
+			err = c.Transaction(func(w ldapclient.Writer) error {
 				return st.Add(w, dit.Site(site), ldapschema.Site{Name: site}.Attrs())
 			})
 			if name == "ldapi" {
-				if !IsCode(err, ldap.LDAPResultInsufficientAccessRights) {
+				if !ldapclient.IsCode(err, ldap.LDAPResultInsufficientAccessRights) {
 					t.Fatalf("as SASL EXTERNAL: %v, want insufficient access", err)
 				}
 				return

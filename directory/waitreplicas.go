@@ -96,8 +96,8 @@ func (e *ReplicasBehindError) Error() string {
 // bind and TLS settings. It returns each replica's outcome, and a
 // *ReplicasBehindError when one did not catch up. The store must be on a
 // live connection.
-func (s *Store) WaitReplicas(opts Options, wait time.Duration) ([]ReplicaCheck, error) {
-	provider, ok := s.Client.(*Conn)
+func (s *Store) WaitReplicas(opts ldapconn.Options, wait time.Duration) ([]ReplicaCheck, error) {
+	provider, ok := s.Client.(*ldapconn.Conn)
 	if !ok {
 		return nil, errors.New("--wait-replicas needs a server, not a snapshot")
 	}
@@ -132,11 +132,11 @@ const pollReplica = 100 * time.Millisecond
 // replica's missing entries before it gives up on it.
 const maxResends = 3
 
-func waitReplica(opts Options, provider *Conn, base, u string, deadline time.Time) ReplicaCheck {
+func waitReplica(opts ldapconn.Options, provider *ldapconn.Conn, base, u string, deadline time.Time) ReplicaCheck {
 	check := ReplicaCheck{URL: u}
 	one := opts
 	one.URLs, one.Note, one.WriteURL = []string{u}, nil, ""
-	var replica *Conn
+	var replica *ldapconn.Conn
 	defer func() {
 		if replica != nil {
 			replica.Close()
@@ -148,8 +148,8 @@ func waitReplica(opts Options, provider *Conn, base, u string, deadline time.Tim
 		// again until the wait ends; a refused bind is final.
 		if replica == nil {
 			var err error
-			var auth *AuthError
-			if replica, err = Dial(one); errors.As(err, &auth) {
+			var auth *ldapconn.AuthError
+			if replica, err = ldapconn.Dial(one); errors.As(err, &auth) {
 				check.Err = err
 				return check
 			} else if err != nil {
@@ -197,7 +197,7 @@ func waitReplica(opts Options, provider *Conn, base, u string, deadline time.Tim
 // holds the provider's contextCSN and content. check.Differs is set when
 // both hold the same contextCSN (and the provider's stood still while its
 // content was read) but not the same entries.
-func compareOnce(provider, replica *Conn, base string, check *ReplicaCheck) (bool, error) {
+func compareOnce(provider, replica *ldapconn.Conn, base string, check *ReplicaCheck) (bool, error) {
 	check.Differs = nil
 	want, err := contextCSNs(provider, base)
 	if err != nil {
@@ -238,7 +238,7 @@ type entryVersion struct {
 
 // versions reads the entries of the container dn (its subtree, or the
 // entry alone for the base), by entryUUID.
-func versions(c Client, dn, base string, classes bool) (map[string]entryVersion, error) {
+func versions(c ldapclient.Client, dn, base string, classes bool) (map[string]entryVersion, error) {
 	scope := ldap.ScopeWholeSubtree
 	if ldapschema.EqualDN(dn, base) {
 		scope = ldap.ScopeBaseObject
@@ -248,7 +248,7 @@ func versions(c Client, dn, base string, classes bool) (map[string]entryVersion,
 		attrs = append(attrs, ldapschema.AttrObjectClass)
 	}
 	out := map[string]entryVersion{}
-	err := c.SearchEach(ldap.NewSearchRequest(dn, scope, ldap.NeverDerefAliases, 0, 0, false, AnyEntry, attrs, nil),
+	err := c.SearchEach(ldap.NewSearchRequest(dn, scope, ldap.NeverDerefAliases, 0, 0, false, ldapclient.AnyEntry, attrs, nil),
 		func(e *ldap.Entry) error {
 			v := entryVersion{dn: e.DN, csn: e.GetEqualFoldAttributeValue(attrEntryCSN)}
 			if classes {
@@ -279,7 +279,7 @@ type resendResult struct {
 // children (shorter DNs first), so that the replica can add them.
 // Entries the replica holds and the provider does not are listed: no
 // write on the provider removes them.
-func resend(provider, replica *Conn, base string, differs []ContainerDiff) (resendResult, error) {
+func resend(provider, replica *ldapconn.Conn, base string, differs []ContainerDiff) (resendResult, error) {
 	var res resendResult
 	var touches []entryVersion
 	for _, d := range differs {
@@ -315,7 +315,7 @@ func resend(provider, replica *Conn, base string, differs []ContainerDiff) (rese
 		res.extra = res.extra[:MaxExtraListed]
 	}
 	for _, v := range touches {
-		ctl, err := AssertionControl("(" + attrEntryCSN + "=" + ldap.EscapeFilter(v.csn) + ")")
+		ctl, err := ldapconn.AssertionControl("(" + attrEntryCSN + "=" + ldap.EscapeFilter(v.csn) + ")")
 		if err != nil {
 			return res, err
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/broker"
+	"github.com/cpactl/cpactl/directory/ldapclient"
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -92,21 +93,21 @@ func (s *Store) Federation() (*WholeFederation, error) {
 	}
 	one := ldap.ScopeSingleLevel
 	searches := []containerSearch{
-		{s.DIT.Sites(), one, ClassFilter(ldapschema.ClassSite), func(e *ldap.Entry) error {
+		{s.DIT.Sites(), one, ldapclient.ClassFilter(ldapschema.ClassSite), func(e *ldap.Entry) error {
 			if x, err := ldapschema.SiteFromEntry(e); lenient(err) {
 				f.Sites = append(f.Sites, BrokerSite(x))
 			}
 			return nil
 		}},
-		{s.DIT.Pods(), one, ClassFilter(ldapschema.ClassPod), func(e *ldap.Entry) error {
+		{s.DIT.Pods(), one, ldapclient.ClassFilter(ldapschema.ClassPod), func(e *ldap.Entry) error {
 			if x, err := ldapschema.PodFromEntry(e); lenient(err) {
 				f.Pods = append(f.Pods, BrokerPod(x))
 			}
 			return nil
 		}},
-		{s.DIT.Pods(), ldap.ScopeWholeSubtree, Or(ClassFilter(ldapschema.ClassConnectionServer), poolFilter(),
-			ClassFilter(ldapschema.ClassRDSFarm), ClassFilter(ldapschema.ClassRDSHost)), belowPods},
-		{s.DIT.Entitlements(), one, ClassFilter(ldapschema.ClassGlobalEntitlement), func(e *ldap.Entry) error {
+		{s.DIT.Pods(), ldap.ScopeWholeSubtree, ldapclient.Or(ldapclient.ClassFilter(ldapschema.ClassConnectionServer), poolFilter(),
+			ldapclient.ClassFilter(ldapschema.ClassRDSFarm), ldapclient.ClassFilter(ldapschema.ClassRDSHost)), belowPods},
+		{s.DIT.Entitlements(), one, ldapclient.ClassFilter(ldapschema.ClassGlobalEntitlement), func(e *ldap.Entry) error {
 			if !ldapschema.HasClass(e, ldapschema.ClassGlobalEntitlement) {
 				return nil
 			}
@@ -123,21 +124,21 @@ func (s *Store) Federation() (*WholeFederation, error) {
 			f.Entitlements = append(f.Entitlements, ge)
 			return nil
 		}},
-		{s.DIT.People(), one, ClassFilter(ldapschema.ClassInetOrgPerson), func(e *ldap.Entry) error {
+		{s.DIT.People(), one, ldapclient.ClassFilter(ldapschema.ClassInetOrgPerson), func(e *ldap.Entry) error {
 			if x, err := ldapschema.UserFromEntry(e); lenient(err) {
 				users[ldapschema.NormalizeDN(e.DN)] = len(f.Users)
 				f.Users = append(f.Users, broker.User{Name: x.UID})
 			}
 			return nil
 		}},
-		{s.DIT.Computers(), one, ClassFilter(ldapschema.ClassDevice), func(e *ldap.Entry) error {
+		{s.DIT.Computers(), one, ldapclient.ClassFilter(ldapschema.ClassDevice), func(e *ldap.Entry) error {
 			if x, err := ldapschema.ComputerFromEntry(e); lenient(err) {
 				computers[ldapschema.NormalizeDN(e.DN)] = len(f.Computers)
 				f.Computers = append(f.Computers, broker.Computer{Name: x.Name})
 			}
 			return nil
 		}},
-		{s.DIT.Groups(), one, ClassFilter(ldapschema.ClassGroup), func(e *ldap.Entry) error {
+		{s.DIT.Groups(), one, ldapclient.ClassFilter(ldapschema.ClassGroup), func(e *ldap.Entry) error {
 			if x, err := ldapschema.GroupFromEntry(e); lenient(err) {
 				groups[ldapschema.NormalizeDN(e.DN)] = len(f.Groups)
 				f.Groups = append(f.Groups, broker.Group{Name: x.Name})
@@ -145,7 +146,7 @@ func (s *Store) Federation() (*WholeFederation, error) {
 			}
 			return nil
 		}},
-		{s.DIT.HomeSites(), one, ClassFilter(ldapschema.ClassHomeSite), func(e *ldap.Entry) error {
+		{s.DIT.HomeSites(), one, ldapclient.ClassFilter(ldapschema.ClassHomeSite), func(e *ldap.Entry) error {
 			x, err := ldapschema.HomeSiteFromEntry(e)
 			if err != nil {
 				warn("%s; the row is ignored (run `cpactl lint`)", err)
@@ -154,13 +155,13 @@ func (s *Store) Federation() (*WholeFederation, error) {
 			f.HomeSites = append(f.HomeSites, BrokerHomeSite(x))
 			return nil
 		}},
-		{s.DIT.Sessions(), one, ClassFilter(ldapschema.ClassSession), func(e *ldap.Entry) error {
+		{s.DIT.Sessions(), one, ldapclient.ClassFilter(ldapschema.ClassSession), func(e *ldap.Entry) error {
 			if x, err := ldapschema.SessionFromEntry(e); lenient(err) {
 				f.Sessions = append(f.Sessions, BrokerSession(x))
 			}
 			return nil
 		}},
-		{s.DIT.Assignments(), one, ClassFilter(ldapschema.ClassPodAssignment), func(e *ldap.Entry) error {
+		{s.DIT.Assignments(), one, ldapclient.ClassFilter(ldapschema.ClassPodAssignment), func(e *ldap.Entry) error {
 			if x, err := ldapschema.AssignmentFromEntry(e); lenient(err) {
 				f.Assignments = append(f.Assignments, BrokerAssignment(x))
 			}

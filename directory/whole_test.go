@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cpactl/cpactl/broker"
+	"github.com/cpactl/cpactl/directory/snapshot"
 )
 
 // TestFederationResolvesAsResolveFederation: over the whole federation
@@ -15,7 +16,7 @@ import (
 func TestFederationResolvesAsResolveFederation(t *testing.T) {
 	for _, name := range []string{"demo.ldif", "broker-complete.ldif", "resolve-seed-000.ldif", "lint-broken.ldif"} {
 		t.Run(name, func(t *testing.T) {
-			snap, err := LoadSnapshot(filepath.Join("..", "fixtures", name))
+			snap, err := snapshot.LoadSnapshot(filepath.Join("..", "fixtures", name))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/generate"
 	"github.com/cpactl/cpactl/internal/nesting"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -49,9 +50,9 @@ func write(t testing.TB, cfg generate.Config) string {
 
 // records reads the output as `cpactl lint --from` does: an LDIF snapshot,
 // then the store's inventory.
-func records(t testing.TB, text string) (*directory.Snapshot, *ldapschema.Records) {
+func records(t testing.TB, text string) (*snapshot.Snapshot, *ldapschema.Records) {
 	t.Helper()
-	snap, err := directory.ReadSnapshot(strings.NewReader(text))
+	snap, err := snapshot.ReadSnapshot(strings.NewReader(text))
 	if err != nil {
 		t.Fatalf("the output is not a snapshot: %v", err)
 	}
@@ -109,7 +110,7 @@ func TestLintClean(t *testing.T) {
 		generate.Config{Seed: 7})
 	for _, cfg := range cfgs {
 		t.Run(fmt.Sprintf("%d-entries-seed-%d", cfg.Entries(), cfg.Seed), func(t *testing.T) {
-			snap, err := directory.ReadSnapshot(strings.NewReader(write(t, cfg)))
+			snap, err := snapshot.ReadSnapshot(strings.NewReader(write(t, cfg)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/generate"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -60,7 +61,7 @@ func TestLoadsWithLdapadd(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("ldapadd: %v\n%s", err, lastLines(string(out), 5))
 	}
-	conn, err := directory.Dial(directory.Options{URLs: []string{s.URL}, BindDN: s.RootDN, Password: slapdtest.RootPassword})
+	conn, err := ldapconn.Dial(ldapconn.Options{URLs: []string{s.URL}, BindDN: s.RootDN, Password: slapdtest.RootPassword})
 	if err != nil {
 		t.Fatal(err)
 	}

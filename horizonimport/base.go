@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -145,6 +146,6 @@ func empty(err error) bool {
 	if errors.As(err, &refused) {
 		return false
 	}
-	var layout *directory.LayoutError
+	var layout *ldapconn.LayoutError
 	return errors.As(err, &layout) || directory.IsNoSuchObject(err)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/horizonimport"
 )
 
@@ -152,7 +153,7 @@ func BenchmarkImportVsSiteListFrom(b *testing.B) {
 	b.Run("site-list-from", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			snap, err := directory.LoadSnapshot(ldif)
+			snap, err := snapshot.LoadSnapshot(ldif)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/horizonimport"
 )
 
@@ -55,7 +55,7 @@ func FuzzImportRecords(f *testing.F) {
 			}
 			return
 		}
-		if _, err := directory.ReadSnapshot(&out); err != nil {
+		if _, err := snapshot.ReadSnapshot(&out); err != nil {
 			t.Fatalf("the LDIF written does not read back: %v", err)
 		}
 		if rep.Entries == 0 {

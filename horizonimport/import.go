@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/horizon"
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -1222,7 +1223,7 @@ func IsPull(path string) bool {
 // Snapshot imports the pull in dir into an in-memory snapshot, as if the
 // LDIF WriteLDIF writes had been read with directory.ReadSnapshot: the
 // records are streamed from the import into the snapshot's reader.
-func Snapshot(dir string, opts Options) (*directory.Snapshot, *Report, error) {
+func Snapshot(dir string, opts Options) (*snapshot.Snapshot, *Report, error) {
 	pr, pw := io.Pipe()
 	var rep *Report
 	done := make(chan error, 1)
@@ -1232,7 +1233,7 @@ func Snapshot(dir string, opts Options) (*directory.Snapshot, *Report, error) {
 		pw.CloseWithError(err)
 		done <- err
 	}()
-	snap, err := directory.ReadSnapshot(pr)
+	snap, err := snapshot.ReadSnapshot(pr)
 	pr.CloseWithError(io.ErrClosedPipe) // the writer stops if the reader failed
 	if ierr := <-done; ierr != nil {
 		return nil, nil, ierr

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/horizonimport"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -553,7 +554,7 @@ func TestImportRefusesADamagedPull(t *testing.T) {
 
 // TestReadBaseEmpty: a directory without cpactl's layout is an empty base.
 func TestReadBaseEmpty(t *testing.T) {
-	snap, err := directory.ReadSnapshot(strings.NewReader("dn: " + dit.Base + "\nobjectClass: top\nobjectClass: domain\ndc: vdiglobal\n"))
+	snap, err := snapshot.ReadSnapshot(strings.NewReader("dn: " + dit.Base + "\nobjectClass: top\nobjectClass: domain\ndc: vdiglobal\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

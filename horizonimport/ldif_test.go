@@ -12,6 +12,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/generate"
 	"github.com/cpactl/cpactl/horizonimport"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -100,7 +101,7 @@ func TestWriteLDIFIsTheReference(t *testing.T) {
 		if _, err := generate.Write(&ldif, cfg); err != nil {
 			t.Fatal(err)
 		}
-		snap, err := directory.ReadSnapshot(&ldif)
+		snap, err := snapshot.ReadSnapshot(&ldif)
 		if err != nil {
 			t.Fatal(err)
 		}

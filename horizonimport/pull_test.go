@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/horizon"
 	"github.com/cpactl/cpactl/horizonimport"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -113,7 +114,7 @@ func importInto(t testing.TB, dir string, base *horizonimport.Base) (*directory.
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := directory.ReadSnapshot(&b)
+	snap, err := snapshot.ReadSnapshot(&b)
 	if err != nil {
 		t.Fatalf("the import's LDIF does not read back: %v", err)
 	}
@@ -148,7 +149,7 @@ func baseOf(t testing.TB, source string, records ...record) *horizonimport.Base 
 	if err := lw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := directory.ReadSnapshot(&b)
+	snap, err := snapshot.ReadSnapshot(&b)
 	if err != nil {
 		t.Fatal(err)
 	}

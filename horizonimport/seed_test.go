@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/horizon"
 	"github.com/cpactl/cpactl/horizonimport"
 	"github.com/cpactl/cpactl/internal/horizontest"
@@ -49,11 +49,11 @@ func TestSeed000MatchesFixture(t *testing.T) {
 	if _, err := horizonimport.WriteLDIF(dir, horizonimport.Options{DIT: dit}, &b); err != nil {
 		t.Fatal(err)
 	}
-	imported, err := directory.ReadSnapshot(&b)
+	imported, err := snapshot.ReadSnapshot(&b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fixture, err := directory.LoadSnapshot("../fixtures/resolve-seed-000.ldif")
+	fixture, err := snapshot.LoadSnapshot("../fixtures/resolve-seed-000.ldif")
 	if err != nil {
 		t.Fatal(err)
 	}

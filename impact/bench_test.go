@@ -9,6 +9,7 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/generate"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -23,7 +24,7 @@ var cpaMax = sync.OnceValues(func() (*broker.Federation, error) {
 	if _, err := generate.Write(&buf, cfg); err != nil {
 		return nil, err
 	}
-	snap, err := directory.ReadSnapshot(&buf)
+	snap, err := snapshot.ReadSnapshot(&buf)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -20,7 +21,7 @@ func fixture(t *testing.T, name string) *broker.Federation {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	snap, err := directory.ReadSnapshot(f)
+	snap, err := snapshot.ReadSnapshot(f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/generate"
 	"github.com/cpactl/cpactl/internal/fold"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -30,7 +31,7 @@ func generated(t *testing.T, k int) *broker.Federation {
 	if _, err := generate.Write(&buf, cfg); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := directory.ReadSnapshot(&buf)
+	snap, err := snapshot.ReadSnapshot(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}

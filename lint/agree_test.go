@@ -10,6 +10,7 @@ import (
 
 	"github.com/cpactl/cpactl/broker"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/internal/benchfed"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/lint"
@@ -65,7 +66,7 @@ func generated(t *testing.T) (*directory.Inventory, *broker.Federation) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := directory.ReadSnapshot(&buf)
+	snap, err := snapshot.ReadSnapshot(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/generate"
 	"github.com/cpactl/cpactl/internal/benchfed"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -46,7 +47,7 @@ func BenchmarkLintGenerated(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	snap, err := directory.ReadSnapshot(strings.NewReader(ldif.String()))
+	snap, err := snapshot.ReadSnapshot(strings.NewReader(ldif.String()))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 )
 
 // BenchmarkCompareAndPlan classifies, compares and plans two states of
@@ -27,11 +27,11 @@ func BenchmarkCompareAndPlan(b *testing.B) {
 		}
 		return s.String()
 	}
-	desired, err := directory.ReadSnapshot(strings.NewReader(federation(0)))
+	desired, err := snapshot.ReadSnapshot(strings.NewReader(federation(0)))
 	if err != nil {
 		b.Fatal(err)
 	}
-	current, err := directory.ReadSnapshot(strings.NewReader(federation(50)))
+	current, err := snapshot.ReadSnapshot(strings.NewReader(federation(50)))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -17,7 +19,7 @@ import (
 func liveStore(t *testing.T, ldif string) *directory.Store {
 	t.Helper()
 	s := slapdtest.Start(t, slapdtest.Config{Base: base, LDIF: ldif})
-	c, err := directory.Dial(directory.Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
+	c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +53,7 @@ func TestApplyLosesARaceWholly(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := st.ApplyPlan(&plan.Plan)
-	var conflict *directory.ConflictError
+	var conflict *ldapclient.ConflictError
 	if !errors.As(err, &conflict) {
 		t.Fatalf("apply after a concurrent change: %v, want a conflict", err)
 	}

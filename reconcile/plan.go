@@ -8,6 +8,8 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -94,7 +96,7 @@ func PlanApply(desired, current *State, r *Report, prune bool) (*Plan, []Problem
 			return w
 		}
 		asserted[k] = true
-		if a, err := w.Asserting(directory.Filter(ldapschema.AttrEntryCSN, e.csn)); err == nil {
+		if a, err := w.Asserting(ldapclient.Filter(ldapschema.AttrEntryCSN, e.csn)); err == nil {
 			return a
 		}
 		return w
@@ -170,7 +172,7 @@ func updateWrite(dit ldapschema.DIT, c EntryChange) (directory.Write, error) {
 		names = append(names, a.Attribute)
 		asserts = append(asserts, Assertion(a.Attribute, c.current.Values(a.Attribute)))
 	}
-	ctl, err := directory.AssertionControl(directory.And(asserts...))
+	ctl, err := ldapconn.AssertionControl(ldapclient.And(asserts...))
 	if err != nil {
 		return directory.Write{}, err
 	}
@@ -223,17 +225,17 @@ func Assertion(attr string, values []string) string {
 		return directory.PreferredAssertion(values)
 	}
 	if len(values) == 0 {
-		return directory.Not(directory.Present(attr))
+		return ldapclient.Not(ldapclient.Present(attr))
 	}
 	info, _ := ldapschema.LookupAttribute(attr)
 	if info.Equality == ldapschema.EqualityNone || info.Sensitive {
-		return directory.Present(attr)
+		return ldapclient.Present(attr)
 	}
 	fs := make([]string, len(values))
 	for i, v := range values {
-		fs[i] = directory.Filter(attr, v)
+		fs[i] = ldapclient.Filter(attr, v)
 	}
-	return directory.And(fs...)
+	return ldapclient.And(fs...)
 }
 
 // references returns the entries e refers to (normalized DNs): the values

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -49,7 +49,7 @@ ou: Entitlements
 
 func state(t *testing.T, ldif string) *State {
 	t.Helper()
-	snap, err := directory.ReadSnapshot(strings.NewReader(ldif))
+	snap, err := snapshot.ReadSnapshot(strings.NewReader(ldif))
 	if err != nil {
 		t.Fatalf("bad LDIF: %v\n%s", err, ldif)
 	}
@@ -223,7 +223,7 @@ func TestCompareLeavesAloneWhatExportLeavesOut(t *testing.T) {
 				// The current state as diff and apply read a directory:
 				// entries that match their desired entry are not kept.
 				c := NewCurrentState(desired)
-				snap, err := directory.ReadSnapshot(strings.NewReader(join(layout, tt.current)))
+				snap, err := snapshot.ReadSnapshot(strings.NewReader(join(layout, tt.current)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -454,11 +454,11 @@ func FuzzCompareAndPlan(f *testing.F) {
 	f.Add(join(layout, site("UK", "pae-PreferredSite: {0}UK", "pae-PreferredSite: {0}US")), join(layout, site("UK", "pae-PreferredSite: bad")))
 	f.Add("dn: cn=x,ou=Pods,"+base+"\nobjectClass: pae-RDSHost\ncn: x\n", "dn: "+base+"\nobjectClass: domain\ndc: example\n")
 	f.Fuzz(func(t *testing.T, a, b string) {
-		sa, err := directory.ReadSnapshot(strings.NewReader(a))
+		sa, err := snapshot.ReadSnapshot(strings.NewReader(a))
 		if err != nil {
 			return
 		}
-		sb, err := directory.ReadSnapshot(strings.NewReader(b))
+		sb, err := snapshot.ReadSnapshot(strings.NewReader(b))
 		if err != nil {
 			return
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -640,7 +642,7 @@ func refupdateWrite(dit ldapschema.DIT, c refEntryChange) (directory.Write, erro
 		names = append(names, a.Attribute)
 		asserts = append(asserts, refAssertion(a.Attribute, reflookupFold(c.current.Attrs, a.Attribute)))
 	}
-	ctl, err := directory.AssertionControl(directory.And(asserts...))
+	ctl, err := ldapconn.AssertionControl(ldapclient.And(asserts...))
 	if err != nil {
 		return directory.Write{}, err
 	}
@@ -666,9 +668,9 @@ func refAssertion(attr string, values []string) string {
 	}
 	fs := make([]string, len(values))
 	for i, v := range values {
-		fs[i] = directory.Filter(attr, v)
+		fs[i] = ldapclient.Filter(attr, v)
 	}
-	return directory.And(fs...)
+	return ldapclient.And(fs...)
 }
 
 // references returns the entries e refers to (normalized DNs): the values

@@ -10,11 +10,12 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
 // snapshotOf writes entries as LDIF and reads them back as a snapshot.
-func snapshotOf(t *testing.T, entries []*ldap.Entry) *directory.Snapshot {
+func snapshotOf(t *testing.T, entries []*ldap.Entry) *snapshot.Snapshot {
 	t.Helper()
 	var b strings.Builder
 	w := directory.NewLDIFWriter(&b)
@@ -30,7 +31,7 @@ func snapshotOf(t *testing.T, entries []*ldap.Entry) *directory.Snapshot {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := directory.ReadSnapshot(strings.NewReader(b.String()))
+	snap, err := snapshot.ReadSnapshot(strings.NewReader(b.String()))
 	if err != nil {
 		// Random entries may repeat a DN: such a file is no snapshot.
 		return nil

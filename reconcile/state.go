@@ -25,6 +25,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/internal/objkind"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -269,17 +270,17 @@ func (s *State) commit(p prepared) {
 // NewStateFromSnapshot is NewStateFrom(dit, snap.Each), with the entries
 // decoded and prepared on every processor and committed in file order:
 // the same state.
-func NewStateFromSnapshot(dit ldapschema.DIT, snap *directory.Snapshot) *State {
+func NewStateFromSnapshot(dit ldapschema.DIT, snap *snapshot.Snapshot) *State {
 	return newStateFromSnapshot(dit, snap, runtime.GOMAXPROCS(0))
 }
 
-func newStateFromSnapshot(dit ldapschema.DIT, snap *directory.Snapshot, workers int) *State {
+func newStateFromSnapshot(dit ldapschema.DIT, snap *snapshot.Snapshot, workers int) *State {
 	s := newState(dit)
 	caches := make([]stateCache, workers)
 	for i := range caches {
 		caches[i] = newStateCache()
 	}
-	directory.EachPrepared(snap, workers, func(w int, e *ldap.Entry) prepared { return s.prepare(&caches[w], e) }, s.commit)
+	snapshot.EachPrepared(snap, workers, func(w int, e *ldap.Entry) prepared { return s.prepare(&caches[w], e) }, s.commit)
 	return s
 }
 

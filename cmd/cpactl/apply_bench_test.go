@@ -14,6 +14,8 @@ import (
 
 	"github.com/cpactl/cpactl/commands"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapconn"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 	"github.com/cpactl/cpactl/reconcile"
@@ -115,17 +117,17 @@ func BenchmarkApplyEmpty(b *testing.B) {
 	// What apply does, step by step, without its checks and lint; timed
 	// from the file's parsing, or only the write.
 	plan := func(b *testing.B, s *slapdtest.Server) (*directory.Store, *reconcile.Plan, func()) {
-		snap, err := directory.LoadSnapshot(file)
+		snap, err := snapshot.LoadSnapshot(file)
 		if err != nil {
 			b.Fatal(err)
 		}
-		c, err := directory.Dial(directory.Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
+		c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{s.URL}, BindDN: s.AdminDN(), Password: slapdtest.AdminPassword})
 		if err != nil {
 			b.Fatal(err)
 		}
 		st := directory.NewStore(c, ldapschema.DefaultBase)
 		entries, err := st.Find(st.DIT.Base, ldap.ScopeWholeSubtree, "(objectClass=*)")
-		var missing *directory.LayoutError
+		var missing *ldapconn.LayoutError
 		if err != nil && !errors.As(err, &missing) {
 			b.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cpactl/cpactl/commands"
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/ldapschema"
 )
 
@@ -111,7 +112,7 @@ func federationLDIF(entries int) string {
 	}
 	_ = lw.Close()
 	// Written again as `cpactl export` writes it: parents first, then by DN.
-	snap, err := directory.ReadSnapshot(&raw)
+	snap, err := snapshot.ReadSnapshot(&raw)
 	if err != nil {
 		panic(err)
 	}

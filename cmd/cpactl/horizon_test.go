@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/snapshot"
 	"github.com/cpactl/cpactl/internal/horizontest"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
@@ -17,7 +18,7 @@ import (
 // Connection Server of fixtures/resolve-seed-000.ldif, as resolve's flags.
 func seedCombinations(t *testing.T, fixture string) [][]string {
 	t.Helper()
-	snap, err := directory.LoadSnapshot(fixture)
+	snap, err := snapshot.LoadSnapshot(fixture)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 )
 
@@ -173,7 +174,7 @@ func startSeed(t *testing.T) (*slapdtest.Server, *directory.Store) {
 		t.Fatal(err)
 	}
 	srv := slapdtest.Start(t, slapdtest.Config{LDIF: string(seed)})
-	c, err := directory.Dial(directory.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
+	c, err := ldapconn.Dial(ldapconn.Options{URLs: []string{srv.URL}, BindDN: srv.AdminDN(), Password: slapdtest.AdminPassword})
 	if err != nil {
 		t.Fatal(err)
 	}

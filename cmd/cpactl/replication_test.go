@@ -15,7 +15,8 @@ import (
 
 	"github.com/go-ldap/ldap/v3"
 
-	"github.com/cpactl/cpactl/directory"
+	"github.com/cpactl/cpactl/directory/ldapclient"
+	"github.com/cpactl/cpactl/directory/ldapconn"
 	"github.com/cpactl/cpactl/internal/slapdtest"
 	"github.com/cpactl/cpactl/ldapschema"
 )
@@ -739,7 +740,7 @@ func TestStatusSeesRefusedTransaction(t *testing.T) {
 	r := replicated(t, slapdtest.ReplicaOptions{}, "")
 	p, c := r.Provider, r.Consumers[0]
 	env := adminEnv(p)
-	conn, err := directory.Dial(directory.Options{URLs: []string{p.URL}, BindDN: p.AdminDN(), Password: slapdtest.AdminPassword, Timeout: 10 * time.Second})
+	conn, err := ldapconn.Dial(ldapconn.Options{URLs: []string{p.URL}, BindDN: p.AdminDN(), Password: slapdtest.AdminPassword, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -751,7 +752,7 @@ func TestStatusSeesRefusedTransaction(t *testing.T) {
 		req.Attribute("cn", []string{name})
 		return req
 	}
-	err = conn.Transaction(func(w directory.Writer) error {
+	err = conn.Transaction(func(w ldapclient.Writer) error {
 		for i := range 20 {
 			if err := w.Add(site(fmt.Sprintf("phantom-%02d", i))); err != nil {
 				return err

@@ -3,6 +3,7 @@
 package layering
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -180,5 +181,75 @@ func TestImportsGoDownTheMap(t *testing.T) {
 	}
 	if checked < 50 {
 		t.Fatalf("only %d files checked", checked)
+	}
+}
+
+// TestOneNamePerThing: package directory gives no second name to what its
+// packages below hold (a type alias, a constant or variable copied, a
+// function that only calls its namesake): a caller names each where it
+// lives (directory/ldapclient, directory/ldapconn, directory/snapshot).
+func TestOneNamePerThing(t *testing.T) {
+	below := map[string]bool{"ldapclient": true, "ldapconn": true, "snapshot": true}
+	files, err := filepath.Glob(filepath.Join("..", "..", "directory", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	checked := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		isBelow := func(e ast.Expr, name string) bool {
+			sel, ok := e.(*ast.SelectorExpr)
+			if !ok {
+				return false
+			}
+			x, ok := sel.X.(*ast.Ident)
+			return ok && below[x.Name] && sel.Sel.Name == name
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						if s.Assign.IsValid() && isBelow(s.Type, s.Name.Name) {
+							t.Errorf("%s: type %s is an alias: name it where it lives", fset.Position(s.Pos()), s.Name.Name)
+						}
+					case *ast.ValueSpec:
+						for i, n := range s.Names {
+							if i < len(s.Values) && isBelow(s.Values[i], n.Name) {
+								t.Errorf("%s: %s copies its namesake below: name it where it lives", fset.Position(n.Pos()), n.Name)
+							}
+						}
+					}
+				}
+			case *ast.FuncDecl:
+				if d.Recv != nil || d.Body == nil || len(d.Body.List) != 1 {
+					continue
+				}
+				var call ast.Expr
+				switch st := d.Body.List[0].(type) {
+				case *ast.ReturnStmt:
+					if len(st.Results) == 1 {
+						call = st.Results[0]
+					}
+				case *ast.ExprStmt:
+					call = st.X
+				}
+				if c, ok := call.(*ast.CallExpr); ok && isBelow(c.Fun, d.Name.Name) {
+					t.Errorf("%s: func %s only calls its namesake below: name it where it lives", fset.Position(d.Pos()), d.Name.Name)
+				}
+			}
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("checked %d files of directory", checked)
 	}
 }
