@@ -27,29 +27,33 @@ func named(r Result, rep *namer) Result {
 }
 
 // firstDifference finds the first trace step where two decisions differ,
-// the request's echo aside.
+// the request's echo aside. It walks both traces side by side and keeps
+// only the two lines it returns.
 func firstDifference(dec [2]*broker.Decision) Difference {
-	var lines [2][]TraceLine
+	var tr [2][]broker.TraceStep
 	for i, d := range dec {
-		if d == nil {
-			continue
-		}
-		for n, t := range d.Trace {
-			if t.Step != "request" {
-				lines[i] = append(lines[i], TraceLine{Number: n + 1, Step: t.Step, Message: t.Message})
-			}
+		if d != nil {
+			tr[i] = d.Trace
 		}
 	}
-	i := 0
-	for i < len(lines[0]) && i < len(lines[1]) && lines[0][i].Step == lines[1][i].Step && lines[0][i].Message == lines[1][i].Message {
-		i++
+	// next returns the index of the first step at or after n that is not
+	// the request's echo, len(t) when none.
+	next := func(t []broker.TraceStep, n int) int {
+		for n < len(t) && t[n].Step == "request" {
+			n++
+		}
+		return n
+	}
+	i, j := next(tr[0], 0), next(tr[1], 0)
+	for i < len(tr[0]) && j < len(tr[1]) && tr[0][i] == tr[1][j] {
+		i, j = next(tr[0], i+1), next(tr[1], j+1)
 	}
 	var diff Difference
-	if i < len(lines[0]) {
-		diff.Before = &lines[0][i]
+	if i < len(tr[0]) {
+		diff.Before = &TraceLine{Number: i + 1, Step: tr[0][i].Step, Message: tr[0][i].Message}
 	}
-	if i < len(lines[1]) {
-		diff.After = &lines[1][i]
+	if j < len(tr[1]) {
+		diff.After = &TraceLine{Number: j + 1, Step: tr[1][j].Step, Message: tr[1][j].Message}
 	}
 	return diff
 }
