@@ -332,23 +332,21 @@ func (e *engine) run() (*Report, error) {
 	outs := make([]geOut, len(ges))
 	parallel(len(ges), func(i int) {
 		outs[i] = e.runGE(plans[i], compared)
-		outs[i].order = outs[i].moves.sorted()
+		outs[i].order = e.sortMoves(&outs[i].moves)
 		plans[i] = nil
 	})
 
 	outcomes, sites := map[[2]string]int{}, map[[2]string]int{}
-	n := 0
-	for _, o := range outs {
-		n += o.moves.n
-	}
 	// Each GE's moves, by user and connecting pod (sorted), the GEs in
-	// name order: by entitlement, user and connecting pod.
-	e.rep.Moves = make([]Move, 0, n)
+	// name order: by entitlement, user and connecting pod. Each GE's
+	// part of the report starts at its offset.
+	offsets := make([]int, len(outs)+1)
 	s := &e.rep.Summary
-	for _, o := range outs {
+	for i, o := range outs {
 		if o.err != nil {
 			return nil, o.err
 		}
+		offsets[i+1] = offsets[i] + len(o.order)
 		s.Requests += o.sum.Requests
 		s.Unchanged += o.sum.Unchanged
 		s.ChangedOutcome += o.sum.ChangedOutcome
@@ -361,45 +359,75 @@ func (e *engine) run() (*Report, error) {
 		for k, n := range o.sites {
 			sites[k] += n
 		}
-		for _, i := range o.order {
-			e.rep.Moves = append(e.rep.Moves, *o.moves.at(i))
-		}
 	}
 	s.Outcomes, s.Sites = counts(outcomes), counts(sites)
+	e.rep.Moves = make([]Move, offsets[len(outs)])
+	parallel(len(outs), func(i int) {
+		e.writeMoves(&outs[i], e.rep.Moves[offsets[i]:offsets[i+1]])
+		outs[i].moves, outs[i].order = moveList{}, nil
+	})
 	return &e.rep, nil
 }
 
-// moveList holds one GE's moves in chunks of a fixed size: they are
-// copied once, into the report, rather than each time a slice grows.
+// movedRequest is a request of one class through one point that moves:
+// what each member's Move is made of (engine.move). The Moves themselves
+// (about 400 bytes each, most of it the two Results) are made only when
+// the report is assembled, straight into it: until then a member's move
+// is a moveRef of 8 bytes, and the class's results are held once.
+type movedRequest struct {
+	c      *class
+	point  int // index in engine.points
+	change string
+	res    [2]Result
+	diff   Difference
+	why    string
+	ids    [2][]string // the representative's session IDs in each state (userPart.ids)
+}
+
+// moveRef is one member's move: its request (index in moveList.reqs) and
+// the member (index in the class's members).
+type moveRef struct{ req, member int32 }
+
+// moveList holds one GE's moves: the requests that move, and one moveRef
+// per member of their classes, in the order found.
 type moveList struct {
-	chunks [][]Move
-	n      int
+	reqs []movedRequest
+	refs []moveRef
 }
 
-const moveChunk = 512
-
-func (l *moveList) add(m Move) {
-	if l.n%moveChunk == 0 {
-		l.chunks = append(l.chunks, make([]Move, 0, moveChunk))
+// add records that the request of class c through point pi moves, for
+// every member of c.
+func (l *moveList) add(r movedRequest) {
+	l.reqs = append(l.reqs, r)
+	for i := range r.c.members {
+		l.refs = append(l.refs, moveRef{int32(len(l.reqs) - 1), int32(i)})
 	}
-	c := &l.chunks[len(l.chunks)-1]
-	*c = append(*c, m)
-	l.n++
 }
 
-func (l *moveList) at(i int) *Move { return &l.chunks[i/moveChunk][i%moveChunk] }
-
-// sorted returns the order of the moves by user (folded), then
-// connecting pod (name order), stably, each key folded once.
-func (l *moveList) sorted() []int {
+// sortMoves returns the moves of l in report order: by user (folded),
+// then connecting pod (name order), stably, each key folded once.
+func (e *engine) sortMoves(l *moveList) []moveRef {
 	type key struct {
 		user, pod string
-		i         int
+		r         moveRef
 	}
-	keys := make([]key, l.n)
-	for i := range keys {
-		m := l.at(i)
-		keys[i] = key{fold.Key(m.User), fold.Key(m.Pod), i}
+	pods := make([]string, len(e.points))
+	for i := range e.points {
+		pods[i] = fold.Key(e.points[i].cp.Pod)
+	}
+	keys := make([]key, len(l.refs))
+	for i, r := range l.refs {
+		q := &l.reqs[r.req]
+		m := q.c.members[r.member]
+		// The move's user is named as in the state before, when the
+		// user is there (engine.move).
+		user := ""
+		if m[0] >= 0 {
+			user = e.b.userKey[m[0]]
+		} else {
+			user = e.a.userKey[m[1]]
+		}
+		keys[i] = key{user, pods[q.point], r}
 	}
 	sort.SliceStable(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
@@ -409,13 +437,22 @@ func (l *moveList) sorted() []int {
 		if a.pod != b.pod {
 			return a.pod < b.pod
 		}
-		return l.at(a.i).Pod < l.at(b.i).Pod
+		return e.points[l.reqs[a.r.req].point].cp.Pod < e.points[l.reqs[b.r.req].point].cp.Pod
 	})
-	order := make([]int, l.n)
+	order := make([]moveRef, len(keys))
 	for i, k := range keys {
-		order[i] = k.i
+		order[i] = k.r
 	}
 	return order
+}
+
+// writeMoves makes the Moves of one GE, in report order, into dst.
+func (e *engine) writeMoves(o *geOut, dst []Move) {
+	tx := newTexts()
+	for k, r := range o.order {
+		q := &o.moves.reqs[r.req]
+		dst[k] = e.move(q.c, int(r.member), q.ids, o.ge, &e.points[q.point], q.change, q.res, q.diff, q.why, tx)
+	}
 }
 
 // geOut is what the requests of one GE give.
@@ -423,7 +460,8 @@ type geOut struct {
 	sum             Summary
 	outcomes, sites map[[2]string]int
 	moves           moveList
-	order           []int // the moves in report order (moveList.sorted)
+	order           []moveRef // the moves in report order (engine.sortMoves)
+	ge              string    // the GE's name
 	err             error
 }
 
@@ -491,11 +529,10 @@ func (e *engine) stage(what, unit string, total int64) func(int64) {
 
 // runGE compares the requests of one GE, counting them as compared.
 func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
-	out = geOut{outcomes: map[[2]string]int{}, sites: map[[2]string]int{}}
+	out = geOut{outcomes: map[[2]string]int{}, sites: map[[2]string]int{}, ge: geName(pl.db, pl.da)}
 	db, da, geBase, geSame, samePoints := pl.db, pl.da, pl.geBase, pl.geSame, pl.samePoints
 	shared := e.sharedOffline(db, da)
 	pr := e.newProber(db, da)
-	tx := newTexts()
 	defer func() { out.sum.Resolved += pr.resolved }()
 	// Each class's requests are counted as compared once the next class
 	// starts, the last once all are.
@@ -571,7 +608,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 			if e.opt.observe != nil {
 				diff := firstDifference(dec)
 				for i := range c.members {
-					e.opt.observe(e.move(c, i, parts, db, da, p, "", res, diff, "", nil))
+					e.opt.observe(e.move(c, i, partIDs(parts), geName(db, da), p, "", res, diff, "", nil))
 				}
 			}
 			if res[0].same(res[1]) {
@@ -593,9 +630,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 			out.sites[[2]string{res[0].Site, res[1].Site}] += n
 			diff := firstDifference(dec)
 			why := e.why(dec, p, diff)
-			for i := range c.members {
-				out.moves.add(e.move(c, i, parts, db, da, p, change, res, diff, why, tx))
-			}
+			out.moves.add(movedRequest{c: c, point: pi, change: change, res: res, diff: diff, why: why, ids: partIDs(parts)})
 		}
 	}
 	return out
@@ -712,11 +747,24 @@ func searched(d *broker.Decision) bool {
 	return false
 }
 
-// move is the row of one member of a class: the class's results, with
-// the member's name in their texts.
-func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *point, change string, res [2]Result, diff Difference, why string, tx *texts) Move {
+// partIDs returns the session IDs of the parts (userPart.ids), nil for
+// a part absent.
+func partIDs(parts [2]*userPart) [2][]string {
+	var ids [2][]string
+	for si, p := range parts {
+		if p != nil {
+			ids[si] = p.ids
+		}
+	}
+	return ids
+}
+
+// move is the row of one member of a class for GE ge: the class's
+// results, with the member's name in their texts (repIDs: the session
+// IDs of the class's representative in each state).
+func (e *engine) move(c *class, i int, repIDs [2][]string, ge string, p *point, change string, res [2]Result, diff Difference, why string, tx *texts) Move {
 	m := c.members[i]
-	mv := Move{Entitlement: geName(db, da), ConnectionServer: p.cp.ConnectionServer, Pod: p.cp.Pod, Change: change}
+	mv := Move{Entitlement: ge, ConnectionServer: p.cp.ConnectionServer, Pod: p.cp.Pod, Change: change}
 	var rep [2]*namer
 	for si, st := range e.states() {
 		if m[si] < 0 {
@@ -728,11 +776,9 @@ func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *po
 		}
 		// The member's session IDs: its own when the class is classed by
 		// sessions, else the representative's (the member is it).
-		var ids []string
+		ids := repIDs[si]
 		if c.ids != nil {
 			ids = c.ids[i][si]
-		} else if parts[si] != nil {
-			ids = parts[si].ids
 		}
 		rep[si] = &namer{name: name, ids: ids, tx: tx}
 	}
