@@ -23,3 +23,33 @@ func TestIndexFirstDuplicateWins(t *testing.T) {
 		t.Fatalf("pool %+v", p)
 	}
 }
+
+// TestByNameScansAsTheMapFinds: a byName of few records (scanned) and of
+// many (a map by folded name) find, for every name, the record a map by
+// folded name filled first-wins finds; names that fold alike included.
+func TestByNameScansAsTheMapFinds(t *testing.T) {
+	names := []string{"uk", "UK", "\u212Aiosk", "kiosk", "Été", "ete", "ÉTÉ", "straße", "STRASSE", "ſales", "Sales", "σς", "ΣΣ", "", "ø", "Ø"}
+	for n := 0; n <= len(names); n++ {
+		for start := range names {
+			var list []Pool
+			for i := range n {
+				list = append(list, Pool{Name: names[(start+i)%len(names)], Capacity: i})
+			}
+			want := map[string]*Pool{}
+			for i := range list {
+				if _, dup := want[foldKey(list[i].Name)]; !dup {
+					want[foldKey(list[i].Name)] = &list[i]
+				}
+			}
+			b := newByName(list, func(p *Pool) string { return p.Name })
+			if scannedList := b.m == nil; scannedList != (n <= scanned) {
+				t.Fatalf("%d records: scanned %t", n, scannedList)
+			}
+			for _, q := range append(names, "UK", "KIOSK", "Sales", "nowhere") {
+				if got, w := b.get(q), want[foldKey(q)]; got != w {
+					t.Errorf("%d records from %d: get(%q) = %+v, the map finds %+v", n, start, q, got, w)
+				}
+			}
+		}
+	}
+}

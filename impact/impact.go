@@ -263,6 +263,7 @@ type engine struct {
 type point struct {
 	cp     ConnectingPoint
 	cs     [2]*broker.ConnectionServer
+	csList [2][]broker.ConnectionServer // the server alone, as a request's federation lists it (nil for a pod)
 	site   [2]int
 	csSame bool // the server and its pod's site are the same in both states
 	prefs  bool // the connecting site's preferred list is the same in both states
@@ -557,7 +558,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 		if c.ui[1] >= 0 && da != nil {
 			parts[1] = e.a.user(c.ui[1], da)
 		}
-		userSame := parts[0] != nil && parts[1] != nil && (e.usersSame || reflect.DeepEqual(parts[0], parts[1])) && !offlineOwn
+		userSame := parts[0] != nil && parts[1] != nil && (e.usersSame || parts[0].sameRecords(parts[1])) && !offlineOwn
 		prefixSame := pr.prefixSame(parts, userSame)
 		for pi := range e.points {
 			p := &e.points[pi]
@@ -643,7 +644,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 // another only in the user's part (state.federation), as
 // broker.Searches requires.
 func (e *engine) resolve(st *state, d *geData, u *userPart, p *point, si int, searches *broker.Searches) (*broker.Decision, error) {
-	f := st.federation(d, u, p.cs[si], p.site[si])
+	f := st.federation(d, u, p.csList[si], p.site[si])
 	r := broker.Request{User: placeholder, Entitlement: d.ge.Name, Seed: e.opt.Seed, OfflinePods: st.offline}
 	if p.cs[si] != nil {
 		r.ConnectionServer = p.cs[si].Name
@@ -826,6 +827,7 @@ func (e *engine) checkPoints() error {
 				}
 				cs := st.f.ConnectionServers[i]
 				p.cs[si] = &cs
+				p.csList[si] = []broker.ConnectionServer{cs}
 				if fold.Key(cs.Pod) != fold.Key(cp.Pod) {
 					return &broker.RequestError{Message: fmt.Sprintf("connection server %s is in pod %s before and %s after the change", cp.ConnectionServer, cp.Pod, cs.Pod)}
 				}
