@@ -111,6 +111,12 @@ type Prepared struct {
 	// it (see Searches for what they must have in common); it is used
 	// only when Places and Hosts are set and fit.
 	Searches *Searches
+	// LazyTrace leaves the trace's messages to be formatted as they are
+	// read: Trace[i].Message may then be a format, and only
+	// Decision.TraceMessage (or SameTraceStep) gives the text. For a
+	// caller that reads the trace of few of its decisions (impact reads
+	// the steps' names of each, and the texts of those that move).
+	LazyTrace bool
 }
 
 // Hosts is the index of a list of hosts by farm, built once for many

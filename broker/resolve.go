@@ -73,7 +73,7 @@ func ResolveWith(f *Federation, r Request, pre Prepared) (*Decision, error) {
 		}
 	}
 	ix := indexWith(f, r.OfflinePods, pre) // unknown offline pods are reported below
-	rs := &resolver{ix: ix, req: r}
+	rs := &resolver{ix: ix, req: r, lazy: pre.LazyTrace}
 	if pre.Searches != nil && pre.Places.fits(f, r.OfflinePods) && pre.Hosts != nil && sameSlice(pre.Hosts.hosts, f.Hosts) {
 		rs.searches, rs.pre = pre.Searches, pre
 	}
@@ -159,6 +159,7 @@ type resolver struct {
 
 	searches *Searches // the caller's, when its Places and Hosts fit (pre)
 	pre      Prepared
+	lazy     bool // the trace is formatted as it is read (Prepared.LazyTrace)
 }
 
 // settle fills in the GE's defaults and the protocol, and rejects what the
@@ -173,6 +174,9 @@ func (rs *resolver) settle() error {
 		Trace:     make([]TraceStep, 0, 32), // a search traces about 20-40 steps
 		Seed:      rs.req.Seed,
 		WhatIf:    append([]WhatIf{}, rs.req.WhatIf...),
+	}
+	if rs.lazy {
+		rs.d.traceArgs = make([][]any, 0, 32)
 	}
 	rs.geType = EntitlementType(strings.ToUpper(string(ge.Type)))
 	switch rs.geType {
@@ -249,9 +253,25 @@ func (rs *resolver) settle() error {
 	return nil
 }
 
-// trace appends a line to the trace.
+// trace appends a line to the trace: formatted now, or with
+// Prepared.LazyTrace the format and its arguments kept for
+// Decision.TraceMessage (every argument is a value that does not change
+// afterwards: a string, a number or a flag).
 func (rs *resolver) trace(step, format string, args ...any) {
-	rs.d.Trace = append(rs.d.Trace, TraceStep{Step: step, Message: fmt.Sprintf(format, args...)})
+	if rs.lazy && len(args) > 0 {
+		rs.d.Trace = append(rs.d.Trace, TraceStep{Step: step, Message: format})
+		rs.d.traceArgs = append(rs.d.traceArgs, args)
+		return
+	}
+	rs.addStep(step, fmt.Sprintf(format, args...))
+}
+
+// addStep appends a line whose message is already written to the trace.
+func (rs *resolver) addStep(step, message string) {
+	rs.d.Trace = append(rs.d.Trace, TraceStep{Step: step, Message: message})
+	if rs.lazy {
+		rs.d.traceArgs = append(rs.d.traceArgs, nil)
+	}
 }
 
 // warn records a warning (once) and traces it.
@@ -368,7 +388,7 @@ func (rs *resolver) describeRequest() {
 	rs.trace("request", "protocol %s (%s); unauthenticated %t; client %s; seed %d",
 		rs.protocol, rs.protocolSource, rs.req.Unauthenticated, orNone(sum.Client), rs.req.Seed)
 	if rs.ix.offlineLine != "" {
-		rs.d.Trace = append(rs.d.Trace, TraceStep{Step: "request", Message: rs.ix.offlineLine})
+		rs.addStep("request", rs.ix.offlineLine)
 	}
 }
 

@@ -5,6 +5,7 @@ package broker
 // resolves thousands of users' requests that way).
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -58,6 +59,7 @@ type searchKey struct {
 type searchMemo struct {
 	ge        Entitlement // the entitlement searched, members left out
 	trace     []TraceStep
+	traceArgs [][]any // the steps' arguments when traced lazily (Decision.traceArgs), else nil
 	warnings  []string
 	siteOrder []SiteVisit
 	placement *Placement
@@ -90,7 +92,7 @@ func (rs *resolver) search() *Decision {
 			return rs.searchSites()
 		}
 		rs.visited = memo.visited
-		rs.d.Trace = append(rs.d.Trace, memo.trace...)
+		rs.replay(memo)
 		rs.d.Warnings = append(rs.d.Warnings, memo.warnings...)
 		rs.d.SiteOrder = slices.Clone(memo.siteOrder)
 		if memo.placement != nil {
@@ -104,6 +106,9 @@ func (rs *resolver) search() *Decision {
 	d := rs.searchSites()
 	memo := &searchMemo{ge: *rs.ge, trace: slices.Clone(d.Trace[nt:]), warnings: slices.Clone(d.Warnings[nw:]),
 		siteOrder: d.SiteOrder, outcome: d.Outcome, reason: d.Reason, visited: rs.visited}
+	if d.traceArgs != nil {
+		memo.traceArgs = slices.Clone(d.traceArgs[nt:])
+	}
 	memo.ge.Members = nil
 	if d.Placement != nil {
 		p := *d.Placement
@@ -111,6 +116,29 @@ func (rs *resolver) search() *Decision {
 	}
 	m.m[k] = memo
 	return d
+}
+
+// replay appends the trace steps of a remembered search to the
+// decision's, as this decision traces them (lazily or not) whichever way
+// the search that was remembered traced them.
+func (rs *resolver) replay(memo *searchMemo) {
+	switch {
+	case rs.lazy && memo.traceArgs != nil:
+		rs.d.Trace = append(rs.d.Trace, memo.trace...)
+		rs.d.traceArgs = append(rs.d.traceArgs, memo.traceArgs...)
+	case rs.lazy:
+		rs.d.Trace = append(rs.d.Trace, memo.trace...)
+		rs.d.traceArgs = append(rs.d.traceArgs, make([][]any, len(memo.trace))...)
+	case memo.traceArgs != nil:
+		for i, t := range memo.trace {
+			if args := memo.traceArgs[i]; args != nil {
+				t.Message = fmt.Sprintf(t.Message, args...)
+			}
+			rs.d.Trace = append(rs.d.Trace, t)
+		}
+	default:
+		rs.d.Trace = append(rs.d.Trace, memo.trace...)
+	}
 }
 
 // sameSearched reports whether the record searched (members left out)

@@ -651,7 +651,11 @@ func (e *engine) resolve(st *state, d *geData, u *userPart, p *point, si int, se
 	} else {
 		r.Pod = p.cp.Pod
 	}
-	return broker.ResolveWith(f, r, broker.Prepared{Places: st.placesFor(p.site[si], d.preferred), Hosts: d.hostIx, Searches: searches})
+	// The trace is formatted as read (broker.Prepared.LazyTrace): impact
+	// reads the steps' names of every decision (searched), and the texts
+	// only of those that move, up to the first difference. The full
+	// comparison, which the shortcuts are tested against, formats it.
+	return broker.ResolveWith(f, r, broker.Prepared{Places: st.placesFor(p.site[si], d.preferred), Hosts: d.hostIx, Searches: searches, LazyTrace: !e.opt.full})
 }
 
 // offlinePools reports whether a what-if offline pod holds a pool of the

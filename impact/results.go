@@ -27,33 +27,35 @@ func named(r Result, rep *namer) Result {
 }
 
 // firstDifference finds the first trace step where two decisions differ,
-// the request's echo aside. It walks both traces side by side and keeps
+// the request's echo aside. It walks both traces side by side, comparing
+// the steps as the broker does (broker.SameTraceStep: a lazily traced
+// step is formatted only when its format or arguments differ), and keeps
 // only the two lines it returns.
 func firstDifference(dec [2]*broker.Decision) Difference {
-	var tr [2][]broker.TraceStep
+	var n [2]int
 	for i, d := range dec {
 		if d != nil {
-			tr[i] = d.Trace
+			n[i] = len(d.Trace)
 		}
 	}
-	// next returns the index of the first step at or after n that is not
-	// the request's echo, len(t) when none.
-	next := func(t []broker.TraceStep, n int) int {
-		for n < len(t) && t[n].Step == "request" {
-			n++
+	// next returns the index of the first step of side si at or after k
+	// that is not the request's echo, n[si] when none.
+	next := func(si, k int) int {
+		for k < n[si] && dec[si].Trace[k].Step == "request" {
+			k++
 		}
-		return n
+		return k
 	}
-	i, j := next(tr[0], 0), next(tr[1], 0)
-	for i < len(tr[0]) && j < len(tr[1]) && tr[0][i] == tr[1][j] {
-		i, j = next(tr[0], i+1), next(tr[1], j+1)
+	i, j := next(0, 0), next(1, 0)
+	for i < n[0] && j < n[1] && broker.SameTraceStep(dec[0], i, dec[1], j) {
+		i, j = next(0, i+1), next(1, j+1)
 	}
 	var diff Difference
-	if i < len(tr[0]) {
-		diff.Before = &TraceLine{Number: i + 1, Step: tr[0][i].Step, Message: tr[0][i].Message}
+	if i < n[0] {
+		diff.Before = &TraceLine{Number: i + 1, Step: dec[0].Trace[i].Step, Message: dec[0].TraceMessage(i)}
 	}
-	if j < len(tr[1]) {
-		diff.After = &TraceLine{Number: j + 1, Step: tr[1][j].Step, Message: tr[1][j].Message}
+	if j < n[1] {
+		diff.After = &TraceLine{Number: j + 1, Step: dec[1].Trace[j].Step, Message: dec[1].TraceMessage(j)}
 	}
 	return diff
 }
