@@ -510,28 +510,33 @@ func (rs *resolver) scopeWords() string {
 // what became of each, and returns the ones that count. When the user was
 // denied in step 1 none counts.
 func (rs *resolver) existingSessions(denied bool) []Session {
-	n := 0
-	for _, s := range rs.ix.f.Sessions {
-		if strings.EqualFold(s.User, rs.user.Name) && strings.EqualFold(s.Entitlement, rs.ge.Name) {
-			n++
-		}
-	}
-	mine := make([]Session, 0, n)
-	for _, s := range rs.ix.f.Sessions {
-		if strings.EqualFold(s.User, rs.user.Name) && strings.EqualFold(s.Entitlement, rs.ge.Name) {
+	var mine []*Session
+	for i := range rs.ix.f.Sessions {
+		if s := &rs.ix.f.Sessions[i]; strings.EqualFold(s.User, rs.user.Name) && strings.EqualFold(s.Entitlement, rs.ge.Name) {
 			mine = append(mine, s)
 		}
 	}
-	sort.SliceStable(mine, func(i, j int) bool {
-		if !strings.EqualFold(mine[i].ID, mine[j].ID) {
-			return nameLess(mine[i].ID, mine[j].ID)
-		}
-		return nameLess(mine[i].Pod, mine[j].Pod)
-	})
 	if len(mine) == 0 {
 		rs.trace("sessions", "%s has no session of %s", rs.user.Name, rs.ge.Name)
 		return nil
 	}
+	// By ID, then pod, in name order (stable: the federation's order
+	// breaks the remaining ties).
+	less := func(a, b *Session) bool {
+		if !strings.EqualFold(a.ID, b.ID) {
+			return nameLess(a.ID, b.ID)
+		}
+		return nameLess(a.Pod, b.Pod)
+	}
+	slices.SortStableFunc(mine, func(a, b *Session) int {
+		switch {
+		case less(a, b):
+			return -1
+		case less(b, a):
+			return 1
+		}
+		return 0
+	})
 	var offered []Session
 	rs.d.Sessions = slices.Grow(rs.d.Sessions, len(mine))
 	for _, s := range mine {
@@ -561,7 +566,7 @@ func (rs *resolver) existingSessions(denied bool) []Session {
 			rep.Status, rep.Detail = SessionDenied, "in scope, but not offered: the user is denied in step 1"
 		default:
 			rep.Status, rep.Detail = SessionOffered, "in scope; offered"
-			offered = append(offered, s)
+			offered = append(offered, *s)
 		}
 		rs.d.Sessions = append(rs.d.Sessions, rep)
 		rs.trace("sessions", "session %s (%s, pod %s, pool %s%s): %s", orNone(s.ID), s.State, rep.Pod, rep.Pool, hostSuffix(s.Host), rep.Detail)

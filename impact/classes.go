@@ -102,7 +102,7 @@ func (e *engine) onlySessions(st *state, ui int, d *geData) bool {
 		return false
 	}
 	k := st.userKey[ui]
-	return !d.direct[k] && len(st.rows["u:"+k]) == 0 && len(st.assigned[k]) == 0
+	return !d.direct[k] && !st.userRows[ui] && len(st.userAssigned[ui]) == 0
 }
 
 // sessionKey encodes the sessions of a part (named by placeholders),
@@ -267,10 +267,10 @@ func (e *engine) own(st *state, ui int, d *geData) bool {
 		return false
 	}
 	k := st.userKey[ui]
-	if d.direct[k] || len(st.rows["u:"+k]) > 0 || len(st.assigned[k]) > 0 {
+	if st.userRows[ui] || len(st.userAssigned[ui]) > 0 || (len(d.direct) > 0 && d.direct[k]) {
 		return true
 	}
-	for _, i := range st.sessions[k] {
+	for _, i := range st.userSessions[ui] {
 		ek := st.sessionGE[i]
 		if d.app || ek == d.key || (d.backup != nil && ek == d.backupKey) {
 			return true

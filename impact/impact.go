@@ -690,15 +690,14 @@ func (e *engine) offlineRecords(st *state, ui int, d *geData, shared bool) bool 
 	if ui < 0 || d == nil {
 		return false
 	}
-	k := st.userKey[ui]
-	for _, i := range st.sessions[k] {
+	for _, i := range st.userSessions[ui] {
 		ek := st.sessionGE[i]
 		own := ek == d.key || (d.backup != nil && ek == d.backupKey)
 		if (own || (d.app && shared)) && st.sessionOffline[i] {
 			return true
 		}
 	}
-	for _, i := range st.assigned[k] {
+	for _, i := range st.userAssigned[ui] {
 		if st.assignmentOffline[i] && fold.Key(st.f.Assignments[i].Entitlement) == d.key {
 			return true
 		}

@@ -47,6 +47,11 @@ type state struct {
 	// userKey and sessionGE are the folded names of each user and of each
 	// session's GE, computed once.
 	userKey, sessionGE []string
+	// By user index, what the maps by folded name give for the user's
+	// name, looked up once: its sessions and assignments (sessions,
+	// assigned), and whether it has home-site rows of its own.
+	userSessions, userAssigned [][]int
+	userRows                   []bool
 	// sessionOffline and assignmentOffline mark the sessions and the
 	// assignments on a what-if offline pod (engine.markOffline).
 	sessionOffline, assignmentOffline []bool
@@ -128,9 +133,12 @@ func newState(f *broker.Federation, offline []string, in interner) *state {
 	}
 	s.groupSet = make([]int32, len(f.Users))
 	s.userKey = make([]string, len(f.Users))
+	s.userSessions, s.userAssigned, s.userRows = make([][]int, len(f.Users)), make([][]int, len(f.Users)), make([]bool, len(f.Users))
 	for i, u := range f.Users {
 		s.groupSet[i] = in.id(u.Groups)
 		s.userKey[i] = fold.Key(u.Name)
+		k := s.userKey[i]
+		s.userSessions[i], s.userAssigned[i], s.userRows[i] = s.sessions[k], s.assigned[k], len(s.rows["u:"+k]) > 0
 		if s.users[s.userKey[i]] != i {
 			continue // a second user of that name: the broker sees the first
 		}
