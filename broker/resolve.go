@@ -509,7 +509,7 @@ func (rs *resolver) scopeWords() string {
 // existingSessions is step 2: it lists the user's sessions of this GE with
 // what became of each, and returns the ones that count. When the user was
 // denied in step 1 none counts.
-func (rs *resolver) existingSessions(denied bool) []Session {
+func (rs *resolver) existingSessions(denied bool) []*Session {
 	var mine []*Session
 	for i := range rs.ix.f.Sessions {
 		if s := &rs.ix.f.Sessions[i]; strings.EqualFold(s.User, rs.user.Name) && strings.EqualFold(s.Entitlement, rs.ge.Name) {
@@ -537,7 +537,7 @@ func (rs *resolver) existingSessions(denied bool) []Session {
 		}
 		return 0
 	})
-	var offered []Session
+	var offered []*Session
 	rs.d.Sessions = slices.Grow(rs.d.Sessions, len(mine))
 	for _, s := range mine {
 		rep := SessionReport{ID: s.ID, Pod: s.Pod, Pool: s.Pool, Host: s.Host, State: s.State, Client: s.Client}
@@ -566,7 +566,7 @@ func (rs *resolver) existingSessions(denied bool) []Session {
 			rep.Status, rep.Detail = SessionDenied, "in scope, but not offered: the user is denied in step 1"
 		default:
 			rep.Status, rep.Detail = SessionOffered, "in scope; offered"
-			offered = append(offered, *s)
+			offered = append(offered, s)
 		}
 		rs.d.Sessions = append(rs.d.Sessions, rep)
 		rs.trace("sessions", "session %s (%s, pod %s, pool %s%s): %s", orNone(s.ID), s.State, rep.Pod, rep.Pool, hostSuffix(s.Host), rep.Detail)
@@ -583,7 +583,7 @@ func hostSuffix(h string) string {
 }
 
 // reconnect is the outcome of one offered session.
-func (rs *resolver) reconnect(s Session) *Decision {
+func (rs *resolver) reconnect(s *Session) *Decision {
 	pl := &Placement{Pod: s.Pod, Pool: s.Pool, Host: s.Host, Session: s.ID}
 	if pod := rs.ix.pod(s.Pod); pod != nil {
 		pl.Pod, pl.Site = pod.Name, pod.Site
@@ -606,7 +606,7 @@ func (rs *resolver) reconnect(s Session) *Decision {
 }
 
 // chooseSession is the outcome of several offered sessions.
-func (rs *resolver) chooseSession(ss []Session) *Decision {
+func (rs *resolver) chooseSession(ss []*Session) *Decision {
 	clean := rs.autoClean
 	rs.d.AutoClean = &clean
 	var ids []string

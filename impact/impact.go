@@ -769,6 +769,7 @@ func partIDs(parts [2]*userPart) [2][]string {
 func (e *engine) move(c *class, i int, repIDs [2][]string, ge string, p *point, change string, res [2]Result, diff Difference, why string, tx *texts) Move {
 	m := c.members[i]
 	mv := Move{Entitlement: ge, ConnectionServer: p.cp.ConnectionServer, Pod: p.cp.Pod, Change: change}
+	var reps [2]namer
 	var rep [2]*namer
 	for si, st := range e.states() {
 		if m[si] < 0 {
@@ -784,10 +785,11 @@ func (e *engine) move(c *class, i int, repIDs [2][]string, ge string, p *point, 
 		if c.ids != nil {
 			ids = c.ids[i][si]
 		}
-		rep[si] = &namer{name: name, ids: ids, tx: tx}
+		reps[si] = namer{name: name, ids: ids, tx: tx}
+		rep[si] = &reps[si]
 	}
 	mv.Before, mv.After = named(res[0], rep[0]), named(res[1], rep[1])
-	mv.FirstDifference = tx.diff(namedDiff(diff, rep))
+	mv.FirstDifference = Difference{Before: tx.named(diff.Before, rep[0]), After: tx.named(diff.After, rep[1])}
 	mv.Why = why
 	for _, r := range rep {
 		if r != nil {

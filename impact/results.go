@@ -60,25 +60,6 @@ func firstDifference(dec [2]*broker.Decision) Difference {
 	return diff
 }
 
-func namedDiff(d Difference, rep [2]*namer) Difference {
-	var out Difference
-	if d.Before != nil {
-		l := *d.Before
-		if rep[0] != nil {
-			l.Message = rep[0].Replace(l.Message)
-		}
-		out.Before = &l
-	}
-	if d.After != nil {
-		l := *d.After
-		if rep[1] != nil {
-			l.Message = rep[1].Replace(l.Message)
-		}
-		out.After = &l
-	}
-	return out
-}
-
 // namer puts a member's names in the texts of its class's decisions:
 // its name for the placeholder, and its session IDs for the session
 // placeholders (sessionPlaceholder), by rank.
@@ -142,22 +123,26 @@ func (tx *texts) text(s string) string {
 	return s
 }
 
-// diff returns d with its lines interned.
-func (tx *texts) diff(d Difference) Difference {
+// named returns line l (nil: none) with the member's names put in by
+// n (nil: as it is), interned: the copy already made when one says the
+// same (a new one for nil texts).
+func (tx *texts) named(l *TraceLine, n *namer) *TraceLine {
+	if l == nil {
+		return nil
+	}
+	v := *l
+	if n != nil {
+		v.Message = n.Replace(v.Message)
+	}
 	if tx == nil {
-		return d
+		return &v
 	}
-	for _, l := range []**TraceLine{&d.Before, &d.After} {
-		if *l == nil {
-			continue
-		}
-		if t, ok := tx.lines[**l]; ok {
-			*l = t
-			continue
-		}
-		tx.lines[**l] = *l
+	if t, ok := tx.lines[v]; ok {
+		return t
 	}
-	return d
+	t := &v
+	tx.lines[v] = t
+	return t
 }
 
 // sessionRank reads the session placeholder s starts with: its rank and
