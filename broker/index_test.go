@@ -53,3 +53,24 @@ func TestByNameScansAsTheMapFinds(t *testing.T) {
 		}
 	}
 }
+
+// TestMemberGroupsScansAsTheMapFinds: memberGroups accepts, for few
+// group members (scanned) and many (a map), exactly the names whose
+// folded key is that of a group member (users left out).
+func TestMemberGroupsScansAsTheMapFinds(t *testing.T) {
+	names := []string{"Sales", "SALES", "\u212Aiosk", "kiosk", "Été", "straße", "STRASSE", "ſales", "σς", "ΣΣ", "ø", "g1", "g2", "g3", "g4"}
+	for n := 0; n <= len(names); n++ {
+		ge := &Entitlement{Members: []Member{{Kind: MemberUser, Name: "u1"}}}
+		want := map[string]bool{}
+		for _, name := range names[:n] {
+			ge.Members = append(ge.Members, Member{Kind: "group", Name: name})
+			want[foldKey(name)] = true
+		}
+		is := memberGroups(ge)
+		for _, q := range append(names, "u1", "U1", "nobody", "G1") {
+			if got := is(q); got != want[foldKey(q)] {
+				t.Errorf("%d group members: %q accepted %t, want %t", n, q, got, want[foldKey(q)])
+			}
+		}
+	}
+}

@@ -372,10 +372,6 @@ func (rs *resolver) describeRequest() {
 	}
 	rs.d.Request = sum
 
-	via := fmt.Sprintf("pod %s (as if through a connection server without tags)", rs.pod.Name)
-	if rs.cs != nil {
-		via = fmt.Sprintf("connection server %s (%s) in pod %s", rs.cs.Name, tagList(rs.cs.Tags), rs.pod.Name)
-	}
 	kind := "floating"
 	if rs.dedicated {
 		kind = "dedicated"
@@ -383,8 +379,14 @@ func (rs *resolver) describeRequest() {
 	if rs.geType == TypeApplication {
 		kind = "application"
 	}
-	rs.trace("request", "%s asks for %s (%s entitlement, scope %s, policy %s) through %s, connecting site %s",
-		rs.user.Name, ge.Name, kind, rs.scope, rs.policy, via, rs.site.Name)
+	// "... through VIA, connecting site S", VIA written by the format.
+	if rs.cs != nil {
+		rs.trace("request", "%s asks for %s (%s entitlement, scope %s, policy %s) through connection server %s (%s) in pod %s, connecting site %s",
+			rs.user.Name, ge.Name, kind, rs.scope, rs.policy, rs.cs.Name, tagList(rs.cs.Tags), rs.pod.Name, rs.site.Name)
+	} else {
+		rs.trace("request", "%s asks for %s (%s entitlement, scope %s, policy %s) through pod %s (as if through a connection server without tags), connecting site %s",
+			rs.user.Name, ge.Name, kind, rs.scope, rs.policy, rs.pod.Name, rs.site.Name)
+	}
 	rs.trace("request", "protocol %s (%s); unauthenticated %t; client %s; seed %d",
 		rs.protocol, rs.protocolSource, rs.req.Unauthenticated, orNone(sum.Client), rs.req.Seed)
 	if rs.ix.offlineLine != "" {

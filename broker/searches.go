@@ -6,7 +6,6 @@ package broker
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 )
@@ -142,9 +141,20 @@ func (rs *resolver) replay(memo *searchMemo) {
 }
 
 // sameSearched reports whether the record searched (members left out)
-// is the same as ge but for its members, which the search does not read.
-func sameSearched(searched, ge *Entitlement) bool {
-	g := *ge
-	g.Members = nil
-	return reflect.DeepEqual(*searched, g)
+// is the same as ge but for its members, which the search does not read:
+// reflect.DeepEqual of the two with the members left out, field by field
+// (a list nil in one and empty in the other differs, as there).
+func sameSearched(s, g *Entitlement) bool {
+	return s.Name == g.Name && s.Type == g.Type && s.Scope == g.Scope && s.Dedicated == g.Dedicated &&
+		s.UseHomeSite == g.UseHomeSite && s.RequireHomeSite == g.RequireHomeSite &&
+		s.UsePreferredSites == g.UsePreferredSites && s.IgnoreHighLoad == g.IgnoreHighLoad &&
+		s.Policy == g.Policy && s.AutoClean == g.AutoClean && s.MultipleSessionsPerUser == g.MultipleSessionsPerUser &&
+		sameList(s.Tags, g.Tags) && s.ClientRestrictions == g.ClientRestrictions && s.Enabled == g.Enabled &&
+		s.DefaultProtocol == g.DefaultProtocol && sameList(s.Pools, g.Pools) && s.Backup == g.Backup &&
+		s.BackupNamed == g.BackupNamed && sameList(s.BackedUpBy, g.BackedUpBy)
+}
+
+// sameList is reflect.DeepEqual of two lists of names.
+func sameList(a, b []string) bool {
+	return (a == nil) == (b == nil) && slices.Equal(a, b)
 }
