@@ -389,16 +389,17 @@ type movedRequest struct {
 // the member (index in the class's members).
 type moveRef struct{ req, member int32 }
 
-// moveList holds one GE's moves: the requests that move, and one moveRef
-// per member of their classes, in the order found.
+// moveList holds one GE's moves: the requests that move (each made
+// once, not copied as the list grows), and one moveRef per member of
+// their classes, in the order found.
 type moveList struct {
-	reqs []movedRequest
+	reqs []*movedRequest
 	refs []moveRef
 }
 
 // add records that the request of class c through point pi moves, for
 // every member of c.
-func (l *moveList) add(r movedRequest) {
+func (l *moveList) add(r *movedRequest) {
 	l.reqs = append(l.reqs, r)
 	for i := range r.c.members {
 		l.refs = append(l.refs, moveRef{int32(len(l.reqs) - 1), int32(i)})
@@ -418,7 +419,7 @@ func (e *engine) sortMoves(l *moveList) []moveRef {
 	}
 	keys := make([]key, len(l.refs))
 	for i, r := range l.refs {
-		q := &l.reqs[r.req]
+		q := l.reqs[r.req]
 		m := q.c.members[r.member]
 		// The move's user is named as in the state before, when the
 		// user is there (engine.move).
@@ -451,7 +452,7 @@ func (e *engine) sortMoves(l *moveList) []moveRef {
 func (e *engine) writeMoves(o *geOut, dst []Move) {
 	tx := newTexts()
 	for k, r := range o.order {
-		q := &o.moves.reqs[r.req]
+		q := o.moves.reqs[r.req]
 		dst[k] = e.move(q.c, int(r.member), q.ids, o.ge, &e.points[q.point], q.change, q.res, q.diff, q.why, tx)
 	}
 }
@@ -631,7 +632,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 			out.sites[[2]string{res[0].Site, res[1].Site}] += n
 			diff := firstDifference(dec)
 			why := e.why(dec, p, diff)
-			out.moves.add(movedRequest{c: c, point: pi, change: change, res: res, diff: diff, why: why, ids: partIDs(parts)})
+			out.moves.add(&movedRequest{c: c, point: pi, change: change, res: res, diff: diff, why: why, ids: partIDs(parts)})
 		}
 	}
 	return out
