@@ -158,8 +158,7 @@ type Report struct {
 // states, in name order (site is "" for every site): the pod's first
 // untagged Connection Server by name, else the pod itself.
 func DefaultPoints(before, after *broker.Federation, offline []string, site string) ([]ConnectingPoint, error) {
-	in := interner{}
-	b, a := newState(before, nil, in), newState(after, offline, in)
+	b, a := podsState(before, nil), podsState(after, offline)
 	if site != "" {
 		if _, ok := b.sites[fold.Key(site)]; !ok {
 			return nil, &broker.NotFoundError{Kind: "site", Name: site}

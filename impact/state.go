@@ -164,6 +164,16 @@ func newState(f *broker.Federation, offline []string, in interner) *state {
 	return s
 }
 
+// podsState is the part of a state that says which pods are online and
+// where (DefaultPoints): the federation, its sites and pods by folded
+// name, and the what-if offline pods.
+func podsState(f *broker.Federation, offline []string) *state {
+	return &state{f: f, offline: offline,
+		sites: index(f.Sites, func(x broker.Site) string { return x.Name }),
+		pods:  index(f.Pods, func(x broker.Pod) string { return x.Name }),
+	}
+}
+
 // sitesFor returns the sites as a request through connecting site i sees
 // them: only that site's preferred list is ever read (docs/resolve.md step
 // 5, tier c), and only when the GE or its backup uses preferred sites.
