@@ -43,7 +43,7 @@ func (rs *resolver) tryBackup() *Decision {
 
 	// Step 1 is the primary's, plus the backup's enabled flag and tags.
 	bs := &resolver{ix: rs.ix, req: rs.req, user: rs.user, ge: b, cs: rs.cs, pod: rs.pod, site: rs.site, client: rs.client,
-		searches: rs.searches, pre: rs.pre}
+		searches: rs.searches, pre: rs.pre, lazy: rs.lazy}
 	bs.req.Protocol = rs.protocol
 	if err := bs.settle(); err != nil { // cannot happen: the protocol is one the primary accepted
 		rs.warn("backup %s: %s; ignored", b.Name, err)
@@ -90,8 +90,8 @@ func (rs *resolver) tryBackup() *Decision {
 	default:
 		bd = bs.chooseSession(offered)
 	}
-	for _, t := range bd.Trace {
-		rs.trace("backup", "%s: %s", t.Step, t.Message)
+	for i, t := range bd.Trace {
+		rs.trace("backup", "%s: %s", t.Step, bd.TraceMessage(i))
 	}
 	for _, w := range bd.Warnings { // traced in the backup part already
 		if msg := fmt.Sprintf("backup %s: %s", b.Name, w); !containsString(rs.d.Warnings, msg) {

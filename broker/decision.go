@@ -5,6 +5,7 @@ package broker
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/cpactl/cpactl/internal/nearest"
@@ -125,6 +126,71 @@ type Decision struct {
 	// user's session of another application GE on the same farm
 	// (docs/resolve.md "Applications in an existing RDS session").
 	SharedSession *SharedSession `json:"shared_session,omitempty"`
+
+	// traceArgs is set when the trace is formatted as it is read
+	// (Prepared.LazyTrace): for each step the arguments of its message,
+	// whose Message is then the format; nil for a step whose Message is
+	// its text.
+	traceArgs [][]any
+}
+
+// TraceMessage returns the message of trace step i. It is Trace[i].Message,
+// formatted first when the decision was resolved with Prepared.LazyTrace.
+func (d *Decision) TraceMessage(i int) string {
+	if d.traceArgs != nil && d.traceArgs[i] != nil {
+		return fmt.Sprintf(d.Trace[i].Message, d.traceArgs[i]...)
+	}
+	return d.Trace[i].Message
+}
+
+// SameTraceStep reports whether step i of a's trace and step j of b's
+// say the same (TraceStep and TraceMessage). Steps formatted as read
+// from the same format with equal arguments of kinds that print one way
+// (strings, integers, booleans) are the same without being formatted.
+func SameTraceStep(a *Decision, i int, b *Decision, j int) bool {
+	sa, sb := a.Trace[i], b.Trace[j]
+	if sa.Step != sb.Step {
+		return false
+	}
+	var xa, xb []any
+	if a.traceArgs != nil {
+		xa = a.traceArgs[i]
+	}
+	if b.traceArgs != nil {
+		xb = b.traceArgs[j]
+	}
+	if xa == nil && xb == nil {
+		return sa.Message == sb.Message
+	}
+	if xa != nil && xb != nil && sa.Message == sb.Message && sameArgs(xa, xb) {
+		return true
+	}
+	return a.TraceMessage(i) == b.TraceMessage(j)
+}
+
+// sameArgs reports whether two argument lists are equal, each argument of
+// a kind that formats one way only: equal lists then format alike under
+// one format.
+func sameArgs(a, b []any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		ta, tb := reflect.TypeOf(a[k]), reflect.TypeOf(b[k])
+		if ta != tb || ta == nil {
+			return false
+		}
+		switch ta.Kind() {
+		case reflect.String, reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		default:
+			return false
+		}
+		if a[k] != b[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // BackupReport is the backup part of a Decision.

@@ -61,13 +61,13 @@ func sortByName[T any](list []T, name func(T) string) {
 type index struct {
 	f *Federation
 	*places
-	servers   map[string]*ConnectionServer
-	ges       map[string]*Entitlement
-	pools     map[string]*Pool
-	farms     map[string]*Farm
-	users     map[string]*User
-	groups    map[string]*Group
-	computers map[string]*Computer
+	servers   byName[ConnectionServer]
+	ges       byName[Entitlement]
+	pools     byName[Pool]
+	farms     byName[Farm]
+	users     byName[User]
+	groups    byName[Group]
+	computers byName[Computer]
 	farmHosts map[string][]Host         // by folded farm name, name order
 	gePools   map[*Entitlement]*gePools // poolsOf, computed once per GE
 }
@@ -111,6 +111,12 @@ type Prepared struct {
 	// it (see Searches for what they must have in common); it is used
 	// only when Places and Hosts are set and fit.
 	Searches *Searches
+	// LazyTrace leaves the trace's messages to be formatted as they are
+	// read: Trace[i].Message may then be a format, and only
+	// Decision.TraceMessage (or SameTraceStep) gives the text. For a
+	// caller that reads the trace of few of its decisions (impact reads
+	// the steps' names of each, and the texts of those that move).
+	LazyTrace bool
 }
 
 // Hosts is the index of a list of hosts by farm, built once for many
@@ -251,40 +257,19 @@ func newIndex(f *Federation, offlinePods []string) *index {
 func indexWith(f *Federation, offlinePods []string, pre Prepared) *index {
 	ix := &index{
 		f:         f,
-		servers:   make(map[string]*ConnectionServer, len(f.ConnectionServers)),
-		ges:       make(map[string]*Entitlement, len(f.Entitlements)),
-		pools:     make(map[string]*Pool, len(f.Pools)),
-		farms:     make(map[string]*Farm, len(f.Farms)),
-		users:     make(map[string]*User, len(f.Users)),
-		groups:    make(map[string]*Group, len(f.Groups)),
-		computers: make(map[string]*Computer, len(f.Computers)),
+		servers:   newByName(f.ConnectionServers, func(x *ConnectionServer) string { return x.Name }),
+		ges:       newByName(f.Entitlements, func(x *Entitlement) string { return x.Name }),
+		pools:     newByName(f.Pools, func(x *Pool) string { return x.Name }),
+		farms:     newByName(f.Farms, func(x *Farm) string { return x.Name }),
+		users:     newByName(f.Users, func(x *User) string { return x.Name }),
+		groups:    newByName(f.Groups, func(x *Group) string { return x.Name }),
+		computers: newByName(f.Computers, func(x *Computer) string { return x.Name }),
 		gePools:   map[*Entitlement]*gePools{},
 	}
 	if pl := pre.Places; pl.fits(f, offlinePods) {
 		ix.places = pl.p
 	} else {
 		ix.places = newPlaces(f.Sites, f.Pods, offlinePods)
-	}
-	for i := range f.ConnectionServers {
-		putFirst(ix.servers, f.ConnectionServers[i].Name, &f.ConnectionServers[i])
-	}
-	for i := range f.Entitlements {
-		putFirst(ix.ges, f.Entitlements[i].Name, &f.Entitlements[i])
-	}
-	for i := range f.Pools {
-		putFirst(ix.pools, f.Pools[i].Name, &f.Pools[i])
-	}
-	for i := range f.Farms {
-		putFirst(ix.farms, f.Farms[i].Name, &f.Farms[i])
-	}
-	for i := range f.Users {
-		putFirst(ix.users, f.Users[i].Name, &f.Users[i])
-	}
-	for i := range f.Groups {
-		putFirst(ix.groups, f.Groups[i].Name, &f.Groups[i])
-	}
-	for i := range f.Computers {
-		putFirst(ix.computers, f.Computers[i].Name, &f.Computers[i])
 	}
 	if hs := pre.Hosts; hs != nil && sameSlice(hs.hosts, f.Hosts) {
 		ix.farmHosts = hs.farmHosts
@@ -294,12 +279,46 @@ func indexWith(f *Federation, offlinePods []string, pre Prepared) *index {
 	return ix
 }
 
-// putFirst stores v under name unless a name folding alike is already there.
-func putFirst[T any](m map[string]*T, name string, v *T) {
-	k := foldKey(name)
-	if _, dup := m[k]; !dup {
-		m[k] = v
+// byName finds the records of one kind by name, case-insensitively; of
+// two whose names fold alike the first wins. A few records (a federation
+// assembled for one request, as impact resolves them by the million,
+// holds one user, a few groups, pools and farms) are scanned in order
+// with strings.EqualFold, which accepts exactly the names fold.Key maps
+// alike; more are put in a map by folded name.
+type byName[T any] struct {
+	list []T // the records, when scanned
+	name func(*T) string
+	m    map[string]*T // by folded name, when there are more
+}
+
+// scanned is the most records a byName scans rather than maps.
+const scanned = 8
+
+func newByName[T any](list []T, name func(*T) string) byName[T] {
+	if len(list) <= scanned {
+		return byName[T]{list: list, name: name}
 	}
+	m := make(map[string]*T, len(list))
+	for i := range list {
+		k := foldKey(name(&list[i]))
+		if _, dup := m[k]; !dup {
+			m[k] = &list[i]
+		}
+	}
+	return byName[T]{m: m}
+}
+
+// get returns the record named name, nil when there is none.
+func (b *byName[T]) get(name string) *T {
+	if b.m != nil {
+		return get(b.m, name)
+	}
+	for i := range b.list {
+		if n := b.name(&b.list[i]); n == name || strings.EqualFold(n, name) {
+			return &b.list[i]
+		}
+	}
+	return nil
 }
 
 // Look-ups by name, case-insensitive; nil (or empty) when absent.
@@ -318,13 +337,13 @@ func (ix *index) pod(name string) *Pod {
 	return get(ix.pods, name)
 }
 
-func (ix *index) server(name string) *ConnectionServer { return get(ix.servers, name) }
-func (ix *index) entitlement(name string) *Entitlement { return get(ix.ges, name) }
-func (ix *index) pool(name string) *Pool               { return get(ix.pools, name) }
-func (ix *index) farm(name string) *Farm               { return get(ix.farms, name) }
-func (ix *index) user(name string) *User               { return get(ix.users, name) }
-func (ix *index) group(name string) *Group             { return get(ix.groups, name) }
-func (ix *index) computer(name string) *Computer       { return get(ix.computers, name) }
+func (ix *index) server(name string) *ConnectionServer { return ix.servers.get(name) }
+func (ix *index) entitlement(name string) *Entitlement { return ix.ges.get(name) }
+func (ix *index) pool(name string) *Pool               { return ix.pools.get(name) }
+func (ix *index) farm(name string) *Farm               { return ix.farms.get(name) }
+func (ix *index) user(name string) *User               { return ix.users.get(name) }
+func (ix *index) group(name string) *Group             { return ix.groups.get(name) }
+func (ix *index) computer(name string) *Computer       { return ix.computers.get(name) }
 func (ix *index) hostsOf(farm string) []Host           { return get(ix.farmHosts, farm) }
 func (ix *index) podsOf(site string) []*Pod            { return get(ix.sitePods, site) }
 

@@ -10,9 +10,11 @@ package broker
 import (
 	"fmt"
 	"math/big"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cpactl/cpactl/internal/fold"
 )
 
 // unlimitedSessionsPerHost is what a farm's "unlimited" (0) max sessions per
@@ -163,7 +165,7 @@ func loadValue(load *big.Rat) *float64 {
 // pools in that pod, the mean pool load (LOAD) or total sessions over total
 // capacity times 100 (SESSION); nil when nothing is left, or under NONE.
 func (ix *index) podLoad(ge *Entitlement, pod string, policy Policy) *big.Rat {
-	return ix.aggregateLoad(available(get(ix.poolsOf(ge).byPod, pod), nil), policy)
+	return ix.aggregateLoad(available(get(ix.poolsOf(ge).pods(), pod), nil), policy)
 }
 
 // gePool is one pool associated with a global entitlement, with why it is
@@ -186,11 +188,38 @@ func (ix *index) entitlementPools(ge *Entitlement) []gePool {
 }
 
 // gePools are the pools of one GE, whole and grouped by pod and by site
-// (folded names), each list in name order.
+// (folded names), each list in name order. The groups are made when
+// first asked for (a request that ends before the site search, or has
+// it remembered, asks only for the whole list).
 type gePools struct {
 	all    []gePool
 	byPod  map[string][]gePool
 	bySite map[string][]gePool
+}
+
+// pods returns the pools by folded pod name.
+func (g *gePools) pods() map[string][]gePool {
+	g.group()
+	return g.byPod
+}
+
+// sites returns the pools by folded site name.
+func (g *gePools) sites() map[string][]gePool {
+	g.group()
+	return g.bySite
+}
+
+func (g *gePools) group() {
+	if g.byPod != nil {
+		return
+	}
+	g.byPod, g.bySite = map[string][]gePool{}, map[string][]gePool{}
+	for _, gp := range g.all {
+		if gp.pod != "" {
+			g.byPod[gp.pod] = append(g.byPod[gp.pod], gp)
+			g.bySite[gp.site] = append(g.bySite[gp.site], gp)
+		}
+	}
 }
 
 // poolsOf lists and groups ge's pools, once per index.
@@ -198,14 +227,24 @@ func (ix *index) poolsOf(ge *Entitlement) *gePools {
 	if cached, ok := ix.gePools[ge]; ok {
 		return cached
 	}
-	var out []gePool
-	seen := map[string]bool{}
-	for _, name := range ge.Pools {
-		k := foldKey(name)
-		if seen[k] {
+	out := make([]gePool, 0, len(ge.Pools))
+	// The names seen, folded; a few are compared with strings.EqualFold
+	// (which accepts exactly the names that fold alike) rather than put
+	// in a map.
+	var seen map[string]bool
+	if len(ge.Pools) > scanned {
+		seen = map[string]bool{}
+	}
+	for i, name := range ge.Pools {
+		if seen != nil {
+			k := foldKey(name)
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+		} else if fold.Contains(ge.Pools[:i], name) {
 			continue
 		}
-		seen[k] = true
 		p := ix.pool(name)
 		if p == nil {
 			out = append(out, gePool{name: name, why: fmt.Sprintf("pool %q does not exist", name)})
@@ -217,14 +256,16 @@ func (ix *index) poolsOf(ge *Entitlement) *gePools {
 		}
 		out = append(out, gp)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return nameLess(out[i].name, out[j].name) })
-	g := &gePools{all: out, byPod: map[string][]gePool{}, bySite: map[string][]gePool{}}
-	for _, gp := range out {
-		if gp.pod != "" {
-			g.byPod[gp.pod] = append(g.byPod[gp.pod], gp)
-			g.bySite[gp.site] = append(g.bySite[gp.site], gp)
+	slices.SortStableFunc(out, func(a, b gePool) int {
+		switch {
+		case nameLess(a.name, b.name):
+			return -1
+		case nameLess(b.name, a.name):
+			return 1
 		}
-	}
+		return 0
+	})
+	g := &gePools{all: out}
 	ix.gePools[ge] = g
 	return g
 }

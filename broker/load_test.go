@@ -71,7 +71,7 @@ func SiteLoad(f *Federation, entitlement, site string, policy Policy, offlinePod
 
 // siteLoad is SiteLoad over an index.
 func (ix *index) siteLoad(ge *Entitlement, site string, policy Policy) *big.Rat {
-	return ix.aggregateLoad(available(ix.poolsOf(ge).bySite[foldKey(site)], nil), policy)
+	return ix.aggregateLoad(available(ix.poolsOf(ge).sites()[foldKey(site)], nil), policy)
 }
 
 // loadFederation: GE "G" with pods p1 (site S) and p2 (site S) and p3 (site

@@ -106,14 +106,14 @@ func Loads(f *Federation, entitlement string, offlinePods []string, whatIf []Wha
 	pools := ix.poolsOf(ge)
 	for _, name := range ix.siteNames {
 		site := ix.site(name)
-		list := get(pools.bySite, site.Name)
+		list := get(pools.sites(), site.Name)
 		sl := SiteFigures{Site: site.Name, Pods: []PodFigures{}}
 		sl.Sessions, sl.Capacity = ix.totals(available(list, nil))
 		load := ix.aggregateLoad(available(list, nil), policy)
 		sl.Load, sl.AboveThreshold = loadValue(load), above(load)
 		sl.PreferredSkip = r.SkipsHighLoad && sl.AboveThreshold
 		for _, pod := range get(ix.sitePods, site.Name) {
-			podPools := get(pools.byPod, pod.Name)
+			podPools := get(pools.pods(), pod.Name)
 			if len(podPools) == 0 {
 				continue
 			}

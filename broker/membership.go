@@ -9,16 +9,33 @@ import (
 	"github.com/cpactl/cpactl/internal/nesting"
 )
 
-// memberGroups returns the folded names of the groups that are members of
-// ge.
-func memberGroups(ge *Entitlement) map[string]bool {
-	m := map[string]bool{}
+// memberGroups returns what tells the groups that are members of ge by
+// name: a few of them are scanned with strings.EqualFold, more are put
+// in a map by folded name.
+func memberGroups(ge *Entitlement) func(name string) bool {
+	n := 0
+	for _, mem := range ge.Members {
+		if strings.EqualFold(string(mem.Kind), string(MemberGroup)) {
+			n++
+		}
+	}
+	if n <= scanned {
+		return func(name string) bool {
+			for _, mem := range ge.Members {
+				if strings.EqualFold(string(mem.Kind), string(MemberGroup)) && strings.EqualFold(mem.Name, name) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	m := make(map[string]bool, n)
 	for _, mem := range ge.Members {
 		if strings.EqualFold(string(mem.Kind), string(MemberGroup)) {
 			m[foldKey(mem.Name)] = true
 		}
 	}
-	return m
+	return func(name string) bool { return get(m, name) }
 }
 
 // directUserMember reports whether user is itself listed as a member of ge.
@@ -40,11 +57,10 @@ func (ix *index) groupName(name string) string {
 }
 
 // groupChain searches, breadth first, from the immediate groups start up
-// through the groups they are members of, for a group in targets (folded
-// names). It returns the chain of groups from an immediate group to the
+// through the groups they are members of, for a group target accepts. It returns the chain of groups from an immediate group to the
 // target (the shortest one; ties go to names in name order), or nil. Cycles
 // are tolerated: each group is visited once (nesting.Up).
-func (ix *index) groupChain(start []string, targets map[string]bool) []string {
+func (ix *index) groupChain(start []string, target func(name string) bool) []string {
 	// stored returns names in name order, each in its stored spelling.
 	stored := func(names []string) []string {
 		sorted := append([]string(nil), names...)
@@ -62,7 +78,7 @@ func (ix *index) groupChain(start []string, targets map[string]bool) []string {
 	}
 	found := false
 	steps := nesting.Up(stored(start), next, nesting.Once(foldKey), func(name string) bool {
-		found = get(targets, name)
+		found = target(name)
 		return found
 	})
 	if !found {

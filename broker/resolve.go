@@ -75,7 +75,7 @@ func ResolveWith(f *Federation, r Request, pre Prepared) (*Decision, error) {
 		}
 	}
 	ix := indexWith(f, r.OfflinePods, pre) // unknown offline pods are reported below
-	rs := &resolver{ix: ix, req: r}
+	rs := &resolver{ix: ix, req: r, lazy: pre.LazyTrace}
 	if pre.Searches != nil && pre.Places.fits(f, r.OfflinePods) && pre.Hosts != nil && sameSlice(pre.Hosts.hosts, f.Hosts) {
 		rs.searches, rs.pre = pre.Searches, pre
 	}
@@ -161,6 +161,7 @@ type resolver struct {
 
 	searches *Searches // the caller's, when its Places and Hosts fit (pre)
 	pre      Prepared
+	lazy     bool // the trace is formatted as it is read (Prepared.LazyTrace)
 }
 
 // settle fills in the GE's defaults and the protocol, and rejects what the
@@ -175,6 +176,9 @@ func (rs *resolver) settle() error {
 		Trace:     make([]TraceStep, 0, 32), // a search traces about 20-40 steps
 		Seed:      rs.req.Seed,
 		WhatIf:    append([]WhatIf{}, rs.req.WhatIf...),
+	}
+	if rs.lazy {
+		rs.d.traceArgs = make([][]any, 0, 32)
 	}
 	rs.geType = EntitlementType(strings.ToUpper(string(ge.Type)))
 	switch rs.geType {
@@ -251,9 +255,25 @@ func (rs *resolver) settle() error {
 	return nil
 }
 
-// trace appends a line to the trace.
+// trace appends a line to the trace: formatted now, or with
+// Prepared.LazyTrace the format and its arguments kept for
+// Decision.TraceMessage (every argument is a value that does not change
+// afterwards: a string, a number or a flag).
 func (rs *resolver) trace(step, format string, args ...any) {
-	rs.d.Trace = append(rs.d.Trace, TraceStep{Step: step, Message: fmt.Sprintf(format, args...)})
+	if rs.lazy && len(args) > 0 {
+		rs.d.Trace = append(rs.d.Trace, TraceStep{Step: step, Message: format})
+		rs.d.traceArgs = append(rs.d.traceArgs, args)
+		return
+	}
+	rs.addStep(step, fmt.Sprintf(format, args...))
+}
+
+// addStep appends a line whose message is already written to the trace.
+func (rs *resolver) addStep(step, message string) {
+	rs.d.Trace = append(rs.d.Trace, TraceStep{Step: step, Message: message})
+	if rs.lazy {
+		rs.d.traceArgs = append(rs.d.traceArgs, nil)
+	}
 }
 
 // warn records a warning (once) and traces it.
@@ -354,10 +374,6 @@ func (rs *resolver) describeRequest() {
 	}
 	rs.d.Request = sum
 
-	via := fmt.Sprintf("pod %s (as if through a connection server without tags)", rs.pod.Name)
-	if rs.cs != nil {
-		via = fmt.Sprintf("connection server %s (%s) in pod %s", rs.cs.Name, tagList(rs.cs.Tags), rs.pod.Name)
-	}
 	kind := "floating"
 	if rs.dedicated {
 		kind = "dedicated"
@@ -365,12 +381,18 @@ func (rs *resolver) describeRequest() {
 	if rs.geType == TypeApplication {
 		kind = "application"
 	}
-	rs.trace("request", "%s asks for %s (%s entitlement, scope %s, policy %s) through %s, connecting site %s",
-		rs.user.Name, ge.Name, kind, rs.scope, rs.policy, via, rs.site.Name)
+	// "... through VIA, connecting site S", VIA written by the format.
+	if rs.cs != nil {
+		rs.trace("request", "%s asks for %s (%s entitlement, scope %s, policy %s) through connection server %s (%s) in pod %s, connecting site %s",
+			rs.user.Name, ge.Name, kind, rs.scope, rs.policy, rs.cs.Name, tagList(rs.cs.Tags), rs.pod.Name, rs.site.Name)
+	} else {
+		rs.trace("request", "%s asks for %s (%s entitlement, scope %s, policy %s) through pod %s (as if through a connection server without tags), connecting site %s",
+			rs.user.Name, ge.Name, kind, rs.scope, rs.policy, rs.pod.Name, rs.site.Name)
+	}
 	rs.trace("request", "protocol %s (%s); unauthenticated %t; client %s; seed %d",
 		rs.protocol, rs.protocolSource, rs.req.Unauthenticated, orNone(sum.Client), rs.req.Seed)
 	if rs.ix.offlineLine != "" {
-		rs.d.Trace = append(rs.d.Trace, TraceStep{Step: "request", Message: rs.ix.offlineLine})
+		rs.addStep("request", rs.ix.offlineLine)
 	}
 }
 
@@ -491,30 +513,35 @@ func (rs *resolver) scopeWords() string {
 // existingSessions is step 2: it lists the user's sessions of this GE with
 // what became of each, and returns the ones that count. When the user was
 // denied in step 1 none counts.
-func (rs *resolver) existingSessions(denied bool) []Session {
-	n := 0
-	for _, s := range rs.ix.f.Sessions {
-		if strings.EqualFold(s.User, rs.user.Name) && strings.EqualFold(s.Entitlement, rs.ge.Name) {
-			n++
-		}
-	}
-	mine := make([]Session, 0, n)
-	for _, s := range rs.ix.f.Sessions {
-		if strings.EqualFold(s.User, rs.user.Name) && strings.EqualFold(s.Entitlement, rs.ge.Name) {
+func (rs *resolver) existingSessions(denied bool) []*Session {
+	var mine []*Session
+	for i := range rs.ix.f.Sessions {
+		if s := &rs.ix.f.Sessions[i]; strings.EqualFold(s.User, rs.user.Name) && strings.EqualFold(s.Entitlement, rs.ge.Name) {
 			mine = append(mine, s)
 		}
 	}
-	sort.SliceStable(mine, func(i, j int) bool {
-		if !strings.EqualFold(mine[i].ID, mine[j].ID) {
-			return nameLess(mine[i].ID, mine[j].ID)
-		}
-		return nameLess(mine[i].Pod, mine[j].Pod)
-	})
 	if len(mine) == 0 {
 		rs.trace("sessions", "%s has no session of %s", rs.user.Name, rs.ge.Name)
 		return nil
 	}
-	var offered []Session
+	// By ID, then pod, in name order (stable: the federation's order
+	// breaks the remaining ties).
+	less := func(a, b *Session) bool {
+		if !strings.EqualFold(a.ID, b.ID) {
+			return nameLess(a.ID, b.ID)
+		}
+		return nameLess(a.Pod, b.Pod)
+	}
+	slices.SortStableFunc(mine, func(a, b *Session) int {
+		switch {
+		case less(a, b):
+			return -1
+		case less(b, a):
+			return 1
+		}
+		return 0
+	})
+	var offered []*Session
 	rs.d.Sessions = slices.Grow(rs.d.Sessions, len(mine))
 	for _, s := range mine {
 		rep := SessionReport{ID: s.ID, Pod: s.Pod, Pool: s.Pool, Host: s.Host, State: s.State, Client: s.Client}
@@ -560,7 +587,7 @@ func hostSuffix(h string) string {
 }
 
 // reconnect is the outcome of one offered session.
-func (rs *resolver) reconnect(s Session) *Decision {
+func (rs *resolver) reconnect(s *Session) *Decision {
 	pl := &Placement{Pod: s.Pod, Pool: s.Pool, Host: s.Host, Session: s.ID}
 	if pod := rs.ix.pod(s.Pod); pod != nil {
 		pl.Pod, pl.Site = pod.Name, pod.Site
@@ -583,7 +610,7 @@ func (rs *resolver) reconnect(s Session) *Decision {
 }
 
 // chooseSession is the outcome of several offered sessions.
-func (rs *resolver) chooseSession(ss []Session) *Decision {
+func (rs *resolver) chooseSession(ss []*Session) *Decision {
 	clean := rs.autoClean
 	rs.d.AutoClean = &clean
 	var ids []string

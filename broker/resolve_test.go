@@ -52,6 +52,10 @@ func samePlaces(t *testing.T, f *Federation, r Request, d *Decision) {
 	fitting := Prepared{Places: NewPlaces(f.Sites, f.Pods, r.OfflinePods), Hosts: NewHosts(f.Hosts)}
 	remembering := fitting
 	remembering.Searches = NewSearches()
+	lazy := func(p Prepared) Prepared { p.LazyTrace = true; return p }
+	// Searches remembered lazily then replayed eagerly, and the other way.
+	lazyFirst, eagerFirst := fitting, fitting
+	lazyFirst.Searches, eagerFirst.Searches = NewSearches(), NewSearches()
 	for _, c := range []struct {
 		name string
 		pre  Prepared
@@ -66,15 +70,70 @@ func samePlaces(t *testing.T, f *Federation, r Request, d *Decision) {
 		// Searches with indexes that do not fit: not used.
 		{"searches, other slices", Prepared{Places: NewPlaces(append([]Site(nil), f.Sites...), pods, r.OfflinePods), Hosts: NewHosts(hosts), Searches: remembering.Searches}},
 		{"searches, no hosts", Prepared{Places: fitting.Places, Searches: remembering.Searches}},
+		// The trace formatted as read: the same texts.
+		{"lazy", lazy(Prepared{})},
+		{"lazy, fitting", lazy(fitting)},
+		{"lazy, searches remembered", lazy(remembering)},
+		{"lazy, searches, first", lazy(lazyFirst)},
+		{"lazy, searches, remembered", lazy(lazyFirst)},
+		{"eager, searches remembered lazily", lazyFirst},
+		{"eager, searches, first", eagerFirst},
+		{"lazy, searches remembered eagerly", lazy(eagerFirst)},
 	} {
 		got, err := ResolveWith(f, r, c.pre)
 		if err != nil {
 			t.Fatalf("ResolveWith (%s): %v", c.name, err)
 		}
+		if (got.traceArgs != nil) != c.pre.LazyTrace {
+			t.Errorf("ResolveWith (%s): lazy trace %t, trace args %v", c.name, c.pre.LazyTrace, got.traceArgs)
+		}
+		if got.traceArgs != nil {
+			got = formatTrace(t, got, d)
+		}
 		if !reflect.DeepEqual(got, d) {
 			t.Errorf("ResolveWith (%s) decides\n%+v\nResolve\n%+v", c.name, got, d)
 		}
 	}
+}
+
+// formatTrace returns a copy of the lazily traced decision got with its
+// trace formatted (Decision.TraceMessage). It checks that every argument
+// kept is a value that cannot change once traced (a string, a number or
+// a flag), and that SameTraceStep finds got's steps the same as the
+// eagerly traced want's, and different from its other steps.
+func formatTrace(t *testing.T, got, want *Decision) *Decision {
+	t.Helper()
+	if len(got.traceArgs) != len(got.Trace) {
+		t.Fatalf("%d trace steps, %d argument lists", len(got.Trace), len(got.traceArgs))
+	}
+	for i, args := range got.traceArgs {
+		for _, a := range args {
+			switch k := reflect.TypeOf(a).Kind(); k {
+			case reflect.String, reflect.Int, reflect.Int64, reflect.Bool, reflect.Float64:
+			default:
+				t.Errorf("step %d (%s %q) keeps an argument of kind %s: %#v", i, got.Trace[i].Step, got.Trace[i].Message, k, a)
+			}
+		}
+	}
+	out := *got
+	out.traceArgs = nil
+	out.Trace = make([]TraceStep, len(got.Trace))
+	for i := range got.Trace {
+		out.Trace[i] = TraceStep{Step: got.Trace[i].Step, Message: got.TraceMessage(i)}
+	}
+	if len(want.Trace) == len(got.Trace) {
+		for i := range got.Trace {
+			for j := range want.Trace {
+				if same, w := SameTraceStep(got, i, want, j), want.Trace[i] == want.Trace[j]; same != w {
+					t.Errorf("SameTraceStep(step %d, step %d) = %t, the texts say %t", i, j, same, w)
+				}
+				if same, w := SameTraceStep(got, i, got, j), want.Trace[i] == want.Trace[j]; same != w {
+					t.Errorf("SameTraceStep(step %d, step %d) of the lazy trace = %t, the texts say %t", i, j, same, w)
+				}
+			}
+		}
+	}
+	return &out
 }
 
 func TestResolveErrors(t *testing.T) {

@@ -203,7 +203,7 @@ func (rs *resolver) searchRemaining() *Decision {
 // siteLoadPools returns the GE's available pools in site within the scope,
 // or nil.
 func (rs *resolver) siteLoadPools(site *Site) []*Pool {
-	return available(get(rs.ix.poolsOf(rs.ge).bySite, site.Name), func(gp gePool) bool {
+	return available(get(rs.ix.poolsOf(rs.ge).sites(), site.Name), func(gp gePool) bool {
 		return rs.inScope(rs.ix.pods[gp.pod])
 	})
 }
@@ -216,7 +216,7 @@ func (rs *resolver) siteLoad(site *Site) *big.Rat {
 
 // podPools splits the GE's pools in pod into available ones and the others.
 func (rs *resolver) podPools(pod *Pod) (avail []*Pool, other []gePool) {
-	for _, gp := range get(rs.ix.poolsOf(rs.ge).byPod, pod.Name) {
+	for _, gp := range get(rs.ix.poolsOf(rs.ge).pods(), pod.Name) {
 		if gp.why == "" {
 			avail = append(avail, gp.pool)
 		} else {

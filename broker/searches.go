@@ -5,7 +5,7 @@ package broker
 // resolves thousands of users' requests that way).
 
 import (
-	"reflect"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -58,6 +58,7 @@ type searchKey struct {
 type searchMemo struct {
 	ge        Entitlement // the entitlement searched, members left out
 	trace     []TraceStep
+	traceArgs [][]any // the steps' arguments when traced lazily (Decision.traceArgs), else nil
 	warnings  []string
 	siteOrder []SiteVisit
 	placement *Placement
@@ -90,7 +91,7 @@ func (rs *resolver) search() *Decision {
 			return rs.searchSites()
 		}
 		rs.visited = memo.visited
-		rs.d.Trace = append(rs.d.Trace, memo.trace...)
+		rs.replay(memo)
 		rs.d.Warnings = append(rs.d.Warnings, memo.warnings...)
 		rs.d.SiteOrder = slices.Clone(memo.siteOrder)
 		if memo.placement != nil {
@@ -104,6 +105,9 @@ func (rs *resolver) search() *Decision {
 	d := rs.searchSites()
 	memo := &searchMemo{ge: *rs.ge, trace: slices.Clone(d.Trace[nt:]), warnings: slices.Clone(d.Warnings[nw:]),
 		siteOrder: d.SiteOrder, outcome: d.Outcome, reason: d.Reason, visited: rs.visited}
+	if d.traceArgs != nil {
+		memo.traceArgs = slices.Clone(d.traceArgs[nt:])
+	}
 	memo.ge.Members = nil
 	if d.Placement != nil {
 		p := *d.Placement
@@ -113,10 +117,44 @@ func (rs *resolver) search() *Decision {
 	return d
 }
 
+// replay appends the trace steps of a remembered search to the
+// decision's, as this decision traces them (lazily or not) whichever way
+// the search that was remembered traced them.
+func (rs *resolver) replay(memo *searchMemo) {
+	switch {
+	case rs.lazy && memo.traceArgs != nil:
+		rs.d.Trace = append(rs.d.Trace, memo.trace...)
+		rs.d.traceArgs = append(rs.d.traceArgs, memo.traceArgs...)
+	case rs.lazy:
+		rs.d.Trace = append(rs.d.Trace, memo.trace...)
+		rs.d.traceArgs = append(rs.d.traceArgs, make([][]any, len(memo.trace))...)
+	case memo.traceArgs != nil:
+		for i, t := range memo.trace {
+			if args := memo.traceArgs[i]; args != nil {
+				t.Message = fmt.Sprintf(t.Message, args...)
+			}
+			rs.d.Trace = append(rs.d.Trace, t)
+		}
+	default:
+		rs.d.Trace = append(rs.d.Trace, memo.trace...)
+	}
+}
+
 // sameSearched reports whether the record searched (members left out)
-// is the same as ge but for its members, which the search does not read.
-func sameSearched(searched, ge *Entitlement) bool {
-	g := *ge
-	g.Members = nil
-	return reflect.DeepEqual(*searched, g)
+// is the same as ge but for its members, which the search does not read:
+// reflect.DeepEqual of the two with the members left out, field by field
+// (a list nil in one and empty in the other differs, as there).
+func sameSearched(s, g *Entitlement) bool {
+	return s.Name == g.Name && s.Type == g.Type && s.Scope == g.Scope && s.Dedicated == g.Dedicated &&
+		s.UseHomeSite == g.UseHomeSite && s.RequireHomeSite == g.RequireHomeSite &&
+		s.UsePreferredSites == g.UsePreferredSites && s.IgnoreHighLoad == g.IgnoreHighLoad &&
+		s.Policy == g.Policy && s.AutoClean == g.AutoClean && s.MultipleSessionsPerUser == g.MultipleSessionsPerUser &&
+		sameList(s.Tags, g.Tags) && s.ClientRestrictions == g.ClientRestrictions && s.Enabled == g.Enabled &&
+		s.DefaultProtocol == g.DefaultProtocol && sameList(s.Pools, g.Pools) && s.Backup == g.Backup &&
+		s.BackupNamed == g.BackupNamed && sameList(s.BackedUpBy, g.BackedUpBy)
+}
+
+// sameList is reflect.DeepEqual of two lists of names.
+func sameList(a, b []string) bool {
+	return (a == nil) == (b == nil) && slices.Equal(a, b)
 }

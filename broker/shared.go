@@ -7,6 +7,7 @@ package broker
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -20,9 +21,9 @@ func (rs *resolver) sharedSession() *Decision {
 	}
 	// The user's sessions of other GEs: without one, nothing to open in
 	// (looked up first: the hosts below are many).
-	var others []Session
-	for _, s := range rs.ix.f.Sessions {
-		if strings.EqualFold(s.User, rs.user.Name) && !strings.EqualFold(s.Entitlement, rs.ge.Name) {
+	var others []*Session
+	for i := range rs.ix.f.Sessions {
+		if s := &rs.ix.f.Sessions[i]; strings.EqualFold(s.User, rs.user.Name) && !strings.EqualFold(s.Entitlement, rs.ge.Name) {
 			others = append(others, s)
 		}
 	}
@@ -63,12 +64,21 @@ func (rs *resolver) sharedSession() *Decision {
 		return servedHost{}, false
 	}
 	// CONNECTED first, then by session ID.
-	sort.SliceStable(others, func(i, j int) bool {
-		ci, cj := strings.EqualFold(string(others[i].State), string(StateConnected)), strings.EqualFold(string(others[j].State), string(StateConnected))
-		if ci != cj {
-			return ci
+	less := func(a, b *Session) bool {
+		ca, cb := strings.EqualFold(string(a.State), string(StateConnected)), strings.EqualFold(string(b.State), string(StateConnected))
+		if ca != cb {
+			return ca
 		}
-		return nameLess(others[i].ID, others[j].ID)
+		return nameLess(a.ID, b.ID)
+	}
+	slices.SortStableFunc(others, func(a, b *Session) int {
+		switch {
+		case less(a, b):
+			return -1
+		case less(b, a):
+			return 1
+		}
+		return 0
 	})
 	for _, s := range others {
 		pool, host, why := rs.shareable(s, served)
@@ -98,7 +108,7 @@ func (rs *resolver) sharedSession() *Decision {
 // shareable says whether session s of another GE can take this application
 // GE: the pool of this GE on the session host's farm and the host, or why
 // not.
-func (rs *resolver) shareable(s Session, served func(pod, host string) (servedHost, bool)) (*Pool, *Host, string) {
+func (rs *resolver) shareable(s *Session, served func(pod, host string) (servedHost, bool)) (*Pool, *Host, string) {
 	other := rs.ix.entitlement(s.Entitlement)
 	switch {
 	case other == nil:

@@ -82,7 +82,7 @@ func SiteLoadsFor(f *Federation, entitlement string, offlinePods []string) (*Ent
 		IgnoreHighLoad: rs.ignoreHighLoad, Sites: []SiteLoadEntry{}, Warnings: rs.d.Warnings}
 	pools := ix.poolsOf(ge)
 	for _, name := range ix.siteNames {
-		avail := available(get(pools.bySite, name), nil)
+		avail := available(get(pools.sites(), name), nil)
 		load := ix.aggregateLoad(avail, rs.policy)
 		above := aboveThreshold(load, out.Threshold)
 		out.Sites = append(out.Sites, SiteLoadEntry{Site: name, Pools: len(avail), Load: load, AboveThreshold: above,

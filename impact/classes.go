@@ -4,7 +4,7 @@ package impact
 // resolve alike (docs/impact.md, "How the work is shared").
 
 import (
-	"fmt"
+	"encoding/binary"
 	"slices"
 	"sort"
 	"strings"
@@ -102,14 +102,34 @@ func (e *engine) onlySessions(st *state, ui int, d *geData) bool {
 		return false
 	}
 	k := st.userKey[ui]
-	return !d.direct[k] && len(st.rows["u:"+k]) == 0 && len(st.assigned[k]) == 0
+	return !d.direct[k] && !st.userRows[ui] && len(st.userAssigned[ui]) == 0
 }
 
-// sessionKey encodes the sessions of a part (named by placeholders) and
-// what of them the decision reads: their GEs and pools.
+// sessionKey encodes the sessions of a part (named by placeholders),
+// every field, each string with its length before it. What else of the
+// sessions the decision reads, their GEs' and their pools' records (and
+// the pools' farms), the part holds too, but within one state and one GE
+// it is looked up by the sessions' GE and pool names (state.user): the
+// sessions decide it.
 func sessionKey(p *userPart) string {
-	return fmt.Sprintf("%#v|%#v|%#v|%#v", p.sessions, p.ges, p.pools, p.farms)
+	n := 0
+	for _, x := range p.sessions {
+		n += len(x.ID) + len(x.User) + len(x.Entitlement) + len(x.Pod) + len(x.BrokeringPod) +
+			len(x.Pool) + len(x.Host) + len(x.State) + len(x.Client) + sessionFields*4
+	}
+	b := make([]byte, 0, n)
+	for _, x := range p.sessions {
+		for _, f := range [sessionFields]string{x.ID, x.User, x.Entitlement, x.Pod, x.BrokeringPod, x.Pool, x.Host, string(x.State), x.Client} {
+			b = binary.AppendUvarint(b, uint64(len(f)))
+			b = append(b, f...)
+		}
+	}
+	return string(b)
 }
+
+// sessionFields is the number of fields of a broker.Session, every one
+// of which sessionKey encodes.
+const sessionFields = 9
 
 // classes groups the users the GE entitles (in either state) into classes,
 // in name order of their first member.
@@ -247,10 +267,10 @@ func (e *engine) own(st *state, ui int, d *geData) bool {
 		return false
 	}
 	k := st.userKey[ui]
-	if d.direct[k] || len(st.rows["u:"+k]) > 0 || len(st.assigned[k]) > 0 {
+	if st.userRows[ui] || len(st.userAssigned[ui]) > 0 || (len(d.direct) > 0 && d.direct[k]) {
 		return true
 	}
-	for _, i := range st.sessions[k] {
+	for _, i := range st.userSessions[ui] {
 		ek := st.sessionGE[i]
 		if d.app || ek == d.key || (d.backup != nil && ek == d.backupKey) {
 			return true

@@ -159,8 +159,7 @@ type Report struct {
 // states, in name order (site is "" for every site): the pod's first
 // untagged Connection Server by name, else the pod itself.
 func DefaultPoints(before, after *broker.Federation, offline []string, site string) ([]ConnectingPoint, error) {
-	in := interner{}
-	b, a := newState(before, nil, in), newState(after, offline, in)
+	b, a := podsState(before, nil), podsState(after, offline)
 	if site != "" {
 		if _, ok := b.sites[fold.Key(site)]; !ok {
 			return nil, &broker.NotFoundError{Kind: objkind.Site, Name: site}
@@ -264,6 +263,7 @@ type engine struct {
 type point struct {
 	cp     ConnectingPoint
 	cs     [2]*broker.ConnectionServer
+	csList [2][]broker.ConnectionServer // the server alone, as a request's federation lists it (nil for a pod)
 	site   [2]int
 	csSame bool // the server and its pod's site are the same in both states
 	prefs  bool // the connecting site's preferred list is the same in both states
@@ -333,23 +333,21 @@ func (e *engine) run() (*Report, error) {
 	outs := make([]geOut, len(ges))
 	parallel(len(ges), func(i int) {
 		outs[i] = e.runGE(plans[i], compared)
-		outs[i].order = outs[i].moves.sorted()
+		outs[i].order = e.sortMoves(&outs[i].moves)
 		plans[i] = nil
 	})
 
 	outcomes, sites := map[[2]string]int{}, map[[2]string]int{}
-	n := 0
-	for _, o := range outs {
-		n += o.moves.n
-	}
 	// Each GE's moves, by user and connecting pod (sorted), the GEs in
-	// name order: by entitlement, user and connecting pod.
-	e.rep.Moves = make([]Move, 0, n)
+	// name order: by entitlement, user and connecting pod. Each GE's
+	// part of the report starts at its offset.
+	offsets := make([]int, len(outs)+1)
 	s := &e.rep.Summary
-	for _, o := range outs {
+	for i, o := range outs {
 		if o.err != nil {
 			return nil, o.err
 		}
+		offsets[i+1] = offsets[i] + len(o.order)
 		s.Requests += o.sum.Requests
 		s.Unchanged += o.sum.Unchanged
 		s.ChangedOutcome += o.sum.ChangedOutcome
@@ -362,45 +360,76 @@ func (e *engine) run() (*Report, error) {
 		for k, n := range o.sites {
 			sites[k] += n
 		}
-		for _, i := range o.order {
-			e.rep.Moves = append(e.rep.Moves, *o.moves.at(i))
-		}
 	}
 	s.Outcomes, s.Sites = counts(outcomes), counts(sites)
+	e.rep.Moves = make([]Move, offsets[len(outs)])
+	parallel(len(outs), func(i int) {
+		e.writeMoves(&outs[i], e.rep.Moves[offsets[i]:offsets[i+1]])
+		outs[i].moves, outs[i].order = moveList{}, nil
+	})
 	return &e.rep, nil
 }
 
-// moveList holds one GE's moves in chunks of a fixed size: they are
-// copied once, into the report, rather than each time a slice grows.
+// movedRequest is a request of one class through one point that moves:
+// what each member's Move is made of (engine.move). The Moves themselves
+// (about 400 bytes each, most of it the two Results) are made only when
+// the report is assembled, straight into it: until then a member's move
+// is a moveRef of 8 bytes, and the class's results are held once.
+type movedRequest struct {
+	c      *class
+	point  int // index in engine.points
+	change string
+	res    [2]Result
+	diff   Difference
+	why    string
+	ids    [2][]string // the representative's session IDs in each state (userPart.ids)
+}
+
+// moveRef is one member's move: its request (index in moveList.reqs) and
+// the member (index in the class's members).
+type moveRef struct{ req, member int32 }
+
+// moveList holds one GE's moves: the requests that move (each made
+// once, not copied as the list grows), and one moveRef per member of
+// their classes, in the order found.
 type moveList struct {
-	chunks [][]Move
-	n      int
+	reqs []*movedRequest
+	refs []moveRef
 }
 
-const moveChunk = 512
-
-func (l *moveList) add(m Move) {
-	if l.n%moveChunk == 0 {
-		l.chunks = append(l.chunks, make([]Move, 0, moveChunk))
+// add records that the request of class c through point pi moves, for
+// every member of c.
+func (l *moveList) add(r *movedRequest) {
+	l.reqs = append(l.reqs, r)
+	for i := range r.c.members {
+		l.refs = append(l.refs, moveRef{int32(len(l.reqs) - 1), int32(i)})
 	}
-	c := &l.chunks[len(l.chunks)-1]
-	*c = append(*c, m)
-	l.n++
 }
 
-func (l *moveList) at(i int) *Move { return &l.chunks[i/moveChunk][i%moveChunk] }
-
-// sorted returns the order of the moves by user (folded), then
-// connecting pod (name order), stably, each key folded once.
-func (l *moveList) sorted() []int {
+// sortMoves returns the moves of l in report order: by user (folded),
+// then connecting pod (name order), stably, each key folded once.
+func (e *engine) sortMoves(l *moveList) []moveRef {
 	type key struct {
 		user, pod string
-		i         int
+		r         moveRef
 	}
-	keys := make([]key, l.n)
-	for i := range keys {
-		m := l.at(i)
-		keys[i] = key{fold.Key(m.User), fold.Key(m.Pod), i}
+	pods := make([]string, len(e.points))
+	for i := range e.points {
+		pods[i] = fold.Key(e.points[i].cp.Pod)
+	}
+	keys := make([]key, len(l.refs))
+	for i, r := range l.refs {
+		q := l.reqs[r.req]
+		m := q.c.members[r.member]
+		// The move's user is named as in the state before, when the
+		// user is there (engine.move).
+		user := ""
+		if m[0] >= 0 {
+			user = e.b.userKey[m[0]]
+		} else {
+			user = e.a.userKey[m[1]]
+		}
+		keys[i] = key{user, pods[q.point], r}
 	}
 	sort.SliceStable(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
@@ -410,13 +439,22 @@ func (l *moveList) sorted() []int {
 		if a.pod != b.pod {
 			return a.pod < b.pod
 		}
-		return l.at(a.i).Pod < l.at(b.i).Pod
+		return e.points[l.reqs[a.r.req].point].cp.Pod < e.points[l.reqs[b.r.req].point].cp.Pod
 	})
-	order := make([]int, l.n)
+	order := make([]moveRef, len(keys))
 	for i, k := range keys {
-		order[i] = k.i
+		order[i] = k.r
 	}
 	return order
+}
+
+// writeMoves makes the Moves of one GE, in report order, into dst.
+func (e *engine) writeMoves(o *geOut, dst []Move) {
+	tx := newTexts()
+	for k, r := range o.order {
+		q := o.moves.reqs[r.req]
+		dst[k] = e.move(q.c, int(r.member), q.ids, o.ge, &e.points[q.point], q.change, q.res, q.diff, q.why, tx)
+	}
 }
 
 // geOut is what the requests of one GE give.
@@ -424,7 +462,8 @@ type geOut struct {
 	sum             Summary
 	outcomes, sites map[[2]string]int
 	moves           moveList
-	order           []int // the moves in report order (moveList.sorted)
+	order           []moveRef // the moves in report order (engine.sortMoves)
+	ge              string    // the GE's name
 	err             error
 }
 
@@ -492,11 +531,10 @@ func (e *engine) stage(what, unit string, total int64) func(int64) {
 
 // runGE compares the requests of one GE, counting them as compared.
 func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
-	out = geOut{outcomes: map[[2]string]int{}, sites: map[[2]string]int{}}
+	out = geOut{outcomes: map[[2]string]int{}, sites: map[[2]string]int{}, ge: geName(pl.db, pl.da)}
 	db, da, geBase, geSame, samePoints := pl.db, pl.da, pl.geBase, pl.geSame, pl.samePoints
 	shared := e.sharedOffline(db, da)
 	pr := e.newProber(db, da)
-	tx := newTexts()
 	defer func() { out.sum.Resolved += pr.resolved }()
 	// Each class's requests are counted as compared once the next class
 	// starts, the last once all are.
@@ -521,7 +559,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 		if c.ui[1] >= 0 && da != nil {
 			parts[1] = e.a.user(c.ui[1], da)
 		}
-		userSame := parts[0] != nil && parts[1] != nil && (e.usersSame || reflect.DeepEqual(parts[0], parts[1])) && !offlineOwn
+		userSame := parts[0] != nil && parts[1] != nil && (e.usersSame || parts[0].sameRecords(parts[1])) && !offlineOwn
 		prefixSame := pr.prefixSame(parts, userSame)
 		for pi := range e.points {
 			p := &e.points[pi]
@@ -572,7 +610,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 			if e.opt.observe != nil {
 				diff := firstDifference(dec)
 				for i := range c.members {
-					e.opt.observe(e.move(c, i, parts, db, da, p, "", res, diff, "", nil))
+					e.opt.observe(e.move(c, i, partIDs(parts), geName(db, da), p, "", res, diff, "", nil))
 				}
 			}
 			if res[0].same(res[1]) {
@@ -594,9 +632,7 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 			out.sites[[2]string{res[0].Site, res[1].Site}] += n
 			diff := firstDifference(dec)
 			why := e.why(dec, p, diff)
-			for i := range c.members {
-				out.moves.add(e.move(c, i, parts, db, da, p, change, res, diff, why, tx))
-			}
+			out.moves.add(&movedRequest{c: c, point: pi, change: change, res: res, diff: diff, why: why, ids: partIDs(parts)})
 		}
 	}
 	return out
@@ -609,14 +645,18 @@ func (e *engine) runGE(pl *gePlan, compared func(int64)) (out geOut) {
 // another only in the user's part (state.federation), as
 // broker.Searches requires.
 func (e *engine) resolve(st *state, d *geData, u *userPart, p *point, si int, searches *broker.Searches) (*broker.Decision, error) {
-	f := st.federation(d, u, p.cs[si], p.site[si])
+	f := st.federation(d, u, p.csList[si], p.site[si])
 	r := broker.Request{User: placeholder, Entitlement: d.ge.Name, Seed: e.opt.Seed, OfflinePods: st.offline}
 	if p.cs[si] != nil {
 		r.ConnectionServer = p.cs[si].Name
 	} else {
 		r.Pod = p.cp.Pod
 	}
-	return broker.ResolveWith(f, r, broker.Prepared{Places: st.placesFor(p.site[si], d.preferred), Hosts: d.hostIx, Searches: searches})
+	// The trace is formatted as read (broker.Prepared.LazyTrace): impact
+	// reads the steps' names of every decision (searched), and the texts
+	// only of those that move, up to the first difference. The full
+	// comparison, which the shortcuts are tested against, formats it.
+	return broker.ResolveWith(f, r, broker.Prepared{Places: st.placesFor(p.site[si], d.preferred), Hosts: d.hostIx, Searches: searches, LazyTrace: !e.opt.full})
 }
 
 // offlinePools reports whether a what-if offline pod holds a pool of the
@@ -651,15 +691,14 @@ func (e *engine) offlineRecords(st *state, ui int, d *geData, shared bool) bool 
 	if ui < 0 || d == nil {
 		return false
 	}
-	k := st.userKey[ui]
-	for _, i := range st.sessions[k] {
+	for _, i := range st.userSessions[ui] {
 		ek := st.sessionGE[i]
 		own := ek == d.key || (d.backup != nil && ek == d.backupKey)
 		if (own || (d.app && shared)) && st.sessionOffline[i] {
 			return true
 		}
 	}
-	for _, i := range st.assigned[k] {
+	for _, i := range st.userAssigned[ui] {
 		if st.assignmentOffline[i] && fold.Key(st.f.Assignments[i].Entitlement) == d.key {
 			return true
 		}
@@ -713,11 +752,25 @@ func searched(d *broker.Decision) bool {
 	return false
 }
 
-// move is the row of one member of a class: the class's results, with
-// the member's name in their texts.
-func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *point, change string, res [2]Result, diff Difference, why string, tx *texts) Move {
+// partIDs returns the session IDs of the parts (userPart.ids), nil for
+// a part absent.
+func partIDs(parts [2]*userPart) [2][]string {
+	var ids [2][]string
+	for si, p := range parts {
+		if p != nil {
+			ids[si] = p.ids
+		}
+	}
+	return ids
+}
+
+// move is the row of one member of a class for GE ge: the class's
+// results, with the member's name in their texts (repIDs: the session
+// IDs of the class's representative in each state).
+func (e *engine) move(c *class, i int, repIDs [2][]string, ge string, p *point, change string, res [2]Result, diff Difference, why string, tx *texts) Move {
 	m := c.members[i]
-	mv := Move{Entitlement: geName(db, da), ConnectionServer: p.cp.ConnectionServer, Pod: p.cp.Pod, Change: change}
+	mv := Move{Entitlement: ge, ConnectionServer: p.cp.ConnectionServer, Pod: p.cp.Pod, Change: change}
+	var reps [2]namer
 	var rep [2]*namer
 	for si, st := range e.states() {
 		if m[si] < 0 {
@@ -729,16 +782,15 @@ func (e *engine) move(c *class, i int, parts [2]*userPart, db, da *geData, p *po
 		}
 		// The member's session IDs: its own when the class is classed by
 		// sessions, else the representative's (the member is it).
-		var ids []string
+		ids := repIDs[si]
 		if c.ids != nil {
 			ids = c.ids[i][si]
-		} else if parts[si] != nil {
-			ids = parts[si].ids
 		}
-		rep[si] = &namer{name: name, ids: ids, tx: tx}
+		reps[si] = namer{name: name, ids: ids, tx: tx}
+		rep[si] = &reps[si]
 	}
 	mv.Before, mv.After = named(res[0], rep[0]), named(res[1], rep[1])
-	mv.FirstDifference = tx.diff(namedDiff(diff, rep))
+	mv.FirstDifference = Difference{Before: tx.named(diff.Before, rep[0]), After: tx.named(diff.After, rep[1])}
 	mv.Why = why
 	for _, r := range rep {
 		if r != nil {
@@ -781,6 +833,7 @@ func (e *engine) checkPoints() error {
 				}
 				cs := st.f.ConnectionServers[i]
 				p.cs[si] = &cs
+				p.csList[si] = []broker.ConnectionServer{cs}
 				if fold.Key(cs.Pod) != fold.Key(cp.Pod) {
 					return &broker.RequestError{Message: fmt.Sprintf("connection server %s is in pod %s before and %s after the change", cp.ConnectionServer, cp.Pod, cs.Pod)}
 				}

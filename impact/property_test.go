@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cpactl/cpactl/broker"
+	"github.com/cpactl/cpactl/internal/fold"
 )
 
 // randomFederation builds a small federation with every feature the
@@ -298,8 +299,26 @@ func TestImpactEqualsResolvingEachRequest(t *testing.T) {
 			t.Fatalf("seed %d (%s): %v", seed, what, err)
 		}
 		got := map[reqKey]Move{}
-		for _, m := range rep.Moves {
+		for i, m := range rep.Moves {
 			got[reqKey{m.User, m.Entitlement, m.Pod}] = m
+			// The report's order: by entitlement (name order), then user
+			// (folded), then connecting pod (name order).
+			if i == 0 {
+				continue
+			}
+			p := rep.Moves[i-1]
+			var inOrder bool
+			switch {
+			case fold.Key(p.Entitlement) != fold.Key(m.Entitlement):
+				inOrder = nameLess(p.Entitlement, m.Entitlement)
+			case fold.Key(p.User) != fold.Key(m.User):
+				inOrder = fold.Key(p.User) < fold.Key(m.User)
+			default:
+				inOrder = !nameLess(m.Pod, p.Pod)
+			}
+			if !inOrder {
+				t.Errorf("seed %d (%s): move %d (%s, %s via %s) comes after (%s, %s via %s)", seed, what, i, m.Entitlement, m.User, m.Pod, p.Entitlement, p.User, p.Pod)
+			}
 		}
 		// One by one, over the whole federation.
 		want := map[reqKey]Move{}

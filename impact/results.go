@@ -27,50 +27,37 @@ func named(r Result, rep *namer) Result {
 }
 
 // firstDifference finds the first trace step where two decisions differ,
-// the request's echo aside.
+// the request's echo aside. It walks both traces side by side, comparing
+// the steps as the broker does (broker.SameTraceStep: a lazily traced
+// step is formatted only when its format or arguments differ), and keeps
+// only the two lines it returns.
 func firstDifference(dec [2]*broker.Decision) Difference {
-	var lines [2][]TraceLine
+	var n [2]int
 	for i, d := range dec {
-		if d == nil {
-			continue
-		}
-		for n, t := range d.Trace {
-			if t.Step != "request" {
-				lines[i] = append(lines[i], TraceLine{Number: n + 1, Step: t.Step, Message: t.Message})
-			}
+		if d != nil {
+			n[i] = len(d.Trace)
 		}
 	}
-	i := 0
-	for i < len(lines[0]) && i < len(lines[1]) && lines[0][i].Step == lines[1][i].Step && lines[0][i].Message == lines[1][i].Message {
-		i++
+	// next returns the index of the first step of side si at or after k
+	// that is not the request's echo, n[si] when none.
+	next := func(si, k int) int {
+		for k < n[si] && dec[si].Trace[k].Step == "request" {
+			k++
+		}
+		return k
+	}
+	i, j := next(0, 0), next(1, 0)
+	for i < n[0] && j < n[1] && broker.SameTraceStep(dec[0], i, dec[1], j) {
+		i, j = next(0, i+1), next(1, j+1)
 	}
 	var diff Difference
-	if i < len(lines[0]) {
-		diff.Before = &lines[0][i]
+	if i < n[0] {
+		diff.Before = &TraceLine{Number: i + 1, Step: dec[0].Trace[i].Step, Message: dec[0].TraceMessage(i)}
 	}
-	if i < len(lines[1]) {
-		diff.After = &lines[1][i]
+	if j < n[1] {
+		diff.After = &TraceLine{Number: j + 1, Step: dec[1].Trace[j].Step, Message: dec[1].TraceMessage(j)}
 	}
 	return diff
-}
-
-func namedDiff(d Difference, rep [2]*namer) Difference {
-	var out Difference
-	if d.Before != nil {
-		l := *d.Before
-		if rep[0] != nil {
-			l.Message = rep[0].Replace(l.Message)
-		}
-		out.Before = &l
-	}
-	if d.After != nil {
-		l := *d.After
-		if rep[1] != nil {
-			l.Message = rep[1].Replace(l.Message)
-		}
-		out.After = &l
-	}
-	return out
 }
 
 // namer puts a member's names in the texts of its class's decisions:
@@ -136,22 +123,26 @@ func (tx *texts) text(s string) string {
 	return s
 }
 
-// diff returns d with its lines interned.
-func (tx *texts) diff(d Difference) Difference {
+// named returns line l (nil: none) with the member's names put in by
+// n (nil: as it is), interned: the copy already made when one says the
+// same (a new one for nil texts).
+func (tx *texts) named(l *TraceLine, n *namer) *TraceLine {
+	if l == nil {
+		return nil
+	}
+	v := *l
+	if n != nil {
+		v.Message = n.Replace(v.Message)
+	}
 	if tx == nil {
-		return d
+		return &v
 	}
-	for _, l := range []**TraceLine{&d.Before, &d.After} {
-		if *l == nil {
-			continue
-		}
-		if t, ok := tx.lines[**l]; ok {
-			*l = t
-			continue
-		}
-		tx.lines[**l] = *l
+	if t, ok := tx.lines[v]; ok {
+		return t
 	}
-	return d
+	t := &v
+	tx.lines[v] = t
+	return t
 }
 
 // sessionRank reads the session placeholder s starts with: its rank and

@@ -6,6 +6,7 @@ package impact
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -46,6 +47,11 @@ type state struct {
 	// userKey and sessionGE are the folded names of each user and of each
 	// session's GE, computed once.
 	userKey, sessionGE []string
+	// By user index, what the maps by folded name give for the user's
+	// name, looked up once: its sessions and assignments (sessions,
+	// assigned), and whether it has home-site rows of its own.
+	userSessions, userAssigned [][]int
+	userRows                   []bool
 	// sessionOffline and assignmentOffline mark the sessions and the
 	// assignments on a what-if offline pod (engine.markOffline).
 	sessionOffline, assignmentOffline []bool
@@ -127,9 +133,12 @@ func newState(f *broker.Federation, offline []string, in interner) *state {
 	}
 	s.groupSet = make([]int32, len(f.Users))
 	s.userKey = make([]string, len(f.Users))
+	s.userSessions, s.userAssigned, s.userRows = make([][]int, len(f.Users)), make([][]int, len(f.Users)), make([]bool, len(f.Users))
 	for i, u := range f.Users {
 		s.groupSet[i] = in.id(u.Groups)
 		s.userKey[i] = fold.Key(u.Name)
+		k := s.userKey[i]
+		s.userSessions[i], s.userAssigned[i], s.userRows[i] = s.sessions[k], s.assigned[k], len(s.rows["u:"+k]) > 0
 		if s.users[s.userKey[i]] != i {
 			continue // a second user of that name: the broker sees the first
 		}
@@ -153,6 +162,16 @@ func newState(f *broker.Federation, offline []string, in interner) *state {
 	}
 	s.places[-1] = broker.NewPlaces(s.noPreferred, f.Pods, offline)
 	return s
+}
+
+// podsState is the part of a state that says which pods are online and
+// where (DefaultPoints): the federation, its sites and pods by folded
+// name, and the what-if offline pods.
+func podsState(f *broker.Federation, offline []string) *state {
+	return &state{f: f, offline: offline,
+		sites: index(f.Sites, func(x broker.Site) string { return x.Name }),
+		pods:  index(f.Pods, func(x broker.Pod) string { return x.Name }),
+	}
 }
 
 // sitesFor returns the sites as a request through connecting site i sees
@@ -304,6 +323,12 @@ type userPart struct {
 	// named by placeholders (sessionPlaceholder); nil when they keep their
 	// IDs (an empty ID, or two IDs alike but for case).
 	ids []string
+	// The lists of its requests' federation for GE data assembled
+	// (assemble), made once.
+	assembled    *geData
+	entitlements []broker.Entitlement
+	allPools     []broker.Pool
+	allFarms     []broker.Farm
 }
 
 // sessionPlaceholder names the session of rank i (in name order of the
@@ -450,32 +475,53 @@ func (s *state) groupRows(ui int) string {
 	return b.String()
 }
 
-// federation assembles the federation of one request.
-func (s *state) federation(d *geData, u *userPart, cs *broker.ConnectionServer, site int) *broker.Federation {
-	f := &broker.Federation{
-		Settings:    s.f.Settings,
-		Sites:       s.sitesFor(site, d.preferred),
-		Pods:        s.f.Pods,
-		Pools:       d.pools,
-		Farms:       d.farms,
-		Hosts:       d.hosts,
-		Users:       u.users,
-		Groups:      u.groups,
-		HomeSites:   u.rows,
-		Sessions:    u.sessions,
-		Assignments: u.assignments,
+// federation assembles the federation of one request. The lists that
+// hold the user's records besides the GE's (the entitlements, and the
+// pools and farms when its sessions add some) are made once per user
+// part and shared by its requests from every point (Resolve reads f
+// only).
+func (s *state) federation(d *geData, u *userPart, cs []broker.ConnectionServer, site int) *broker.Federation {
+	if u.assembled != d {
+		u.assemble(d)
 	}
-	if cs != nil {
-		f.ConnectionServers = []broker.ConnectionServer{*cs}
+	return &broker.Federation{
+		Settings:          s.f.Settings,
+		Sites:             s.sitesFor(site, d.preferred),
+		Pods:              s.f.Pods,
+		ConnectionServers: cs,
+		Pools:             u.allPools,
+		Farms:             u.allFarms,
+		Hosts:             d.hosts,
+		Users:             u.users,
+		Groups:            u.groups,
+		HomeSites:         u.rows,
+		Sessions:          u.sessions,
+		Assignments:       u.assignments,
+		Entitlements:      u.entitlements,
 	}
+}
+
+// sameRecords reports whether two parts hold the same records (the
+// lists assembled from them aside).
+func (u *userPart) sameRecords(o *userPart) bool {
+	a, b := *u, *o
+	a.assembled, a.entitlements, a.allPools, a.allFarms = nil, nil, nil, nil
+	b.assembled, b.entitlements, b.allPools, b.allFarms = nil, nil, nil, nil
+	return reflect.DeepEqual(a, b)
+}
+
+// assemble makes the lists of the part's requests for GE data d that
+// hold its records besides the GE's (federation).
+func (u *userPart) assemble(d *geData) {
 	ge := d.ge
 	if u.direct {
 		ge.Members = append(append([]broker.Member(nil), ge.Members...), broker.Member{Kind: broker.MemberUser, Name: placeholder})
 	}
-	f.Entitlements = append(append([]broker.Entitlement{ge}, d.ges[1:]...), u.ges...)
+	u.assembled = d
+	u.entitlements = append(append([]broker.Entitlement{ge}, d.ges[1:]...), u.ges...)
+	u.allPools, u.allFarms = d.pools, d.farms
 	if len(u.pools) > 0 {
-		f.Pools = append(append([]broker.Pool(nil), d.pools...), u.pools...)
-		f.Farms = append(append([]broker.Farm(nil), d.farms...), u.farms...)
+		u.allPools = append(append([]broker.Pool(nil), d.pools...), u.pools...)
+		u.allFarms = append(append([]broker.Farm(nil), d.farms...), u.farms...)
 	}
-	return f
 }
