@@ -321,9 +321,10 @@ var CommandRoles = []CommandAccess{
 }
 
 // Describe names the entry at dn as cpactl's messages name objects: "site
-// UK", "pool lon-desktops of pod London-1", "RDS host rds-1 of farm F in
-// pod P", "the global settings cn=Common", "the container ou=Sites", "the
-// base dc=...", "role group cpactl-admins"; any other DN is itself.
+// UK", "lon-desktops of pod London-1" (a pool, farm or Connection Server:
+// the DN alone does not tell them apart), "rds host rds-1 of farm F in pod
+// P", "the global settings cn=Common", "the container ou=Sites", "the base
+// dc=...", "role group cpactl-admins"; any other DN is itself.
 func (d DIT) Describe(dn string) string {
 	k := NormalizeDN(dn)
 	n := func(s string) string { return NormalizeDN(s) }
@@ -353,7 +354,7 @@ func (d DIT) Describe(dn string) string {
 	case grand == n(d.Pods()):
 		return name + " of pod " + NameOf(ParentOf(dn))
 	case NormalizeDN(ParentOf(ParentOf(ParentOf(dn)))) == n(d.Pods()):
-		return "RDS host " + name + " of farm " + NameOf(ParentOf(dn)) + " in pod " + NameOf(ParentOf(ParentOf(dn)))
+		return objkind.Host + " " + name + " of farm " + NameOf(ParentOf(dn)) + " in pod " + NameOf(ParentOf(ParentOf(dn)))
 	}
 	return dn
 }

@@ -70,7 +70,7 @@ func TestDescribe(t *testing.T) {
 		d.Sites():                     "the container ou=Sites",
 		d.Site("UK"):                  "site UK",
 		d.Pool("London-1", "lon"):     "lon of pod London-1",
-		d.Host("L", "farm", "h1"):     "RDS host h1 of farm farm in pod L",
+		d.Host("L", "farm", "h1"):     "rds host h1 of farm farm in pod L",
 		d.Settings():                  "the global settings cn=Common",
 		d.RoleGroup(RoleAdmin):        "role group cpactl-admins",
 		d.Roles():                     "the role groups' container ou=Roles",
