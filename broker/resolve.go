@@ -532,15 +532,7 @@ func (rs *resolver) existingSessions(denied bool) []*Session {
 		}
 		return nameLess(a.Pod, b.Pod)
 	}
-	slices.SortStableFunc(mine, func(a, b *Session) int {
-		switch {
-		case less(a, b):
-			return -1
-		case less(b, a):
-			return 1
-		}
-		return 0
-	})
+	sortSessions(mine, less)
 	var offered []*Session
 	rs.d.Sessions = slices.Grow(rs.d.Sessions, len(mine))
 	for _, s := range mine {

@@ -71,15 +71,7 @@ func (rs *resolver) sharedSession() *Decision {
 		}
 		return nameLess(a.ID, b.ID)
 	}
-	slices.SortStableFunc(others, func(a, b *Session) int {
-		switch {
-		case less(a, b):
-			return -1
-		case less(b, a):
-			return 1
-		}
-		return 0
-	})
+	sortSessions(others, less)
 	for _, s := range others {
 		pool, host, why := rs.shareable(s, served)
 		if why != "" {
@@ -144,4 +136,18 @@ func (rs *resolver) shareable(s *Session, served func(pod, host string) (servedH
 type servedHost struct {
 	pool *Pool // the GE's pool on the host's farm
 	host *Host
+}
+
+// sortSessions sorts sessions by less, keeping the order of those it finds
+// equal.
+func sortSessions(sessions []*Session, less func(a, b *Session) bool) {
+	slices.SortStableFunc(sessions, func(a, b *Session) int {
+		switch {
+		case less(a, b):
+			return -1
+		case less(b, a):
+			return 1
+		}
+		return 0
+	})
 }
