@@ -90,7 +90,7 @@ func TestResolveBackupEntitlement(t *testing.T) {
 			},
 			check: func(t *testing.T, d *Decision) {
 				wantOutcome(t, d, OutcomeNoCapacity)
-				if d.Backup != nil || !strings.Contains(strings.Join(d.Warnings, "\n"), "backup Sales Overflow of Sales Desktop is ignored: backup \"Sales Overflow\" has 1 member(s)") {
+				if d.Backup != nil || !strings.Contains(strings.Join(d.Warnings, "\n"), "backup Sales Overflow of Sales Desktop is ignored: backup Sales Overflow has 1 member(s)") {
 					t.Fatalf("backup %+v warnings %q", d.Backup, d.Warnings)
 				}
 			},
@@ -103,7 +103,7 @@ func TestResolveBackupEntitlement(t *testing.T) {
 			},
 			check: func(t *testing.T, d *Decision) {
 				wantOutcome(t, d, OutcomeNoCapacity)
-				if d.Backup != nil || !strings.Contains(strings.Join(d.Warnings, "\n"), `backup Sales Overflow of Sales Desktop is ignored: entitlement "Sales Desktop" is itself the backup of Other Desktops: backups do not chain`) {
+				if d.Backup != nil || !strings.Contains(strings.Join(d.Warnings, "\n"), `backup Sales Overflow of Sales Desktop is ignored: entitlement Sales Desktop is itself the backup of Other Desktops: backups do not chain`) {
 					t.Fatalf("backup %+v warnings %q", d.Backup, d.Warnings)
 				}
 			},
@@ -120,7 +120,7 @@ func TestResolveBackupEntitlement(t *testing.T) {
 			},
 			check: func(t *testing.T, d *Decision) {
 				wantOutcome(t, d, OutcomeNoCapacity)
-				if d.Backup != nil || !strings.Contains(strings.Join(d.Warnings, "\n"), `backup "Sales Overflow" has a backup of its own (Gone): backups do not chain`) {
+				if d.Backup != nil || !strings.Contains(strings.Join(d.Warnings, "\n"), `backup Sales Overflow has a backup of its own (Gone): backups do not chain`) {
 					t.Fatalf("backup %+v warnings %q", d.Backup, d.Warnings)
 				}
 			},

@@ -66,26 +66,26 @@ func BackupRule(primary, backup BackupSide) []BackupViolation {
 		out[len(out)-1].OfBackup = true
 	}
 	if fold.Key(primary.Name) == fold.Key(backup.Name) {
-		add(CheckBackupSelf, "entitlement %q cannot be its own backup", primary.Name)
+		add(CheckBackupSelf, "entitlement %s cannot be its own backup", primary.Name)
 		return out
 	}
 	if !floatingDesktop(primary) {
-		add(CheckBackupPrimaryKind, "entitlement %q is %s: only a floating desktop entitlement has a backup", primary.Name, kindWords(primary))
+		add(CheckBackupPrimaryKind, "entitlement %s is %s: only a floating desktop entitlement has a backup", primary.Name, kindWords(primary))
 	}
 	if !floatingDesktop(backup) {
-		ofBackup(CheckBackupKind, "backup %q is %s: a backup must be a floating desktop entitlement", backup.Name, kindWords(backup))
+		ofBackup(CheckBackupKind, "backup %s is %s: a backup must be a floating desktop entitlement", backup.Name, kindWords(backup))
 	}
 	if backup.Members > 0 {
-		ofBackup(CheckBackupMembers, "backup %q has %d member(s): a backup is reached only through its primary", backup.Name, backup.Members)
+		ofBackup(CheckBackupMembers, "backup %s has %d member(s): a backup is reached only through its primary", backup.Name, backup.Members)
 	}
 	if p, b := protocolOf(primary), protocolOf(backup); p != b {
-		add(CheckBackupProtocol, "backup %q has default protocol %s, but %q has %s", backup.Name, b, primary.Name, p)
+		add(CheckBackupProtocol, "backup %s has default protocol %s, but %s has %s", backup.Name, b, primary.Name, p)
 	}
 	if backup.BackupNamed != "" {
-		ofBackup(CheckBackupChain, "backup %q has a backup of its own (%s): backups do not chain", backup.Name, backup.BackupNamed)
+		ofBackup(CheckBackupChain, "backup %s has a backup of its own (%s): backups do not chain", backup.Name, backup.BackupNamed)
 	}
 	if len(primary.BackedUpBy) > 0 {
-		add(CheckBackupChain, "entitlement %q is itself the backup of %s: backups do not chain", primary.Name, strings.Join(primary.BackedUpBy, ", "))
+		add(CheckBackupChain, "entitlement %s is itself the backup of %s: backups do not chain", primary.Name, strings.Join(primary.BackedUpBy, ", "))
 	}
 	return out
 }

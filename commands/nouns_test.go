@@ -200,13 +200,19 @@ func TestNamesUnquoted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	more, err := filepath.Glob("../rules/*.go")
-	if err != nil {
-		t.Fatal(err)
+	for _, dir := range []string{"rules", "lint", "broker", "impact", "horizonpush", "ldapschema"} {
+		more, err := filepath.Glob(filepath.Join("..", dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, more...)
 	}
-	kindThenQuoted := regexp.MustCompile(`\b(site|pod|pool|farm|host|entitlement|user|group|computer|server|session|assignment|%s) %q`)
+	kindThenQuoted := regexp.MustCompile(`\b(site|pod|pool|farm|host|entitlement|backup|user|group|computer|server|session|assignment|%s) %q`)
+	// The exception: a value that is itself what is wrong, as typed or
+	// stored (a name that does not exist, a malformed value).
+	wrongValue := regexp.MustCompile(`does not exist|not in the federation|is not known|more than once|has no |names no |has rank`)
 	checked := 0
-	for _, name := range append(files, more...) {
+	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
 		}
@@ -216,7 +222,7 @@ func TestNamesUnquoted(t *testing.T) {
 		}
 		checked++
 		for i, line := range strings.Split(string(b), "\n") {
-			if kindThenQuoted.MatchString(line) {
+			if kindThenQuoted.MatchString(line) && !wrongValue.MatchString(line) {
 				t.Errorf("%s:%d quotes a name after its kind: %s", name, i+1, strings.TrimSpace(line))
 			}
 		}

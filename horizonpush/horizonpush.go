@@ -110,7 +110,7 @@ func Desired(r *Records) (horizon.Desired, error) {
 				what = s.PreferredSites[probs[0].Index] + " twice"
 			}
 			return d, &rules.Error{Rule: probs[0].Check, Hint: "fix the list: cpactl site preferred " + s.Name + " --set A,B (cpactl lint lists such problems)",
-				Message: fmt.Sprintf("site %q: its preferred sites name %s", s.Name, what)}
+				Message: fmt.Sprintf("site %s: its preferred sites name %s", s.Name, what)}
 		}
 		d.Sites = append(d.Sites, horizon.DesiredSite{Name: s.Name, PreferredSites: s.PreferredSites})
 	}

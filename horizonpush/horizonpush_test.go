@@ -123,7 +123,7 @@ func TestDesiredRefusesBadPreferredSites(t *testing.T) {
 		r.Sites[0].PreferredSites = tc.list
 		_, err := Desired(r)
 		var re *rules.Error
-		if !errors.As(err, &re) || re.Rule != tc.rule || !strings.HasPrefix(re.Message, `site "India"`) {
+		if !errors.As(err, &re) || re.Rule != tc.rule || !strings.HasPrefix(re.Message, "site India: ") {
 			t.Errorf("%v: err = %v", tc.list, err)
 		}
 	}

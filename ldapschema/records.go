@@ -332,7 +332,7 @@ func SiteFromEntry(e *ldap.Entry) (Site, error) {
 		PreferredRaw: r.strs(AttrPreferredSite)}
 	list, err := DecodePreferredSites(s.PreferredRaw)
 	if err != nil && r.err == nil {
-		r.err = fmt.Errorf("site %q: %w", s.Name, err)
+		r.err = fmt.Errorf("site %s: %w", s.Name, err)
 	}
 	s.PreferredSites = list.Names()
 	return s, r.err

@@ -292,7 +292,7 @@ func (l *linter) homeSites() {
 		}
 		ge := l.d.Entitlements[gi]
 		l.add(objkind.HomeSiteRow, obj, CheckHomeSiteOverrideNotEntitled,
-			fmt.Sprintf("the %s has a home-site override for entitlement %q but is not entitled to it (the row still counts)", flag, ge.Name),
+			fmt.Sprintf("the %s has a home-site override for entitlement %s but is not entitled to it (the row still counts)", flag, ge.Name),
 			fmt.Sprintf("cpactl entitlement add-member %s --%s %s, or %s",
 				quote.Shell(ge.Name), flag, quote.Shell(ldapschema.NameOf(principal)), unset))
 	}
