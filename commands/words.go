@@ -161,7 +161,7 @@ func differentWords(attrs []string, existing ldapschema.Attrs) string {
 func storedWord(attr string, values []string) (string, bool) {
 	at, known := ldapschema.Attribute(attr)
 	switch {
-	case strings.EqualFold(attr, ldapschema.AttrDescription), known && !at.Single, len(values) > 1:
+	case strings.EqualFold(attr, ldapschema.AttrDescription), listValued(attr), len(values) > 1:
 		return "", false
 	case len(values) == 0:
 		return "none", true
@@ -177,16 +177,18 @@ func storedWord(attr string, values []string) (string, bool) {
 	return v, true
 }
 
-// pluralWords are the attribute words that name a list: "exists with
-// different tags", not "a different tags".
-var pluralWords = []string{"tags", "members", "features"}
+// listValued reports whether attr holds a list (tags, features, a group's
+// members): multi-valued in cpactl's schema, or member.
+func listValued(attr string) bool {
+	at, known := ldapschema.Attribute(attr)
+	return known && !at.Single || strings.EqualFold(attr, ldapschema.AttrMember)
+}
 
-// aDifferent is "a different WORDS", or "different WORDS" when the first
-// word names a list.
-func aDifferent(words string) string {
-	first, _, _ := strings.Cut(words, ",")
-	first, _, _ = strings.Cut(first, " ")
-	if slices.Contains(pluralWords, first) {
+// aDifferent is "a different WORDS" for attrs as differentWords words
+// them, or "different WORDS" when the first names a list ("exists with
+// different tags", not "a different tags").
+func aDifferent(attrs []string, words string) string {
+	if len(attrs) > 0 && listValued(attrs[0]) {
 		return "different " + words
 	}
 	return "a different " + words

@@ -115,7 +115,7 @@ func repeated(kind, name string, want, existing ldapschema.Attrs, compared, coun
 	if fix == "" {
 		fix = fmt.Sprintf("use `cpactl %s update %s` to change it", cliNoun(kind), quote.Shell(name))
 	}
-	return "", errorf(fix, "%s %s exists with %s", kind, name, aDifferent(differentWords(r.Different, existing)))
+	return "", errorf(fix, "%s %s exists with %s", kind, name, aDifferent(r.Different, differentWords(r.Different, existing)))
 }
 
 // countersNote says when a repeated create left different live counters

@@ -49,6 +49,10 @@ func TestRepeatedCreates(t *testing.T) {
 			func(g *Globals) error {
 				return (&csCreateOptions{g: g, Name: "cs-lon-1", Pod: "London-1", Tags: []string{"external"}}).run()
 			}, "connection server cs-lon-1 exists with different tags"},
+		{"a group of one member is still a list: named, its member not shown",
+			func(g *Globals) error {
+				return (&groupCreateOptions{g: g, Name: "Contractors", Members: []string{"alice"}}).run()
+			}, "group Contractors exists with different members"},
 		{"a user's domain that differs shows the one stored",
 			func(g *Globals) error {
 				return (&userCreateOptions{g: g, Arg: "alice", Domain: "OTHER", FullName: "Alice Martin"}).run()
