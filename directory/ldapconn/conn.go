@@ -778,7 +778,8 @@ func (c *Conn) BaseEntry(dn string, attrs ...string) (*ldap.Entry, error) {
 // baseEntry reads one entry; nil when it does not exist or may not be
 // read.
 func (c *Conn) baseEntry(dn string, attrs ...string) (*ldap.Entry, error) {
-	res, err := c.conn.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 1, 0, false,
+	conn, _ := c.live()
+	res, err := conn.Search(ldap.NewSearchRequest(dn, ldap.ScopeBaseObject, ldap.NeverDerefAliases, 1, 0, false,
 		ldapclient.AnyEntry, attrs, nil))
 	switch {
 	case ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject), ldapclient.IsCode(err, ldap.LDAPResultInsufficientAccessRights):

@@ -149,18 +149,11 @@ func (c *Conn) outsideContexts(dn string) error {
 // root DSE (the suffixes of its databases), nil when it lists none or
 // the bind may not read them.
 func (c *Conn) NamingContexts() ([]string, error) {
-	conn, _ := c.live()
-	res, err := conn.Search(ldap.NewSearchRequest("", ldap.ScopeBaseObject, ldap.NeverDerefAliases, 1, 0, false,
-		ldapclient.AnyEntry, []string{ldapschema.AttrNamingContexts}, nil))
-	switch {
-	case ldapclient.IsCode(err, ldap.LDAPResultNoSuchObject), ldapclient.IsCode(err, ldap.LDAPResultInsufficientAccessRights):
-		return nil, nil
-	case err != nil:
+	root, err := c.baseEntry("", ldapschema.AttrNamingContexts)
+	if err != nil || root == nil {
 		return nil, err
-	case len(res.Entries) == 0:
-		return nil, nil
 	}
-	return res.Entries[0].GetEqualFoldAttributeValues(ldapschema.AttrNamingContexts), nil
+	return root.GetEqualFoldAttributeValues(ldapschema.AttrNamingContexts), nil
 }
 
 // UnderAny reports whether dn is one of bases or lies under one.
