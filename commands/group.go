@@ -276,7 +276,7 @@ func (o *groupCreateOptions) run() error {
 		return err
 	}
 	defer closeFn()
-	// The group as it exists (or a *directory.NotFoundError), read once:
+	// The group as it exists (or a *ldapclient.NotFoundError), read once:
 	// a member may not be the group itself.
 	existing, err := st.Group(o.Name)
 	if err != nil && !directory.IsNotFound(err) {

@@ -17,7 +17,7 @@ import (
 // is at once 130. Otherwise exiting now would close a connection under
 // slapd 2.5 with a transaction's writes queued, or while it commits,
 // which crashes it: the change is asked to stop where the directory is
-// consistent (directory.StopChanges: an open transaction is aborted and
+// consistent (ldapconn.StopChanges: an open transaction is aborted and
 // its answer awaited, a commit in flight is awaited), and the command
 // returns by itself, saying what happened, with its own exit code (main
 // exits with it while this waits). Interrupted returns only when a second

@@ -11,7 +11,7 @@ import (
 // recordFilter builds the filter of the --user and --entitlement options
 // of session and assignment lists. A user or entitlement that no longer
 // exists is still matched by the DN it had, so records left behind can be
-// found (and ended); missing is then its *directory.NotFoundError, which
+// found (and ended); missing is then its *ldapclient.NotFoundError, which
 // the list returns when it finds no record (exit 3, as every name flag).
 func recordFilter(st *directory.Store, user, entitlement, pod string) (filter string, missing, err error) {
 	var fs []string
@@ -48,7 +48,7 @@ func recordFilter(st *directory.Store, user, entitlement, pod string) (filter st
 }
 
 // userDN is the DN of the user an argument names; for a user that does
-// not exist, the DN it would have, and its *directory.NotFoundError as
+// not exist, the DN it would have, and its *ldapclient.NotFoundError as
 // missing.
 func userDN(st *directory.Store, arg string) (dn string, missing, err error) {
 	u, err := st.User(arg)

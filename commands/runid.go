@@ -13,7 +13,7 @@ import (
 
 // newRun names the command run about to start: a fresh run ID, the
 // command line as cobra parsed it (runCommandLine) and cpactl's version.
-// Every write of the run carries it (directory.Options.Run), so that the
+// Every write of the run carries it (ldapconn.Options.Run), so that the
 // history groups them (docs/history.md).
 func newRun(cmd *cobra.Command, args []string) history.Run {
 	v := versionOf(debug.ReadBuildInfo())

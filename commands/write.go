@@ -16,7 +16,7 @@
 //
 // A plan is applied by directory.Store.ApplyPlan, which makes each write
 // assert that the entry is still as this command read it (a
-// *directory.ConflictError otherwise): a rename and a plain update differ
+// *ldapclient.ConflictError otherwise): a rename and a plain update differ
 // only in the plan's content.
 
 package commands
@@ -37,13 +37,13 @@ import (
 
 // creation is one `NOUN create`.
 type creation[T any] struct {
-	kind  string // directory.Kind*: how messages name the object
+	kind  string // an objkind word: how messages name the object
 	name  string // as given
 	where string // " in pod P" for the created line, or ""
 	dn    string
 	attrs ldapschema.Attrs // the entry to add
 	// read finds the existing object of that name; a
-	// *directory.NotFoundError when there is none.
+	// *ldapclient.NotFoundError when there is none.
 	read func() (T, error)
 	// stored gives an existing object's name as stored and its entry, for
 	// the comparison with attrs: compared are the attributes that must be
@@ -130,7 +130,7 @@ func countersNote(r rules.Repeat) string {
 // modification is one `NOUN update`: the flags applied to the object as
 // read, and with rename its new name.
 type modification[T any] struct {
-	kind string // directory.Kind*
+	kind string // an objkind word
 	// read finds the object; apply sets the flags on a copy of it and
 	// checks the rules (with any read they need), before anything is
 	// written.
@@ -144,7 +144,7 @@ type modification[T any] struct {
 	managed []string
 	// rename, when set and not the current name, renames the object: no
 	// other object of the kind may hold the name (lookup finds the DN of
-	// the one that does, or a *directory.NotFoundError), and every
+	// the one that does, or a *ldapclient.NotFoundError), and every
 	// reference follows in the same plan (Store.PlanRename).
 	rename string
 	lookup func(name string) (dn string, err error)
@@ -219,7 +219,7 @@ func applyPlan(g *Globals, st *directory.Store, plan *directory.Plan, dryRun boo
 // refer to it (listing them) or, with --force, remove them in the same
 // transaction (runDelete).
 type namedDelete struct {
-	kind                        string // directory.Kind*
+	kind                        string // an objkind word
 	use                         string // "delete NAME" unless set
 	short, long, example, force string // help texts; force documents --force
 	// hint says what to do when referrers block the delete of the object

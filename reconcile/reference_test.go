@@ -23,7 +23,7 @@ import (
 type refEntry struct {
 	DN   string
 	Key  string // ldapschema.NormalizeDN(DN)
-	Kind string // objkind.Base, objkind.Container, objkind.Settings or a directory.Kind*
+	Kind string // objkind.Base, objkind.Container, objkind.Settings or another objkind word
 	Name string // the object's name for people (a row's description)
 	// Attrs holds the compared attributes under their canonical names:
 	// every attribute cpactl's schema or the standard classes define,

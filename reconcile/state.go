@@ -47,7 +47,7 @@ func IsStructure(kind string) bool { return kind == objkind.Base || kind == objk
 type Entry struct {
 	DN   string
 	Key  string // ldapschema.NormalizeDN(DN)
-	Kind string // objkind.Base, objkind.Container, objkind.Settings or a directory.Kind*
+	Kind string // objkind.Base, objkind.Container, objkind.Settings or another objkind word
 	Name string // the object's name for people (a row's description)
 	// attrs holds the compared attributes, by canonical name with
 	// objectClass first, then by name ignoring case (attrLess): every attribute cpactl's
